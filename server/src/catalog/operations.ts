@@ -1,0 +1,497 @@
+/**
+ * The operation catalog: every operation of every service, once, as data.
+ *
+ * The request binding, the WSDL of each service, the help and operation pages, the sign check and
+ * the typed client in src/api are all derived from this file. Nothing about an operation is
+ * written anywhere else. Keep it free of imports from the rest of the server: it is pure data.
+ */
+
+/** The SOAP types that parameters have on the wire (XML Schema names without the prefix). */
+export type WireType = 'string' | 'long' | 'int' | 'base64Binary';
+
+export interface ParamSpec {
+  readonly name: string;
+  readonly type: WireType;
+  /** One line for the help page. */
+  readonly doc: string;
+}
+
+/**
+ * What an operation asks of its caller before it runs:
+ * - none:   anonymous (Login, APILogin, the ShareService operations)
+ * - token:  uid and token (ShareImageUpload: the interface gives it no sign)
+ * - signed: uid, token and sign (every other FileService and UserService operation, and Logout)
+ */
+export type AuthKind = 'none' | 'token' | 'signed';
+
+/**
+ * The result document an operation answers with (DECISIONS.md §2). `string` is the one operation
+ * whose SOAP result is a string rather than XML (ShareImageUpload).
+ */
+export type ResultKind =
+  | 'token' //          <token uid key expires>TOKEN</token>
+  | 'empty' //          <result code="0" msg="" />
+  | 'file' //           <result><file/></result>
+  | 'folder' //         <result><folder/></result>
+  | 'listing' //        <result count><folder/>…<file/>…</result>
+  | 'pathListing' //    listing preceded by <path value><dir/>…</path>
+  | 'restored' //       <result> with one <folder/> or <file/> per restored item, where it went
+  | 'shared' //         <result> with the shared items and their share attributes
+  | 'emailShareInfo' // <result> with the share and one <email/> per recipient
+  | 'url' //            <result url expires />
+  | 'share' //          <result> with the share's item (ShareOpen)
+  | 'string'; //        a plain string (ShareImageUpload)
+
+export type ServiceName = 'OAuthService' | 'FileService' | 'UserService' | 'ShareService';
+
+export interface OperationSpec {
+  readonly service: ServiceName;
+  readonly name: string;
+  /** Parameters in wire order, including uid, token and sign where the operation takes them. */
+  readonly params: readonly ParamSpec[];
+  readonly auth: AuthKind;
+  readonly result: ResultKind;
+  /** Not in the interface document: added by DECISIONS.md, marked as an extension in the docs. */
+  readonly extension: boolean;
+  /** One paragraph for the help page and the client's doc comment. */
+  readonly doc: string;
+  /** Largest request body accepted for this operation, in bytes; the service default otherwise. */
+  readonly maxBodyBytes?: number;
+}
+
+const p = <N extends string, T extends WireType>(name: N, type: T, doc: string) => ({ name, type, doc }) as const;
+
+const uid = p('uid', 'long', 'The numeric id of the account, as returned by Login.');
+const token = p('token', 'string', 'The token returned by Login or APILogin.');
+const sign = p('sign', 'string', 'Request signature: lowercase hex HMAC-SHA256 (see the protocol documentation).');
+const order = p('order', 'string', 'Sort key: exactly one of name, time, size, share, link.');
+const desc = p('desc', 'string', '1 = descending, 0 = ascending.');
+const dir = p('dir', 'string', 'Folder id; "0" or empty is the root.');
+const dirid = p('dirid', 'long', 'Folder id.');
+const fid = p('fid', 'long', 'File id.');
+const dirids = p('dirids', 'string', 'Comma-separated folder ids (at most 1,000).');
+const fids = p('fids', 'string', 'Comma-separated file ids (at most 1,000).');
+
+/** uid, token, …params, sign: the shape of every signed operation. */
+const signed = <T extends readonly ParamSpec[]>(...params: T) => [uid, token, ...params, sign] as const;
+
+const MiB = 1024 * 1024;
+
+export const operations = [
+  // ---- OAuthService -------------------------------------------------------------------------
+  {
+    service: 'OAuthService',
+    name: 'Login',
+    params: [
+      p('uid', 'string', 'Account name or numeric account id.'),
+      p('pwd', 'string', 'Password.'),
+    ],
+    auth: 'none',
+    result: 'token',
+    extension: false,
+    doc: 'Logs in with an account name (or numeric id) and password. Returns a token and its signing key; <token>0</token> on a wrong name or password.',
+  },
+  {
+    service: 'OAuthService',
+    name: 'APILogin',
+    params: [p('sid', 'string', 'An API key made with `fss apikey create`.')],
+    auth: 'none',
+    result: 'token',
+    extension: false,
+    doc: 'Third-party login with an API key. Returns the same token document as Login.',
+  },
+  {
+    service: 'OAuthService',
+    name: 'Logout',
+    params: signed(),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Revokes the token.',
+  },
+
+  // ---- FileService --------------------------------------------------------------------------
+  {
+    service: 'FileService',
+    name: 'FolderAndFileDelete',
+    params: signed(dirids, fids, p('is_real', 'int', '0 = move to the recycle bin, 1 = delete permanently.')),
+    auth: 'signed',
+    result: 'empty',
+    extension: false,
+    doc: 'Deletes folders and files: to the recycle bin (is_real=0) or permanently (is_real=1). All or nothing.',
+  },
+  {
+    service: 'FileService',
+    name: 'FolderDelete',
+    params: signed(dirids, p('is_real', 'int', '0 = move to the recycle bin, 1 = delete permanently.')),
+    auth: 'signed',
+    result: 'empty',
+    extension: false,
+    doc: 'Deletes folders: to the recycle bin (is_real=0) or permanently (is_real=1). All or nothing.',
+  },
+  {
+    service: 'FileService',
+    name: 'FolderAndFileRestore',
+    params: signed(dirids, fids),
+    auth: 'signed',
+    result: 'restored',
+    extension: false,
+    doc: 'Restores folders and files from the recycle bin, and says where each one went.',
+  },
+  {
+    service: 'FileService',
+    name: 'FolderShare',
+    params: signed(
+      dirids,
+      p('downpwd', 'string', 'Extraction code: empty = open, else 4-32 characters.'),
+      p('downValue', 'int', 'Most downloads the share allows; 0 = no limit.'),
+      p('description', 'string', 'Shown on the share page; at most 500 characters.'),
+    ),
+    auth: 'signed',
+    result: 'shared',
+    extension: false,
+    doc: 'Shares folders (or updates their shares).',
+  },
+  {
+    service: 'FileService',
+    name: 'FileShare',
+    params: signed(
+      fids,
+      p('downpwd', 'string', 'Extraction code: empty = open, else 4-32 characters.'),
+      p('downValue', 'int', 'Most downloads the share allows; 0 = no limit.'),
+      p('description', 'string', 'Shown on the share page; at most 500 characters.'),
+    ),
+    auth: 'signed',
+    result: 'shared',
+    extension: false,
+    doc: 'Shares files (or updates their shares).',
+  },
+  {
+    service: 'FileService',
+    name: 'FolderEncrypt',
+    params: signed(
+      dirid,
+      p('password', 'string', 'Password, 4-64 characters.'),
+      p('password_tip', 'string', 'A hint shown when the folder is locked; at most 100 characters, must not contain the password.'),
+    ),
+    auth: 'signed',
+    result: 'empty',
+    extension: false,
+    doc: 'Encrypts a folder that is not yet encrypted, with everything beneath it.',
+  },
+  {
+    service: 'FileService',
+    name: 'FileEncrypt',
+    params: signed(
+      fid,
+      p('password', 'string', 'Password, 4-64 characters.'),
+      p('password_tip', 'string', 'A hint shown when the file is locked; at most 100 characters, must not contain the password.'),
+    ),
+    auth: 'signed',
+    result: 'empty',
+    extension: false,
+    doc: 'Encrypts a file that is not yet encrypted.',
+  },
+  {
+    service: 'FileService',
+    name: 'FileAdd',
+    params: signed(
+      p('name', 'string', 'File name including its extension.'),
+      p('ext', 'string', 'Lowercase extension without the dot; empty if none. Must agree with name.'),
+      p('size', 'long', 'Size in bytes.'),
+      p('dirid', 'long', 'Parent folder id; 0 is the root.'),
+      p('hash', 'string', 'SHA-256 of the content, lowercase hex.'),
+    ),
+    auth: 'signed',
+    result: 'file',
+    extension: false,
+    doc: 'Adds a file record after its upload has completed, or for content the account already owns.',
+  },
+  {
+    service: 'FileService',
+    name: 'FolderRename',
+    params: signed(dirid, p('newname', 'string', 'The new name.')),
+    auth: 'signed',
+    result: 'folder',
+    extension: false,
+    doc: 'Renames a folder. Returns the renamed folder.',
+  },
+  {
+    service: 'FileService',
+    name: 'ShareImageUpload',
+    params: [
+      uid,
+      token,
+      fid,
+      p('ImagefileName', 'string', 'The image file name.'),
+      p('byteFileStream', 'base64Binary', 'The image bytes: PNG, JPEG, GIF or WebP, at most 5 MiB.'),
+    ],
+    auth: 'token',
+    result: 'string',
+    extension: false,
+    maxBodyBytes: 8 * MiB,
+    doc: "Uploads the cover image of a file's share. Returns its URL, or ERROR <code> <message>.",
+  },
+  {
+    service: 'FileService',
+    name: 'GetFolderEmailShareInfo',
+    params: signed(dirid),
+    auth: 'signed',
+    result: 'emailShareInfo',
+    extension: false,
+    doc: 'Returns the e-mail share of a folder and the status of each recipient.',
+  },
+  {
+    service: 'FileService',
+    name: 'GetFileEmailShareInfo',
+    params: signed(fid),
+    auth: 'signed',
+    result: 'emailShareInfo',
+    extension: false,
+    doc: 'Returns the e-mail share of a file and the status of each recipient.',
+  },
+  {
+    service: 'FileService',
+    name: 'FolderEmailShare',
+    params: signed(dirid, p('to', 'string', '1-20 e-mail addresses separated by , or ;.')),
+    auth: 'signed',
+    result: 'empty',
+    extension: false,
+    doc: 'Shares a folder by e-mail: each recipient gets the link (and the extraction code, if any).',
+  },
+  {
+    service: 'FileService',
+    name: 'FolderAdd',
+    params: signed(p('dirid', 'long', 'Parent folder id; 0 is the root.'), p('name', 'string', 'The folder name.')),
+    auth: 'signed',
+    result: 'folder',
+    extension: true,
+    doc: 'Creates a folder. Returns the new folder.',
+  },
+  {
+    service: 'FileService',
+    name: 'FileRename',
+    params: signed(fid, p('newname', 'string', 'The new name, including the extension.')),
+    auth: 'signed',
+    result: 'file',
+    extension: true,
+    doc: 'Renames a file. Returns the renamed file.',
+  },
+  {
+    service: 'FileService',
+    name: 'Move',
+    params: signed(dirids, fids, p('todir', 'long', 'Destination folder id; 0 is the root.')),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Moves folders and files into another folder (never into their own subtree). All or nothing.',
+  },
+  {
+    service: 'FileService',
+    name: 'RecycleEmpty',
+    params: signed(),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Permanently deletes everything in the recycle bin.',
+  },
+  {
+    service: 'FileService',
+    name: 'FileDownload',
+    params: signed(fid),
+    auth: 'signed',
+    result: 'url',
+    extension: true,
+    doc: 'Returns a short-lived signed URL that downloads the file.',
+  },
+  {
+    service: 'FileService',
+    name: 'Unshare',
+    params: signed(dirids, fids),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Removes the shares of folders and files.',
+  },
+  {
+    service: 'FileService',
+    name: 'FileEmailShare',
+    params: signed(fid, p('to', 'string', '1-20 e-mail addresses separated by , or ;.')),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Shares a file by e-mail: each recipient gets the link (and the extraction code, if any).',
+  },
+  {
+    service: 'FileService',
+    name: 'FileLink',
+    params: signed(fid),
+    auth: 'signed',
+    result: 'url',
+    extension: true,
+    doc: 'Gives a file a permanent public direct link. Returns its URL.',
+  },
+  {
+    service: 'FileService',
+    name: 'FileUnlink',
+    params: signed(fid),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: "Removes a file's direct link.",
+  },
+  {
+    service: 'FileService',
+    name: 'Unlock',
+    params: signed(
+      p('dirid', 'long', 'Folder id, or 0 when unlocking a file.'),
+      p('fid', 'long', 'File id, or 0 when unlocking a folder.'),
+      p('password', 'string', 'The password the item was encrypted with.'),
+    ),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Unlocks an encrypted folder or file for this token, until the token expires.',
+  },
+  {
+    service: 'FileService',
+    name: 'Decrypt',
+    params: signed(
+      p('dirid', 'long', 'Folder id, or 0 when decrypting a file.'),
+      p('fid', 'long', 'File id, or 0 when decrypting a folder.'),
+      p('password', 'string', 'The password the item was encrypted with.'),
+    ),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Removes the encryption of a folder or file.',
+  },
+
+  // ---- UserService --------------------------------------------------------------------------
+  {
+    service: 'UserService',
+    name: 'GetFiles',
+    params: signed(dir, order, desc),
+    auth: 'signed',
+    result: 'listing',
+    extension: false,
+    doc: 'Lists the folders and files of a folder.',
+  },
+  {
+    service: 'UserService',
+    name: 'GetFilesWhitPath',
+    params: signed(dir, order, desc),
+    auth: 'signed',
+    result: 'pathListing',
+    extension: false,
+    doc: 'Lists the folders and files of a folder, with its absolute path.',
+  },
+  {
+    service: 'UserService',
+    name: 'GetNewUploadFiles',
+    params: signed(order, desc),
+    auth: 'signed',
+    result: 'listing',
+    extension: false,
+    doc: 'Lists the files added in the last 30 days (the newest 500).',
+  },
+  {
+    service: 'UserService',
+    name: 'FileSearch',
+    params: signed(order, desc, p('keyword', 'string', 'Part of a file name, 1-100 characters; case-insensitive.')),
+    auth: 'signed',
+    result: 'listing',
+    extension: false,
+    doc: 'Finds files whose names contain the keyword (at most 1,000 hits).',
+  },
+  {
+    service: 'UserService',
+    name: 'GetRecycleFiles',
+    params: signed(order, desc),
+    auth: 'signed',
+    result: 'listing',
+    extension: false,
+    doc: 'Lists the folders and files in the recycle bin, with their purge dates.',
+  },
+  {
+    service: 'UserService',
+    name: 'GetShareFiles',
+    params: signed(order, desc),
+    auth: 'signed',
+    result: 'listing',
+    extension: false,
+    doc: 'Lists the folders and files the account has shared.',
+  },
+  {
+    service: 'UserService',
+    name: 'GetLinkFiles',
+    params: signed(order, desc),
+    auth: 'signed',
+    result: 'listing',
+    extension: false,
+    doc: 'Lists the files that have a direct link.',
+  },
+
+  // ---- ShareService (anonymous, for the public share page) -----------------------------------
+  {
+    service: 'ShareService',
+    name: 'ShareOpen',
+    params: [
+      p('code', 'string', 'The share code from the share URL.'),
+      p('downpwd', 'string', 'The extraction code, if the share has one.'),
+    ],
+    auth: 'none',
+    result: 'share',
+    extension: true,
+    doc: 'Opens a share: returns the share and its folder or file.',
+  },
+  {
+    service: 'ShareService',
+    name: 'ShareList',
+    params: [
+      p('code', 'string', 'The share code from the share URL.'),
+      p('downpwd', 'string', 'The extraction code, if the share has one.'),
+      p('dir', 'string', 'A folder inside the shared folder; "0" or empty is the shared folder itself.'),
+      order,
+      desc,
+    ],
+    auth: 'none',
+    result: 'listing',
+    extension: true,
+    doc: 'Lists a folder inside a shared folder.',
+  },
+  {
+    service: 'ShareService',
+    name: 'ShareDownload',
+    params: [
+      p('code', 'string', 'The share code from the share URL.'),
+      p('downpwd', 'string', 'The extraction code, if the share has one.'),
+      fid,
+    ],
+    auth: 'none',
+    result: 'url',
+    extension: true,
+    doc: "Returns a short-lived download URL for a shared file, counted against the share's download limit.",
+  },
+] as const satisfies readonly OperationSpec[];
+
+export type Operation = (typeof operations)[number];
+export type OperationName = Operation['name'];
+
+export const services: readonly ServiceName[] = ['OAuthService', 'FileService', 'UserService', 'ShareService'];
+
+/** What a service is for, for its help page. */
+export const serviceDocs: Record<ServiceName, string> = {
+  OAuthService: 'Log in and obtain a token.',
+  FileService: 'Add file records; delete, restore, rename, move, encrypt and share files and folders.',
+  UserService: "List and search an account's files and folders.",
+  ShareService: 'Open shares anonymously: the calls of the public share page.',
+};
+
+export function operationsOf(service: ServiceName): readonly OperationSpec[] {
+  return operations.filter((op) => op.service === service);
+}
+
+export function findOperation(service: ServiceName, name: string): OperationSpec | undefined {
+  return operations.find((op) => op.service === service && op.name === name);
+}

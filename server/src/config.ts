@@ -1,0 +1,102 @@
+/**
+ * Every setting of the service, read once from the environment. Tests build a Config directly
+ * (see `testConfig` in server/test/helpers) instead of touching process.env.
+ */
+import path from 'node:path';
+
+export interface Limits {
+  /** Largest SOAP/HTTP request body, bytes (operations may allow more: see the catalog). */
+  readonly maxBodyBytes: number;
+  /** Deepest element nesting accepted in a SOAP request. */
+  readonly maxXmlDepth: number;
+  /** Most elements accepted in one SOAP request. */
+  readonly maxXmlElements: number;
+  readonly maxIdsPerList: number;
+  readonly maxNameLength: number;
+  readonly maxDescriptionLength: number;
+  readonly maxKeywordLength: number;
+  readonly maxEmailRecipients: number;
+  readonly maxUploadBytes: number;
+  readonly defaultQuotaBytes: number;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** Folder holding the SQLite file, the content store and the outbox (embedded default). */
+  readonly dataDir: string;
+  /** XML namespace of the services; also the prefix of every SOAPAction. */
+  readonly namespace: string;
+  /** Base URL used in links and download URLs; undefined = the request's own host. */
+  readonly publicUrl: string | undefined;
+  /** Directory of the built web app (vite build); served at / when present. */
+  readonly webRoot: string;
+  readonly tokenIdleSeconds: number;
+  readonly tokenMaxSeconds: number;
+  readonly recycleRetentionDays: number;
+  readonly limits: Limits;
+  /** Where log lines go; tests capture them. */
+  readonly log: (line: string) => void;
+}
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+export const defaultLimits: Limits = {
+  maxBodyBytes: 1 * MiB,
+  maxXmlDepth: 32,
+  maxXmlElements: 10_000,
+  maxIdsPerList: 1_000,
+  maxNameLength: 255,
+  maxDescriptionLength: 500,
+  maxKeywordLength: 100,
+  maxEmailRecipients: 20,
+  maxUploadBytes: 10 * GiB,
+  defaultQuotaBytes: 10 * GiB,
+};
+
+export class ConfigError extends Error {}
+
+function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${raw}`);
+  return value;
+}
+
+function urlSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be http or https`);
+  return url.href.replace(/\/+$/, '');
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const dataDir = path.resolve(cwd, env.FSS_DATA_DIR || './data');
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: intSetting(env, 'PORT', 8080, 0, 65535),
+    dataDir,
+    namespace: env.FSS_NAMESPACE || 'http://tempuri.org/',
+    publicUrl: urlSetting(env, 'FSS_PUBLIC_URL'),
+    webRoot: path.resolve(cwd, env.FSS_WEB_ROOT || 'dist/web'),
+    tokenIdleSeconds: intSetting(env, 'FSS_TOKEN_IDLE_SECONDS', 24 * 3600, 60),
+    tokenMaxSeconds: intSetting(env, 'FSS_TOKEN_MAX_SECONDS', 30 * 24 * 3600, 60),
+    recycleRetentionDays: intSetting(env, 'FSS_RECYCLE_RETENTION_DAYS', 30, 1),
+    limits: {
+      ...defaultLimits,
+      maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),
+      maxUploadBytes: intSetting(env, 'FSS_MAX_UPLOAD_BYTES', defaultLimits.maxUploadBytes, 1),
+      defaultQuotaBytes: intSetting(env, 'FSS_DEFAULT_QUOTA_BYTES', defaultLimits.defaultQuotaBytes, 0),
+    },
+    log: (line) => process.stdout.write(line + '\n'),
+  };
+}

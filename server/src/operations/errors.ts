@@ -1,0 +1,48 @@
+/**
+ * Result codes of refused calls (DECISIONS.md §3, layer 2): HTTP 200 with <result code msg />.
+ * The codes mirror HTTP statuses. This table is the one place they are defined; the protocol layer
+ * renders them, the client maps them back to typed errors.
+ */
+export const ResultCode = {
+  Ok: 0,
+  InvalidArgument: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  TooLarge: 413,
+  Locked: 423,
+  TooManyAttempts: 429,
+  NotImplemented: 501,
+} as const;
+
+export type ResultCode = (typeof ResultCode)[keyof typeof ResultCode];
+
+/** Extra attributes a refusal carries, e.g. the id and tip of a locked item, or retryAfter. */
+export type ErrorDetails = Readonly<Record<string, string | number>>;
+
+/** A call that was bound but refused. Thrown by operations, rendered once by the protocol layer. */
+export class OpError extends Error {
+  constructor(
+    readonly code: Exclude<ResultCode, 0>,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+    this.name = 'OpError';
+  }
+}
+
+export const invalidArgument = (message: string, details?: ErrorDetails) =>
+  new OpError(ResultCode.InvalidArgument, message, details);
+export const unauthorized = (message = 'token missing, unknown or expired') =>
+  new OpError(ResultCode.Unauthorized, message);
+export const forbidden = (message: string) => new OpError(ResultCode.Forbidden, message);
+export const notFound = (message = 'not found') => new OpError(ResultCode.NotFound, message);
+export const conflict = (message: string, details?: ErrorDetails) => new OpError(ResultCode.Conflict, message, details);
+export const tooLarge = (message: string) => new OpError(ResultCode.TooLarge, message);
+export const locked = (message: string, details?: ErrorDetails) => new OpError(ResultCode.Locked, message, details);
+export const tooManyAttempts = (message: string, retryAfterSeconds: number) =>
+  new OpError(ResultCode.TooManyAttempts, message, { retryAfter: retryAfterSeconds });
+export const notImplemented = (operation: string) =>
+  new OpError(ResultCode.NotImplemented, `${operation} is not implemented yet`);
