@@ -1,0 +1,170 @@
+/**
+ * Small pieces every binding shares: content types, request bodies with a size limit, answers
+ * with the headers ASMX sends, and the request facts operations need (client address, base URL).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config';
+import { XmlWriter, type XmlSink, type XmlWriterOptions } from './xml-writer';
+
+export interface ContentType {
+  readonly mediaType: string;
+  readonly params: ReadonlyMap<string, string>;
+  /** The header exactly as sent, for messages. */
+  readonly raw: string;
+}
+
+export function parseContentType(header: string | undefined): ContentType | null {
+  if (header === undefined || header.trim() === '') return null;
+  const [type, ...rest] = header.split(';');
+  const params = new Map<string, string>();
+  for (const part of rest) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim().toLowerCase();
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    params.set(name, value);
+  }
+  return { mediaType: type.trim().toLowerCase(), params, raw: header };
+}
+
+/** Cache-Control of answers that come from an operation, and of answers that did not reach one. */
+export const OPERATION_CACHE = 'private, max-age=0';
+export const BINDING_CACHE = 'private';
+
+export class BodyTooLargeError extends Error {}
+
+const DISCARD_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * Reads a request body of at most `limit` bytes. Over the limit it stops collecting at once; what
+ * the client still sends is discarded (up to a bound, then the connection is dropped), so a 100 MB
+ * body costs no memory.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      discard(req);
+      reject(new BodyTooLargeError());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        discard(req);
+        reject(new BodyTooLargeError());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks, size));
+    });
+    req.on('error', (error) => {
+      if (done) return;
+      done = true;
+      reject(error);
+    });
+  });
+}
+
+function discard(req: IncomingMessage): void {
+  let discarded = 0;
+  req.removeAllListeners('data');
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT) req.socket.destroy();
+  });
+  req.on('error', () => {});
+  req.resume();
+}
+
+export interface AnswerOptions {
+  readonly status: number;
+  readonly contentType?: string;
+  readonly cacheControl?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Sends a complete answer. An empty body with no content type is sent as ASMX does (Content-Length: 0). */
+export function answer(res: ServerResponse, options: AnswerOptions, body: string | Buffer = ''): void {
+  res.statusCode = options.status;
+  if (options.contentType) res.setHeader('Content-Type', options.contentType);
+  if (options.cacheControl) res.setHeader('Cache-Control', options.cacheControl);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  res.setHeader('Content-Length', bytes.length);
+  res.end(res.req.method === 'HEAD' ? undefined : bytes);
+}
+
+/** HTTP GET/POST and layer-1 errors: 500, the message and a newline, as text. */
+export function answerPlainText(res: ServerResponse, message: string, cacheControl = BINDING_CACHE, status = 500, closeConnection = false): void {
+  const headers: Record<string, string> = closeConnection ? { Connection: 'close' } : {};
+  answer(res, { status, contentType: 'text/plain; charset=utf-8', cacheControl, headers }, message + '\n');
+}
+
+/**
+ * Streams an XML document: small documents go out in one piece with a Content-Length; a large one
+ * (a 100,000-item listing) is sent in chunks as it is written, waiting for the socket to drain.
+ */
+export async function answerXmlStream(
+  res: ServerResponse,
+  options: AnswerOptions,
+  writerOptions: XmlWriterOptions,
+  render: (writer: XmlWriter) => Promise<void>,
+): Promise<void> {
+  let streaming = false;
+  let pending = '';
+  const send = (chunk: string): void | Promise<void> => {
+    if (res.req.method === 'HEAD') return;
+    if (!res.write(chunk)) return new Promise<void>((resolve) => res.once('drain', resolve));
+  };
+  // Everything is collected until it passes 64 KiB; only then do the headers go out, chunked.
+  const sink: XmlSink = {
+    write(chunk) {
+      if (streaming) return send(chunk);
+      pending += chunk;
+      if (pending.length < 64 * 1024) return;
+      streaming = true;
+      res.statusCode = options.status;
+      if (options.contentType) res.setHeader('Content-Type', options.contentType);
+      if (options.cacheControl) res.setHeader('Cache-Control', options.cacheControl);
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      const head = pending;
+      pending = '';
+      return send(head);
+    },
+  };
+  const writer = new XmlWriter(sink, writerOptions);
+  await render(writer);
+  await writer.flush();
+  if (streaming) res.end();
+  else answer(res, options, pending);
+}
+
+export interface RequestFacts {
+  readonly clientAddress: string;
+  /** FSS_PUBLIC_URL, else the request's own scheme and host. */
+  readonly baseUrl: string;
+}
+
+const HOST_HEADER = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+export function requestFacts(req: IncomingMessage, config: Config): RequestFacts {
+  const host = req.headers.host;
+  const ownHost = host && HOST_HEADER.test(host) ? host : `${config.host}:${config.port}`;
+  return {
+    clientAddress: req.socket.remoteAddress ?? 'unknown',
+    baseUrl: config.publicUrl ?? `http://${ownHost}`,
+  };
+}

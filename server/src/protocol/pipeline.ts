@@ -1,0 +1,20 @@
+/**
+ * The seam between the protocol layer and the operations: a bound call goes in, an outcome comes
+ * out. Refusals are typed OpErrors; anything else thrown is an incident, logged with an id that
+ * the answer names, and never shown to the client.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../config';
+import type { BoundCall } from './binding';
+import type { RequestFacts } from './http-common';
+import type { Outcome } from './results';
+
+export interface ProtocolEnv {
+  readonly config: Config;
+  /** Runs a bound call: authentication, sign check, the operation. Never throws. */
+  readonly invoke: (call: BoundCall, facts: RequestFacts) => Promise<Outcome>;
+}
+
+export function newIncidentId(): string {
+  return randomBytes(6).toString('hex');
+}

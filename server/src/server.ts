@@ -1,0 +1,44 @@
+/**
+ * `fss serve`: the HTTP server around the app. Prints `listening on http://HOST:PORT` when ready
+ * (operators, tests and scripts wait for that line), and the demo account on a first start.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from './app';
+import type { Config } from './config';
+import { ensureDemoAccount } from './operations/accounts';
+
+export interface RunningServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const app = await buildApp(config);
+  const demo = await ensureDemoAccount(app.services);
+
+  const server = http.createServer({ keepAliveTimeout: 15_000, headersTimeout: 20_000, requestTimeout: 120_000 }, app.handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+
+  if (demo) {
+    config.log(`demo account created: name "${demo.name}", password "${demo.password}" (shown once; change it with: fss user passwd ${demo.name})`);
+  }
+  config.log(`listening on ${url}`);
+
+  return {
+    url,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await app.close();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * The whole service on a fresh data folder (real SQLite file), on a free loopback port.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp, type App } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createAccount, createApiKey } from '../../src/operations/accounts';
+import { signRequest } from '../../src/operations/signing';
+import type { OperationSpec } from '../../src/catalog/operations';
+import { callInForm, type Form, type HttpAnswer, type Value } from './requests';
+
+export interface TestApp {
+  readonly url: string;
+  readonly app: App;
+  readonly config: Config;
+  readonly logLines: string[];
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'fss-test-'));
+  const logLines: string[] = [];
+  const config: Config = { ...loadConfig({ FSS_DATA_DIR: dataDir, ...env }), log: (line) => logLines.push(line) };
+  const app = await buildApp(config);
+  const server = http.createServer(app.handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    config,
+    logLines,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function addAccount(app: TestApp, name: string, password: string): Promise<number> {
+  const account = await createAccount(app.app.services, { name, password });
+  return account.id;
+}
+
+export async function addApiKey(app: TestApp, name: string): Promise<string> {
+  const created = await createApiKey(app.app.services, name, 'test');
+  return created.key;
+}
+
+export interface Session {
+  readonly uid: number;
+  readonly token: string;
+  readonly key: string;
+}
+
+/** Reads the attributes and text of the first element named `name` in an answer. */
+export function element(xml: string, name: string): { attrs: Record<string, string>; text: string } | null {
+  const match = new RegExp(`<${name}((?:\\s+[\\w:]+="[^"]*")*)\\s*(?:/>|>([^<]*)</${name}>)`).exec(xml);
+  if (!match) return null;
+  const attrs: Record<string, string> = {};
+  for (const a of match[1].matchAll(/([\w:]+)="([^"]*)"/g)) attrs[a[1]] = a[2].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return { attrs, text: match[2] ?? '' };
+}
+
+/** Calls a signed operation the way a client does: uid, token, the parameters, and the sign over them. */
+export function callSigned(
+  app: TestApp,
+  form: Form,
+  op: OperationSpec,
+  session: Session,
+  params: Record<string, Value>,
+): Promise<HttpAnswer> {
+  const values: Record<string, Value> = { uid: session.uid, token: session.token, ...params };
+  const text: Record<string, string> = {};
+  for (const p of op.params) if (p.name !== 'sign') text[p.name] = values[p.name] === undefined || values[p.name] === null ? '' : String(values[p.name]);
+  values.sign = signRequest(session.key, op.name, text);
+  return callInForm(app.url, form, op, values);
+}
