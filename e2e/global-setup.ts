@@ -1,0 +1,107 @@
+/**
+ * Starts the real service for the browser tests: a fresh data folder with one account, the built
+ * web app (dist/web, built by `npm run test:e2e` before Playwright starts), a free port. Builds
+ * nothing itself. Returns the teardown: stop the service, remove the data folder.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { BASE_URL_VARIABLE, E2E_ACCOUNT, E2E_PASSWORD } from './service';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const fss = path.join(root, 'bin', 'fss.mjs');
+const webRoot = path.join(root, 'dist', 'web');
+const START_TIMEOUT_MS = 60_000;
+
+function serviceEnv(dataDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', FSS_DATA_DIR: dataDir, FSS_WEB_ROOT: webRoot };
+  delete env.FSS_PUBLIC_URL; // links must point at this service
+  return env;
+}
+
+/** Resolves with the URL of the `listening on http://HOST:PORT` line; rejects if the service ends first. */
+function waitUntilListening(child: ChildProcess, output: () => string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let pending = '';
+    const timer = setTimeout(() => {
+      reject(new Error(`fss serve did not print "listening on" within ${START_TIMEOUT_MS / 1000} s. Output:\n${output()}`));
+    }, START_TIMEOUT_MS);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const match = /listening on (https?:\/\/[^\s/]+)/.exec(pending);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`fss serve ended before listening (code ${code}, signal ${signal}). Output:\n${output()}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  if (!existsSync(path.join(webRoot, 'index.html'))) {
+    throw new Error('dist/web/index.html is missing: build the web app first (npm run test:e2e runs vite build).');
+  }
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'fss-e2e-'));
+  const env = serviceEnv(dataDir);
+
+  try {
+    await promisify(execFile)(process.execPath, [fss, 'user', 'add', E2E_ACCOUNT, '--password', E2E_PASSWORD], {
+      cwd: root,
+      env,
+      timeout: START_TIMEOUT_MS,
+    });
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`fss user add failed: ${(error as Error).message}\n${stdout}${stderr}`);
+  }
+
+  // The service's output goes to .tmp/e2e-service.log (kept after the run, for failures).
+  await mkdir(path.join(root, '.tmp'), { recursive: true });
+  const log = createWriteStream(path.join(root, '.tmp', 'e2e-service.log'));
+  let output = '';
+  const child = spawn(process.execPath, [fss, 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on('data', (chunk: Buffer) => {
+      log.write(chunk);
+      if (output.length < 20_000) output += chunk.toString('utf8');
+    });
+  }
+
+  let baseUrl: string;
+  try {
+    baseUrl = await waitUntilListening(child, () => output);
+  } catch (error) {
+    await stop(child);
+    log.end();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  process.env[BASE_URL_VARIABLE] = baseUrl;
+
+  return async () => {
+    await stop(child);
+    log.end();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Logging in and out: mutations that call the service and keep the session in step. The query
+ * cache follows the session (src/lib/query-client.ts), so these need not touch it.
+ */
+import { useMutation } from '@tanstack/react-query';
+import { api } from './client';
+import { session } from './session';
+
+export const authKeys = {
+  all: ['auth'] as const,
+};
+
+export interface Credentials {
+  /** Account name or numeric account id. */
+  readonly account: string;
+  readonly password: string;
+  /** Keep the session across browser restarts (localStorage) rather than for this tab only. */
+  readonly remember?: boolean;
+}
+
+/** Login; on success the session starts. Rejects with ApiError 'LoginRefused' on wrong credentials. */
+export function useLogin() {
+  return useMutation({
+    mutationKey: [...authKeys.all, 'login'],
+    mutationFn: async ({ account, password, remember }: Credentials) => {
+      const name = account.trim();
+      const issued = await api.login({ uid: name, pwd: password });
+      session.set({ uid: issued.uid, token: issued.token, key: issued.key, expires: issued.expires, account: name }, { remember });
+      return issued;
+    },
+  });
+}
+
+/**
+ * Logout: revokes the token at the service, then ends the session here whatever the answer (an
+ * unreachable service or an already expired token must not keep the user logged in).
+ */
+export function useLogout() {
+  return useMutation({
+    mutationKey: [...authKeys.all, 'logout'],
+    mutationFn: async () => {
+      await api.logout().catch(() => undefined);
+    },
+    onSettled: () => session.clear(),
+  });
+}

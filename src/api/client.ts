@@ -1,0 +1,36 @@
+/**
+ * The typed client: one method per catalog operation, derived from the generated descriptors and
+ * their result kinds (nothing here is written per operation). `api.getFiles({ dir, order, desc })`
+ * resolves to a typed Listing or rejects with an ApiError.
+ */
+import { operations, type OperationDescriptor, type ResultKind } from './generated/operations';
+import { resultParsers, type ResultOf } from './results';
+import { createTransport, type CallOptions, type Transport } from './transport';
+
+type Operations = typeof operations;
+
+type ParamsOf<D> = D extends OperationDescriptor<infer P, ResultKind, string> ? P : never;
+type ResultKindOf<D> = D extends OperationDescriptor<unknown, infer R, string> ? R : never;
+
+/** Operations without caller parameters (Logout, RecycleEmpty) may be called with none. */
+export type ApiMethod<D> = {} extends ParamsOf<D>
+  ? (params?: ParamsOf<D>, options?: CallOptions) => Promise<ResultOf<ResultKindOf<D>>>
+  : (params: ParamsOf<D>, options?: CallOptions) => Promise<ResultOf<ResultKindOf<D>>>;
+
+export type Api = {
+  readonly [K in keyof Operations as Operations[K]['method']]: ApiMethod<Operations[K]>;
+};
+
+export function createApi(transport: Transport): Api {
+  const api: Record<string, (params?: object, options?: CallOptions) => Promise<unknown>> = {};
+  for (const descriptor of Object.values(operations) as OperationDescriptor[]) {
+    const parse = resultParsers[descriptor.result] as (element: Readonly<Record<string, unknown>>) => unknown;
+    api[descriptor.method] = async (params = {}, options) =>
+      parse(await transport.call(descriptor, params as Record<string, unknown>, options));
+  }
+  return api as unknown as Api;
+}
+
+/** The app's transport (same origin) and client. */
+export const transport: Transport = createTransport();
+export const api: Api = createApi(transport);

@@ -1,0 +1,59 @@
+/**
+ * Errors of the typed client: one class, a code from one table. Components decide on `code`,
+ * never on message text.
+ */
+import { ResultCodes, type ResultCodeName } from './generated/operations';
+
+/**
+ * - a ResultCode name ('Unauthorized', 'NotFound', 'Locked', …): the service refused the call
+ *   with <result code msg/> (DECISIONS.md §3, layer 2);
+ * - 'LoginRefused': Login or APILogin answered <token>0</token> (details: reason, retryAfter);
+ * - 'Protocol': the call could not be bound or the service failed (non-200, plain-text answer),
+ *   or the answer was not a document the client understands;
+ * - 'Network': the service could not be reached;
+ * - 'Unknown': a result code this client does not know (a newer service).
+ */
+export type ApiErrorCode = ResultCodeName | 'LoginRefused' | 'Protocol' | 'Network' | 'Unknown';
+
+export type ApiErrorDetails = Readonly<Record<string, string | number>>;
+
+// Detail attributes that are numbers on the wire (ids, seconds); the rest stay text (a tip may be "1234").
+const NUMERIC_DETAILS = new Set(['id', 'fid', 'dirid', 'dir', 'retryAfter', 'status']);
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details: ApiErrorDetails = {},
+    /** The numeric result code (or HTTP status for 'Protocol'), when there is one. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+
+  /** Seconds to wait before trying again, when the service said so (throttled logins, 429). */
+  get retryAfter(): number | undefined {
+    const value = this.details.retryAfter;
+    return typeof value === 'number' ? value : undefined;
+  }
+}
+
+export function isApiError(error: unknown, code?: ApiErrorCode): error is ApiError {
+  return error instanceof ApiError && (code === undefined || error.code === code);
+}
+
+export function resultCodeName(code: number): ResultCodeName | 'Unknown' {
+  return (ResultCodes as Record<number, ResultCodeName>)[code] ?? 'Unknown';
+}
+
+/** Attributes of an answer element as error details: known numeric ones become numbers. */
+export function detailsFrom(attributes: Readonly<Record<string, unknown>>, skip: readonly string[]): ApiErrorDetails {
+  const details: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    if (skip.includes(name) || typeof value !== 'string' || name.startsWith('#') || name === 'xmlns') continue;
+    details[name] = NUMERIC_DETAILS.has(name) && /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return details;
+}

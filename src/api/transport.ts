@@ -1,0 +1,245 @@
+/**
+ * The one place that talks to the service. Every call is the HTTP POST form of ASMX:
+ * `POST /<Service>.asmx/<Operation>`, form-encoded, every catalog parameter sent. uid and token
+ * come from the session, and `sign` is computed here (DECISIONS.md §5). Answers are parsed from
+ * XML and refusals become ApiErrors (§3); callers see typed results or typed errors, never HTTP.
+ */
+import { XMLParser } from 'fast-xml-parser';
+import { ApiError, detailsFrom, resultCodeName } from './errors';
+import type { OperationDescriptor, ResultKind, WireType } from './generated/operations';
+import { REPEATED_ELEMENTS, elementText, type XmlElement } from './results';
+import { session as defaultSession, type Session, type SessionStore } from './session';
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface Transport {
+  /**
+   * Calls an operation and returns the top element of a successful answer (`<token>`, `<result>`
+   * or `<string>`); throws ApiError for anything else.
+   */
+  call(descriptor: OperationDescriptor, params: Readonly<Record<string, unknown>>, options?: CallOptions): Promise<XmlElement>;
+}
+
+export interface TransportOptions {
+  /** Defaults to the global fetch. */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Prefix of the service paths; '' (the default) is the page's own origin. */
+  readonly baseUrl?: string;
+  readonly session?: SessionStore;
+}
+
+// ---- sign (DECISIONS.md §5) ------------------------------------------------------------------------
+
+function encode(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    // A lone surrogate cannot be sent as UTF-8.
+    throw new ApiError('InvalidArgument', 'The text contains a character that cannot be sent.');
+  }
+}
+
+/**
+ * `Operation\nname=value&…`: every parameter but sign, sorted by name by UTF-16 code unit (the
+ * default string order: `downValue` before `downpwd`), values encodeURIComponent'd.
+ */
+export function canonicalString(operation: string, values: Readonly<Record<string, string>>): string {
+  const pairs = Object.keys(values)
+    .filter((name) => name !== 'sign')
+    .sort()
+    .map((name) => `${name}=${encode(values[name])}`);
+  return `${operation}\n${pairs.join('&')}`;
+}
+
+const utf8 = new TextEncoder();
+let cachedKey: { readonly text: string; readonly key: Promise<CryptoKey> } | undefined;
+
+function hmacKey(text: string): Promise<CryptoKey> {
+  if (cachedKey?.text !== text) {
+    const key = crypto.subtle.importKey('raw', utf8.encode(text), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    cachedKey = { text, key };
+  }
+  return cachedKey.key;
+}
+
+/** Lowercase hex HMAC-SHA256 of the canonical string, keyed with the UTF-8 bytes of the session key. */
+export async function computeSign(key: string, operation: string, values: Readonly<Record<string, string>>): Promise<string> {
+  const mac = await crypto.subtle.sign('HMAC', await hmacKey(key), utf8.encode(canonicalString(operation, values)));
+  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+// ---- Parameters ----------------------------------------------------------------------------------
+
+function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function wireText(operation: string, name: string, type: WireType, value: unknown): string {
+  if (type === 'long' || type === 'int') {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+      throw new TypeError(`${operation}: parameter ${name} must be a whole number, got ${String(value)}`);
+    }
+    return String(value);
+  }
+  if (type === 'base64Binary') {
+    if (!(value instanceof Uint8Array)) throw new TypeError(`${operation}: parameter ${name} must be a Uint8Array`);
+    return base64(value);
+  }
+  if (typeof value !== 'string') throw new TypeError(`${operation}: parameter ${name} must be a string, got ${String(value)}`);
+  return value;
+}
+
+// ---- Answers -------------------------------------------------------------------------------------
+
+// The predefined entities and character references, nothing else: the service escapes newlines in
+// attributes as &#xA;, and no answer has a DTD whose entities would need expanding.
+const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const xmlEntities = {
+  decode: (text: string) =>
+    text.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(lt|gt|amp|quot|apos));/g, (reference, dec?: string, hex?: string, name?: string) => {
+      if (name) return PREDEFINED[name];
+      const codePoint = dec ? Number(dec) : parseInt(hex ?? '', 16);
+      return codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : reference;
+    }),
+  setExternalEntities: () => {},
+  addInputEntities: () => {},
+  reset: () => {},
+  setXmlVersion: () => {},
+};
+
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  textNodeName: '#text',
+  // Keep every value as the text that was sent: a file named "007" stays "007"; results.ts types them.
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  entityDecoder: xmlEntities,
+  isArray: (name, _path, _leaf, isAttribute) => !isAttribute && REPEATED_ELEMENTS.has(name),
+});
+
+/** The top element of an XML answer and its name; undefined when the text is no XML document. */
+export function parseXml(text: string): { readonly root: string; readonly element: XmlElement } | undefined {
+  let document: Record<string, unknown>;
+  try {
+    document = xml.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const root = Object.keys(document).find((name) => !name.startsWith('#') && !name.startsWith('?'));
+  if (!root) return undefined;
+  const value = document[root];
+  const element = typeof value === 'object' && value !== null ? (value as XmlElement) : { '#text': String(value ?? '') };
+  return { root, element };
+}
+
+const rootOf = (kind: ResultKind) => (kind === 'token' ? 'token' : kind === 'string' ? 'string' : 'result');
+
+/** A refusal in a 200 answer as an ApiError, or undefined when the answer is a success. */
+export function refusalOf(root: string, element: XmlElement): ApiError | undefined {
+  if (root === 'token') {
+    if (elementText(element).trim() !== '0') return undefined;
+    const details = detailsFrom(element, []);
+    const throttled = details.reason === 'throttled';
+    return new ApiError(
+      'LoginRefused',
+      throttled ? 'Too many failed attempts.' : 'Wrong account name or password.',
+      details,
+    );
+  }
+  if (root === 'result') {
+    const codeText = typeof element.code === 'string' ? element.code.trim() : '0';
+    if (codeText === '0') return undefined;
+    const code = Number(codeText);
+    const message = typeof element.msg === 'string' && element.msg ? element.msg : `The service refused the call (code ${codeText}).`;
+    return new ApiError(resultCodeName(code), message, detailsFrom(element, ['code', 'msg', 'count']), code);
+  }
+  if (root === 'string') {
+    // ShareImageUpload's failure form: "ERROR <code> <message>".
+    const failure = /^ERROR (\d+)\s*(.*)$/s.exec(elementText(element).trim());
+    if (!failure) return undefined;
+    const code = Number(failure[1]);
+    return new ApiError(resultCodeName(code), failure[2] || `The service refused the call (code ${code}).`, {}, code);
+  }
+  return undefined;
+}
+
+function plainTextMessage(response: Response, body: string): string {
+  const type = response.headers.get('content-type') ?? '';
+  const text = body.trim();
+  if (text && !type.includes('html') && text.length <= 2000) return text;
+  return `The service answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`;
+}
+
+// ---- The transport -------------------------------------------------------------------------------
+
+export function createTransport(options: TransportOptions = {}): Transport {
+  // Looked up per call and called unbound-safe: window.fetch throws "Illegal invocation" when detached.
+  const doFetch: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '');
+  const sessions = options.session ?? defaultSession;
+
+  return {
+    async call(descriptor, params, callOptions = {}) {
+      const { name: operation, auth } = descriptor;
+      let current: Session | null = null;
+      if (auth !== 'none') {
+        current = sessions.get();
+        if (!current) throw new ApiError('Unauthorized', 'You are not logged in.', {}, 401);
+      }
+
+      const values: Record<string, string> = {};
+      for (const { name, type } of descriptor.params) {
+        if (current && name === 'uid') values.uid = String(current.uid);
+        else if (current && name === 'token') values.token = current.token;
+        else if (auth === 'signed' && name === 'sign') continue;
+        else values[name] = wireText(operation, name, type, params[name]);
+      }
+      if (current && auth === 'signed') values.sign = await computeSign(current.key, operation, values);
+
+      // In catalog order, sign last: what ASMX's own clients send.
+      const body = descriptor.params
+        .filter(({ name }) => name in values)
+        .map(({ name }) => `${encode(name)}=${encode(values[name])}`)
+        .join('&');
+
+      let response: Response;
+      try {
+        response = await doFetch(`${baseUrl}/${descriptor.service}.asmx/${operation}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/xml' },
+          body,
+          signal: callOptions.signal,
+          credentials: 'same-origin',
+        });
+      } catch (error) {
+        if (callOptions.signal?.aborted) throw error;
+        throw new ApiError('Network', 'Cannot reach the service. Check the connection and try again.');
+      }
+
+      const text = await response.text();
+      if (!response.ok) throw new ApiError('Protocol', plainTextMessage(response, text), {}, response.status);
+
+      const answer = parseXml(text);
+      if (!answer) throw new ApiError('Protocol', 'The service answered with something that is not XML.', {}, response.status);
+      const refusal = refusalOf(answer.root, answer.element);
+      if (refusal) {
+        if (refusal.code === 'Unauthorized' && current) sessions.unauthorized(current.token);
+        throw refusal;
+      }
+      if (answer.root !== rootOf(descriptor.result)) {
+        throw new ApiError('Protocol', `The service answered <${answer.root}> where <${rootOf(descriptor.result)}> was expected.`);
+      }
+      return answer.element;
+    },
+  };
+}

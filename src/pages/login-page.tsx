@@ -1,0 +1,152 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router';
+import { useLogin } from '../api/auth';
+import { isApiError } from '../api/errors';
+import type { LoginState } from '../components/require-auth';
+import { Button } from '../components/ui/button';
+import { useDocumentTitle } from '../hooks/use-document-title';
+import { useSession } from '../hooks/use-session';
+import { describeError } from '../lib/error-text';
+import { formatDuration } from '../lib/format';
+
+/** Where to go after logging in: back where the user came from, never to /login itself. */
+function returnPath(state: LoginState | null): string {
+  const from = state?.from;
+  if (!from || from.pathname === '/login') return '/';
+  return `${from.pathname}${from.search}${from.hash}`;
+}
+
+function loginErrorText(error: unknown): string {
+  if (isApiError(error, 'LoginRefused')) {
+    if (error.details.reason === 'throttled') {
+      return error.retryAfter
+        ? `Too many failed attempts. Try again in ${formatDuration(error.retryAfter)}.`
+        : 'Too many failed attempts. Wait a moment and try again.';
+    }
+    return 'Wrong account name or password.';
+  }
+  const { title, message } = describeError(error);
+  return `${title}. ${message}`;
+}
+
+const inputClass =
+  'mt-1 block w-full rounded-md border border-gray-300 bg-white px-3 py-2 text-base text-gray-900 ' +
+  'focus-visible:border-blue-600 focus-visible:outline-2 focus-visible:outline-blue-600 ' +
+  'dark:border-gray-600 dark:bg-gray-800 dark:text-gray-100';
+
+export function LoginPage() {
+  useDocumentTitle('Log in');
+  const current = useSession();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const state = (location.state ?? null) as LoginState | null;
+  const login = useLogin();
+  const [account, setAccount] = useState('');
+  const [password, setPassword] = useState('');
+  const [remember, setRemember] = useState(false);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const errorId = useId();
+
+  // Already logged in (e.g. the back button): nothing to do here.
+  if (current && !login.isPending && !login.isSuccess) return <Navigate to={returnPath(state)} replace />;
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (login.isPending) return;
+    login.mutate(
+      { account, password, remember },
+      {
+        onSuccess: () => navigate(returnPath(state), { replace: true }),
+        onError: (error) => {
+          if (isApiError(error, 'LoginRefused')) {
+            setPassword('');
+            passwordRef.current?.focus();
+          }
+        },
+      },
+    );
+  };
+
+  const notice =
+    state?.reason === 'expired'
+      ? 'Your session has ended. Log in again to continue.'
+      : state?.reason === 'logout'
+        ? 'You have logged out.'
+        : null;
+  const error = login.isError ? loginErrorText(login.error) : null;
+
+  return (
+    <main className="flex min-h-dvh items-start justify-center px-4 py-12 sm:items-center">
+      <div className="w-full max-w-sm">
+        <h1 className="text-2xl font-semibold">Log in to Files</h1>
+        {notice && !error && (
+          <p role="status" className="mt-4 rounded-md bg-blue-50 p-3 text-sm text-blue-900 dark:bg-blue-950 dark:text-blue-100">
+            {notice}
+          </p>
+        )}
+        <form className="mt-6 space-y-4" onSubmit={onSubmit} aria-describedby={error ? errorId : undefined}>
+          <div>
+            <label htmlFor="login-account" className="block text-sm font-medium">
+              Account name or ID
+            </label>
+            <input
+              id="login-account"
+              name="account"
+              className={inputClass}
+              value={account}
+              onChange={(event) => setAccount(event.target.value)}
+              autoComplete="username"
+              autoCapitalize="none"
+              autoCorrect="off"
+              spellCheck={false}
+              required
+              autoFocus
+              aria-invalid={error ? true : undefined}
+            />
+          </div>
+          <div>
+            <label htmlFor="login-password" className="block text-sm font-medium">
+              Password
+            </label>
+            <input
+              id="login-password"
+              name="password"
+              type="password"
+              ref={passwordRef}
+              className={inputClass}
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+              autoComplete="current-password"
+              required
+              aria-invalid={error ? true : undefined}
+            />
+          </div>
+          <div className="flex items-center gap-2">
+            <input
+              id="login-remember"
+              type="checkbox"
+              className="size-4 rounded border-gray-300 focus-visible:outline-2 focus-visible:outline-blue-600"
+              checked={remember}
+              onChange={(event) => setRemember(event.target.checked)}
+            />
+            <label htmlFor="login-remember" className="text-sm">
+              Stay logged in on this device
+            </label>
+          </div>
+          {error && (
+            <p
+              id={errorId}
+              role="alert"
+              className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+            >
+              {error}
+            </p>
+          )}
+          <Button type="submit" className="w-full" busy={login.isPending} busyLabel="Logging in…">
+            Log in
+          </Button>
+        </form>
+      </div>
+    </main>
+  );
+}
