@@ -69,7 +69,87 @@ export interface PlainString {
   readonly value: string;
 }
 
+/** Attributes a shared item adds in listings (DECISIONS.md §2). */
+export interface ShareAttributes {
+  readonly code: string;
+  readonly url: string;
+  readonly downpwd: string;
+  readonly downValue: number;
+  readonly downloads: number;
+  readonly description: string;
+  readonly image: string;
+}
+
+/** What the recycle bin adds to an item deleted directly. */
+export interface BinAttributes {
+  readonly deleted: Date;
+  /** The original parent path, `/A/B` ("/" for the root). */
+  readonly from: string;
+  /** When the retention sweep removes it for good. */
+  readonly purge: Date;
+}
+
+interface ItemCommon {
+  readonly id: number;
+  /** Parent folder id; 0 is the root. */
+  readonly dir: number;
+  readonly name: string;
+  readonly size: number;
+  /** Last modification. */
+  readonly time: Date;
+  readonly shared: boolean;
+  readonly linked: boolean;
+  readonly encrypted: boolean;
+  /** The password tip, only when encrypted. */
+  readonly tip?: string;
+  /** Absolute path (`/A/B/x.txt`), where the operation gives paths. */
+  readonly path?: string;
+  readonly bin?: BinAttributes;
+  readonly share?: ShareAttributes;
+  readonly link?: { readonly url: string; readonly hits: number };
+}
+
+export interface FolderItem extends ItemCommon {
+  readonly type: 'folder';
+}
+
+export interface FileItem extends ItemCommon {
+  readonly type: 'file';
+  readonly ext: string;
+  readonly hash: string;
+}
+
+export type Item = FolderItem | FileItem;
+
+/** Items may come from a database cursor: a listing of 100,000 items is never held whole. */
+export type ItemSource<T> = Iterable<T> | AsyncIterable<T>;
+
+/** `<result code="0" count="N">`, the path (GetFilesWhitPath), then all folders, then all files. */
+export interface Listing {
+  readonly kind: 'listing';
+  readonly count: number;
+  /** Set when a search stopped at its limit. */
+  readonly truncated?: boolean;
+  /** The folder's own path, root first (GetFilesWhitPath): `<path value><dir id name/>…</path>`. */
+  readonly path?: { readonly value: string; readonly dirs: ReadonlyArray<{ readonly id: number; readonly name: string }> };
+  readonly folders: ItemSource<FolderItem>;
+  readonly files: ItemSource<FileItem>;
+}
+
+/** One item: FileAdd, FolderAdd, FolderRename, FileRename. */
+export interface ItemResult {
+  readonly kind: 'item';
+  readonly item: Item;
+}
+
+/** A URL: FileDownload (short-lived, with expires), FileLink (permanent). */
+export interface UrlResult {
+  readonly kind: 'url';
+  readonly url: string;
+  readonly expires?: Date;
+}
+
 /** What operations return; the protocol layer renders each kind (server/src/protocol/results.ts). */
-export type OpResult = TokenIssued | TokenRefused | Empty | PlainString;
+export type OpResult = TokenIssued | TokenRefused | Empty | PlainString | Listing | ItemResult | UrlResult;
 
 export type Handler<Name extends OperationName> = (ctx: CallContext, params: ParamsOf<Name>) => Promise<OpResult>;

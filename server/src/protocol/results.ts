@@ -3,9 +3,9 @@
  * written. The same writer serves SOAP (inside <OpResult>) and HTTP GET/POST (a whole document).
  */
 import type { OperationSpec } from '../catalog/operations';
-import type { OpResult } from '../operations/context';
+import type { Item, ItemSource, Listing, OpResult } from '../operations/context';
 import type { OpError } from '../operations/errors';
-import type { Attributes, XmlWriter } from './xml-writer';
+import type { AttributeValue, Attributes, XmlWriter } from './xml-writer';
 
 /** How a call ended: a result, a refusal (layer 2), or an unexpected failure logged as an incident (layer 3). */
 export type Outcome =
@@ -62,12 +62,80 @@ export async function writeResultElement(writer: XmlWriter, op: OperationSpec, o
       );
       return;
     case 'empty':
-      writer.empty('result', [
-        ['code', 0],
-        ['msg', ''],
-      ]);
+      writer.empty('result', OK);
+      return;
+    case 'item':
+      writer.start('result', OK);
+      writeItem(writer, result.item);
+      writer.end();
+      return;
+    case 'url':
+      writer.empty('result', [...OK, ['url', result.url], ['expires', result.expires && isoTime(result.expires)]]);
+      return;
+    case 'listing':
+      await writeListing(writer, result);
       return;
     case 'string':
       throw new Error(`${op.name} returned a string but its catalog entry says ${op.result}`);
   }
+}
+
+const OK: Attributes = [
+  ['code', 0],
+  ['msg', ''],
+];
+
+/** `<folder …/>` or `<file …/>` with the attributes of DECISIONS.md §2, in a fixed order. */
+export function writeItem(writer: XmlWriter, item: Item): void {
+  const attributes: Array<readonly [string, AttributeValue]> = [
+    ['id', item.id],
+    ['dir', item.dir],
+    ['name', item.name],
+  ];
+  if (item.type === 'file') attributes.push(['ext', item.ext]);
+  attributes.push(['size', item.size]);
+  if (item.type === 'file') attributes.push(['hash', item.hash]);
+  attributes.push(
+    ['time', isoTime(item.time)],
+    ['shared', item.shared],
+    ['linked', item.linked],
+    ['encrypted', item.encrypted],
+    ['tip', item.encrypted ? (item.tip ?? '') : undefined],
+    ['path', item.path],
+  );
+  if (item.bin) attributes.push(['deleted', isoTime(item.bin.deleted)], ['from', item.bin.from], ['purge', isoTime(item.bin.purge)]);
+  if (item.share) {
+    const share = item.share;
+    attributes.push(
+      ['code', share.code],
+      ['url', share.url],
+      ['downpwd', share.downpwd],
+      ['downValue', share.downValue],
+      ['downloads', share.downloads],
+      ['description', share.description],
+      ['image', share.image],
+    );
+  }
+  if (item.link) attributes.push(['url', item.link.url], ['hits', item.link.hits]);
+  writer.empty(item.type, attributes);
+}
+
+async function writeItems(writer: XmlWriter, items: ItemSource<Item>): Promise<void> {
+  for await (const item of items) {
+    writeItem(writer, item);
+    const flushed = writer.flushIfFull();
+    if (flushed) await flushed;
+  }
+}
+
+async function writeListing(writer: XmlWriter, listing: Listing): Promise<void> {
+  writer.start('result', [...OK, ['count', listing.count], ['truncated', listing.truncated ? 1 : undefined]]);
+  if (listing.path) {
+    writer.start('path', [['value', listing.path.value]]);
+    for (const dir of listing.path.dirs) writer.empty('dir', [['id', dir.id], ['name', dir.name]]);
+    writer.end();
+  }
+  await writeItems(writer, listing.folders);
+  await writeItems(writer, listing.files);
+  writer.end();
 }
