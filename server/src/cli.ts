@@ -1,0 +1,259 @@
+/**
+ * The `fss` command: runs the service and administers accounts (DECISIONS.md §4). Settings come
+ * from the environment (loadConfig), exactly as for the service, so both use the same data.
+ *
+ * Exit codes: 0 done, 1 refused or failed (unknown user, duplicate name, bad setting), 2 misuse
+ * (unknown command, missing or extra argument, unknown option).
+ */
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config';
+import {
+  createAccount,
+  createApiKey,
+  listAccounts,
+  listApiKeys,
+  revokeApiKey,
+  setPassword,
+  setQuota,
+  ACCOUNT_NAME_RULE,
+  PASSWORD_RULE,
+} from './operations/accounts';
+import type { Services } from './operations/context';
+import { OpError } from './operations/errors';
+import { closeDatabase, openDatabase } from './storage/db/database';
+
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** Where `user passwd` (and `user add` without --password) reads the password: one line. */
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+const USAGE = `Usage: fss <command>
+
+  fss serve                                   run the service (settings from the environment)
+  fss user add NAME [--password P] [--quota BYTES]
+                                              create an account
+  fss user passwd NAME [--password P]         set a new password (ends the account's sessions)
+  fss user quota NAME BYTES                   set the storage quota
+  fss user list                               list accounts: id, name, quota, used, created
+  fss apikey create NAME [--label TEXT]       create an API key for APILogin (shown once)
+  fss apikey list NAME                        list an account's API keys
+  fss apikey revoke NAME ID                   delete an API key and end its sessions
+  fss help                                    show this help
+
+NAME is an account name or its numeric id; ${ACCOUNT_NAME_RULE}.
+Without --password, the password is read from standard input (one line); ${PASSWORD_RULE}.
+BYTES is a whole number of bytes, or a number with KiB, MiB, GiB or TiB (e.g. 10GiB).
+
+Environment: FSS_DATA_DIR (default ./data), PORT, HOST, FSS_PUBLIC_URL, FSS_NAMESPACE,
+FSS_TOKEN_IDLE_SECONDS, FSS_TOKEN_MAX_SECONDS, FSS_DEFAULT_QUOTA_BYTES, FSS_MAX_UPLOAD_BYTES, …
+`;
+
+class UsageError extends Error {}
+
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+const defaultIo: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: CliIo = defaultIo): Promise<number> {
+  try {
+    return await run(argv, env, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`fss: ${error.message}\nRun "fss help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof OpError || error instanceof ConfigError) {
+      io.stderr.write(`fss: ${error.message}\n`);
+      return EXIT_FAILED;
+    }
+    io.stderr.write(`fss: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'help':
+    case '--help':
+    case '-h':
+      io.stdout.write(USAGE);
+      return EXIT_OK;
+    case 'serve':
+      parse(rest, {}, 0);
+      return serve(loadConfig(env), io);
+    case 'user':
+      return userCommand(rest, env, io);
+    case 'apikey':
+      return apiKeyCommand(rest, env, io);
+    case undefined:
+      throw new UsageError('missing command');
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function userCommand([sub, ...rest]: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  switch (sub) {
+    case 'add': {
+      const { positionals, values } = parse(rest, { password: { type: 'string' }, quota: { type: 'string' } }, 1, 'NAME');
+      const quotaBytes = values.quota === undefined ? undefined : parseBytes(values.quota);
+      const password = values.password ?? (await readPassword(io, `Password for ${positionals[0]}: `));
+      return withServices(env, async (services) => {
+        const account = await createAccount(services, { name: positionals[0], password, quotaBytes });
+        io.stdout.write(`created account ${account.name} (id ${account.id}, quota ${account.quotaBytes} bytes)\n`);
+        return EXIT_OK;
+      });
+    }
+    case 'passwd': {
+      const { positionals, values } = parse(rest, { password: { type: 'string' } }, 1, 'NAME');
+      const password = values.password ?? (await readPassword(io, `New password for ${positionals[0]}: `));
+      return withServices(env, async (services) => {
+        const account = await setPassword(services, positionals[0], password);
+        io.stdout.write(`password of ${account.name} changed; its sessions have ended\n`);
+        return EXIT_OK;
+      });
+    }
+    case 'quota': {
+      const { positionals } = parse(rest, {}, 2, 'NAME BYTES');
+      const quotaBytes = parseBytes(positionals[1]);
+      return withServices(env, async (services) => {
+        const account = await setQuota(services, positionals[0], quotaBytes);
+        io.stdout.write(`quota of ${account.name} set to ${account.quotaBytes} bytes\n`);
+        return EXIT_OK;
+      });
+    }
+    case 'list': {
+      parse(rest, {}, 0);
+      return withServices(env, async (services) => {
+        const accounts = await listAccounts(services);
+        const rows = accounts.map((a) => [String(a.id), a.name, String(a.quotaBytes), String(a.usedBytes), a.createdAt.toISOString()]);
+        io.stdout.write(table(['ID', 'NAME', 'QUOTA', 'USED', 'CREATED'], rows));
+        return EXIT_OK;
+      });
+    }
+    case undefined:
+      throw new UsageError('missing user command: add, passwd, quota or list');
+    default:
+      throw new UsageError(`unknown user command "${sub}": use add, passwd, quota or list`);
+  }
+}
+
+async function apiKeyCommand([sub, ...rest]: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  switch (sub) {
+    case 'create': {
+      const { positionals, values } = parse(rest, { label: { type: 'string' } }, 1, 'NAME');
+      return withServices(env, async (services) => {
+        const { key, apiKey } = await createApiKey(services, positionals[0], values.label ?? '');
+        io.stdout.write(`${key}\n`);
+        io.stderr.write(`API key ${apiKey.id} created for ${positionals[0]}. It is shown only this once: store it now.\n`);
+        return EXIT_OK;
+      });
+    }
+    case 'list': {
+      const { positionals } = parse(rest, {}, 1, 'NAME');
+      return withServices(env, async (services) => {
+        const keys = await listApiKeys(services, positionals[0]);
+        const rows = keys.map((k) => [String(k.id), k.label, k.createdAt.toISOString(), k.lastUsedAt?.toISOString() ?? '-']);
+        io.stdout.write(table(['ID', 'LABEL', 'CREATED', 'LAST USED'], rows));
+        return EXIT_OK;
+      });
+    }
+    case 'revoke': {
+      const { positionals } = parse(rest, {}, 2, 'NAME ID');
+      if (!/^\d{1,15}$/.test(positionals[1])) throw new UsageError(`invalid API key id "${positionals[1]}"`);
+      return withServices(env, async (services) => {
+        await revokeApiKey(services, positionals[0], Number(positionals[1]));
+        io.stdout.write(`API key ${positionals[1]} revoked\n`);
+        return EXIT_OK;
+      });
+    }
+    case undefined:
+      throw new UsageError('missing apikey command: create, list or revoke');
+    default:
+      throw new UsageError(`unknown apikey command "${sub}": use create, list or revoke`);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses options and exactly `count` positional arguments, named `names` in the message. */
+function parse<O extends Options>(args: string[], options: O, count: number, names = '') {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { positionals } = parsed;
+  if (positionals.length < count) throw new UsageError(`missing argument: ${names.split(' ').slice(positionals.length).join(' ')}`);
+  if (positionals.length > count) throw new UsageError(`unexpected argument "${positionals[count]}"`);
+  return parsed;
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+
+/** A byte count: digits, optionally followed by B, KiB, MiB, GiB or TiB. */
+export function parseBytes(text: string): number {
+  const match = /^(\d+)\s*([a-z]*)$/i.exec(text.trim());
+  const unit = match && UNITS[match[2].toLowerCase()];
+  const bytes = match && unit ? Number(match[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes)) {
+    throw new UsageError(`invalid quota "${text}": give a whole number of bytes, or one with KiB, MiB, GiB or TiB`);
+  }
+  return bytes;
+}
+
+async function withServices(env: NodeJS.ProcessEnv, work: (services: Services) => Promise<number>): Promise<number> {
+  const config = loadConfig(env);
+  const db = await openDatabase(config);
+  try {
+    return await work({ db, config, now: () => new Date() });
+  } finally {
+    await closeDatabase(db);
+  }
+}
+
+async function serve(config: Config, io: CliIo): Promise<number> {
+  const { startServer } = await import('./server');
+  const server = await startServer(config);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  io.stderr.write(`fss: ${signal}, shutting down\n`);
+  await server.close();
+  return EXIT_OK;
+}
+
+/** One line from stdin; on a terminal, prompted and not echoed. */
+async function readPassword(io: CliIo, prompt: string): Promise<string> {
+  const onTerminal = io.stdin.isTTY === true;
+  if (onTerminal) io.stderr.write(prompt);
+  // On a terminal, readline echoes what is typed to `output`: a sink keeps the password off screen.
+  const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const lines = createInterface({ input: io.stdin, output: onTerminal ? sink : undefined, terminal: onTerminal });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      lines.once('line', resolve);
+      lines.once('close', () => resolve(''));
+      lines.once('SIGINT', () => reject(new UsageError('cancelled')));
+    });
+    return line;
+  } finally {
+    lines.close();
+    if (onTerminal) io.stderr.write('\n');
+  }
+}
+
+function table(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, column) => Math.max(...all.map((row) => row[column].length)));
+  return all.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd() + '\n').join('');
+}

@@ -1,0 +1,87 @@
+/**
+ * Throttling of repeated failures (logins now; share extraction codes can use the same rules).
+ * Stateless: every count lives in the database, so all instances behind a load balancer share it.
+ *
+ * A counter counts the failures of one run. Reaching the rule's limit blocks the counter; every
+ * further failure in the same run doubles the block, up to a maximum. A run ends after `windowMs`
+ * without a new run start or block, and the next failure starts again from one.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/db/schema';
+import { blockUntil, clearThrottle, countFailure, deleteStaleThrottles, findThrottleStates } from '../storage/db/throttle-repository';
+
+export interface ThrottleRule {
+  /** Failures in one run before the first block. */
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly firstBlockMs: number;
+  readonly maxBlockMs: number;
+}
+
+/** A counter and the rule that applies to it. */
+export interface Counter {
+  readonly key: string;
+  readonly rule: ThrottleRule;
+}
+
+const MINUTE = 60_000;
+
+export const loginRules = {
+  /** One account from one address: someone mistyping, or a guesser aiming at one account. */
+  pair: { limit: 5, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
+  /** One address, whatever the account: a guesser spreading attempts over many accounts. */
+  address: { limit: 50, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
+} as const satisfies Record<string, ThrottleRule>;
+
+/** A counter whose run ended (nothing for the longest window of any rule) can be forgotten. */
+const LONGEST_WINDOW_MS = Math.max(...Object.values(loginRules).map((rule) => rule.windowMs));
+
+/** The counter of every failed login (password or API key) from one address. */
+export function addressCounter(clientAddress: string): Counter {
+  return { key: `login-address:${clientAddress}`, rule: loginRules.address };
+}
+
+/**
+ * The counters of a password login: the (account, address) pair, then the address. `account` is
+ * the account's id, or, for a name or id that matches no account, what was tried: an unknown
+ * account is throttled exactly like a known one, so throttling reveals nothing either.
+ */
+export function loginCounters(account: string, clientAddress: string): [pair: Counter, address: Counter] {
+  return [{ key: `login:${account}@${clientAddress}`, rule: loginRules.pair }, addressCounter(clientAddress)];
+}
+
+/** Whole seconds until none of the counters is blocked; 0 when none is. */
+export async function secondsBlocked(db: Kysely<Database>, counters: readonly Counter[], now: Date): Promise<number> {
+  const states = await findThrottleStates(
+    db,
+    counters.map((counter) => counter.key),
+  );
+  const until = Math.max(now.getTime(), ...states.map((state) => state.blockedUntil.getTime()));
+  return Math.ceil((until - now.getTime()) / 1000);
+}
+
+/** Counts a failure on every counter; returns whole seconds until all are unblocked (0 if none is). */
+export async function recordFailure(db: Kysely<Database>, counters: readonly Counter[], now: Date): Promise<number> {
+  let until = now.getTime();
+  for (const { key, rule } of counters) {
+    const state = await countFailure(db, key, now, rule.windowMs);
+    const beyond = state.failures - rule.limit;
+    if (beyond < 0) continue;
+    // The exponent is capped so that a very long run cannot overflow to Infinity.
+    const blockMs = Math.min(rule.firstBlockMs * 2 ** Math.min(beyond, 40), rule.maxBlockMs);
+    const blockedUntil = now.getTime() + blockMs;
+    await blockUntil(db, key, new Date(blockedUntil));
+    until = Math.max(until, blockedUntil);
+  }
+  return Math.ceil((until - now.getTime()) / 1000);
+}
+
+/** Forgets a counter's failures (a login succeeded). */
+export async function clearFailures(db: Kysely<Database>, counter: Counter): Promise<void> {
+  await clearThrottle(db, counter.key);
+}
+
+/** Forgets counters whose runs have ended; for periodic housekeeping. */
+export async function purgeStaleCounters(db: Kysely<Database>, now: Date): Promise<number> {
+  return deleteStaleThrottles(db, new Date(now.getTime() - LONGEST_WINDOW_MS));
+}

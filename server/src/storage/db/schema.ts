@@ -1,0 +1,179 @@
+/**
+ * The tables as Kysely sees them. Column names are the SQL names (snake_case); repositories turn
+ * rows into camelCase domain objects, so nothing outside server/src/storage/db sees these types.
+ *
+ * Conventions (the migration 0001_initial explains each choice):
+ * - ids, sizes, counters and times are SQL bigint and arrive as JS numbers: every value stays far
+ *   below 2^53 (byte sizes up to 8 PiB, epoch milliseconds until the year 287,396).
+ * - times are epoch milliseconds, UTC.
+ * - flags are 0/1 integers, the same on SQLite and PostgreSQL.
+ * - `*_key` columns hold the normalized name that case-insensitive uniqueness is enforced on.
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+/** A column the database fills in on insert (a default), which later updates may set. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
+/** Epoch milliseconds, UTC. */
+type Millis = number;
+/** 0 or 1. */
+type Flag = Defaulted<0 | 1>;
+
+export interface AccountsTable {
+  /** Starts at 1001 (see dialect.startIdsAt), so that account ids never look like small counters. */
+  id: Generated<number>;
+  /** As the user typed it: letters, digits, `.`, `_`, `-`. */
+  name: string;
+  /** `name` in lower case: the unique, case-insensitive login name. */
+  name_key: string;
+  /** `scrypt$N$r$p$salt$hash` (operations/passwords.ts). */
+  password_hash: string;
+  quota_bytes: number;
+  used_bytes: Defaulted<number>;
+  created_at: Millis;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  /** SHA-256 (hex) of the key; the key itself is shown once and never stored. */
+  key_hash: string;
+  label: string;
+  created_at: Millis;
+  last_used_at: Millis | null;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The API key the token was issued for; null for a password login. */
+  api_key_id: number | null;
+  /** SHA-256 (hex) of the token; the token itself is never stored. */
+  token_hash: string;
+  /** The signing key, AES-256-GCM-sealed under HKDF-SHA256(token): unreadable without the token. */
+  sealed_signing_key: string;
+  created_at: Millis;
+  /** Updated at most once a minute, so that the hot path stays a read. */
+  last_seen_at: Millis;
+  /** Sliding: last_seen_at + idle lifetime, never past expires_at. */
+  idle_expires_at: Millis;
+  /** Absolute: created_at + maximum lifetime. */
+  expires_at: Millis;
+}
+
+export interface ThrottleTable {
+  /** What is counted, e.g. `login:1001@203.0.113.7` or `login-address:203.0.113.7`. */
+  key: string;
+  failures: number;
+  /** First failure of the current run of failures. */
+  window_start: Millis;
+  /** 0 when not blocked. */
+  blocked_until: Defaulted<Millis>;
+}
+
+export interface ContentTable {
+  id: Generated<number>;
+  /** SHA-256 (hex) of the plaintext. */
+  sha256: string;
+  /** Bytes as stored (ciphertext size for encrypted content). */
+  size: number;
+  /** Where the bytes are in the content store (a relative path on disk, an object key in S3). */
+  storage_key: string;
+  encrypted: Flag;
+  created_at: Millis;
+}
+
+/** Columns that folders and files share: ownership, flags and the recycle bin. */
+interface ItemColumns {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  /** NFC-normalized, lower-cased name: what "unique per folder, case-insensitively" compares. */
+  name_key: string;
+  size: Defaulted<number>;
+  created_at: Millis;
+  updated_at: Millis;
+  shared: Flag;
+  linked: Flag;
+  encrypted: Flag;
+  /** Set on an item deleted directly to the bin (the bin lists exactly these); null otherwise. */
+  deleted_at: Millis | null;
+  /**
+   * Set on everything beneath a folder deleted directly: that folder's id. Restoring or purging
+   * the folder finds its whole subtree with one indexed query on this column.
+   */
+  binned_under: number | null;
+  /** The original parent path (`/A/B`) of an item deleted directly, shown as `from` in the bin. */
+  deleted_from: string | null;
+}
+
+export interface FoldersTable extends ItemColumns {
+  /** 0 = the account's root. */
+  parent_id: number;
+}
+
+export interface FilesTable extends ItemColumns {
+  /** 0 = the account's root. */
+  folder_id: number;
+  /** Lowercase extension without the dot; "" when none. */
+  ext: string;
+  /** SHA-256 (hex) of the plaintext. */
+  sha256: string;
+  content_id: number;
+}
+
+export type ShareItemType = 'folder' | 'file';
+
+export interface SharesTable {
+  id: Generated<number>;
+  account_id: number;
+  item_type: ShareItemType;
+  item_id: number;
+  /** The public code in /s/{code}: ≥ 128 random bits. */
+  code: string;
+  /** The extraction code sealed under the server secret (see 0001_initial); null = open share. */
+  downpwd_sealed: string | null;
+  /** Most downloads allowed; 0 = no limit. */
+  download_limit: Defaulted<number>;
+  downloads: Defaulted<number>;
+  description: Defaulted<string>;
+  /** Content-store key of the cover image; null = none. */
+  image_key: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface LinksTable {
+  id: Generated<number>;
+  account_id: number;
+  file_id: number;
+  code: string;
+  hits: Defaulted<number>;
+  created_at: Millis;
+}
+
+export type EmailStatus = 'queued' | 'sent' | 'failed';
+
+export interface EmailsTable {
+  id: Generated<number>;
+  share_id: number;
+  recipient: string;
+  status: Defaulted<EmailStatus>;
+  attempts: Defaulted<number>;
+  next_attempt_at: Millis;
+  last_error: string | null;
+  created_at: Millis;
+  sent_at: Millis | null;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  tokens: TokensTable;
+  throttle: ThrottleTable;
+  content: ContentTable;
+  folders: FoldersTable;
+  files: FilesTable;
+  shares: SharesTable;
+  links: LinksTable;
+  emails: EmailsTable;
+}

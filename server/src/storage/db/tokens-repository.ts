@@ -1,0 +1,110 @@
+/**
+ * SQL for login tokens. A token is found by the SHA-256 of its value through a unique index: that
+ * lookup runs on every authenticated call, so it is one indexed query and nothing more.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema';
+
+export interface StoredToken {
+  readonly id: number;
+  readonly accountId: number;
+  readonly apiKeyId: number | null;
+  readonly sealedSigningKey: string;
+  readonly createdAt: Date;
+  readonly lastSeenAt: Date;
+  readonly idleExpiresAt: Date;
+  readonly expiresAt: Date;
+}
+
+export interface NewToken {
+  readonly accountId: number;
+  readonly apiKeyId: number | null;
+  readonly tokenHash: string;
+  readonly sealedSigningKey: string;
+  readonly createdAt: Date;
+  readonly idleExpiresAt: Date;
+  readonly expiresAt: Date;
+}
+
+export async function insertToken(db: Kysely<Database>, token: NewToken): Promise<number> {
+  const row = await db
+    .insertInto('tokens')
+    .values({
+      account_id: token.accountId,
+      api_key_id: token.apiKeyId,
+      token_hash: token.tokenHash,
+      sealed_signing_key: token.sealedSigningKey,
+      created_at: token.createdAt.getTime(),
+      last_seen_at: token.createdAt.getTime(),
+      idle_expires_at: token.idleExpiresAt.getTime(),
+      expires_at: token.expiresAt.getTime(),
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promise<StoredToken | undefined> {
+  const row = await db
+    .selectFrom('tokens')
+    .select([
+      'id',
+      'account_id',
+      'api_key_id',
+      'sealed_signing_key',
+      'created_at',
+      'last_seen_at',
+      'idle_expires_at',
+      'expires_at',
+    ])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return (
+    row && {
+      id: row.id,
+      accountId: row.account_id,
+      apiKeyId: row.api_key_id,
+      sealedSigningKey: row.sealed_signing_key,
+      createdAt: new Date(row.created_at),
+      lastSeenAt: new Date(row.last_seen_at),
+      idleExpiresAt: new Date(row.idle_expires_at),
+      expiresAt: new Date(row.expires_at),
+    }
+  );
+}
+
+/**
+ * Records use of a token and slides its idle expiry, if its last recorded use was no later than
+ * `ifLastSeenBy` (a concurrent call, maybe on another instance, may have recorded it already): the
+ * write happens at most once per interval, however many calls arrive.
+ */
+export async function touchToken(
+  db: Kysely<Database>,
+  id: number,
+  change: { readonly seenAt: Date; readonly idleExpiresAt: Date; readonly ifLastSeenBy: Date },
+): Promise<void> {
+  await db
+    .updateTable('tokens')
+    .set({ last_seen_at: change.seenAt.getTime(), idle_expires_at: change.idleExpiresAt.getTime() })
+    .where('id', '=', id)
+    .where('last_seen_at', '<=', change.ifLastSeenBy.getTime())
+    .execute();
+}
+
+export async function deleteToken(db: Kysely<Database>, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('tokens').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function deleteTokensOfAccount(db: Kysely<Database>, accountId: number): Promise<number> {
+  const result = await db.deleteFrom('tokens').where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes the tokens that expired by `now` (idle expiry is never later than the absolute one). */
+export async function deleteExpiredTokens(db: Kysely<Database>, now: Date, accountId?: number): Promise<number> {
+  let query = db.deleteFrom('tokens').where('idle_expires_at', '<=', now.getTime());
+  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,62 @@
+/**
+ * A fresh data folder and migrated database per test, removed when the test finishes. Call these
+ * inside a test or a beforeEach (they register their cleanup with onTestFinished).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { onTestFinished } from 'vitest';
+import { loadConfig, type Config } from '../../src/config';
+import type { CallContext, Caller, Services } from '../../src/operations/context';
+import { closeDatabase, openDatabase } from '../../src/storage/db/database';
+
+/** A temporary directory, removed after the current test. */
+export function tempDir(prefix = 'fss-test-'): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The default configuration, with a temporary data folder and a silent log. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const dataDir = overrides.dataDir ?? tempDir();
+  return { ...loadConfig({ FSS_DATA_DIR: dataDir }), log: () => {}, ...overrides };
+}
+
+/** A clock that stands still until a test moves it. */
+export interface TestClock {
+  now(): Date;
+  advance(ms: number): void;
+  set(at: Date): void;
+}
+
+export function testClock(start = new Date('2026-01-01T00:00:00.000Z')): TestClock {
+  let current = start.getTime();
+  return {
+    now: () => new Date(current),
+    advance: (ms) => {
+      current += ms;
+    },
+    set: (at) => {
+      current = at.getTime();
+    },
+  };
+}
+
+export interface TestServices extends Services {
+  readonly clock: TestClock;
+}
+
+/** Services over a new, migrated SQLite database in a temporary data folder, on a test clock. */
+export async function openTestServices(options: { config?: Partial<Config>; clock?: TestClock } = {}): Promise<TestServices> {
+  const config = testConfig(options.config);
+  const clock = options.clock ?? testClock();
+  const db = await openDatabase(config);
+  onTestFinished(() => closeDatabase(db));
+  return { db, config, clock, now: () => clock.now() };
+}
+
+/** The context an operation receives, as the protocol layer would build it. */
+export function callContext(services: Services, caller: Caller | null = null, clientAddress = '203.0.113.7'): CallContext {
+  return { services, caller, clientAddress, baseUrl: 'http://fss.test' };
+}
