@@ -22,6 +22,7 @@ import { answer, answerXmlStream, BINDING_CACHE, OPERATION_CACHE, type ContentTy
 import type { ProtocolEnv } from './pipeline';
 import { resultString, writeResultElement } from './results';
 import { readXml, XmlReadError, type XmlElement } from './xml-reader';
+import { soapAction } from './wsdl';
 import { escapeAttribute, escapeText } from './xml-writer';
 
 /** The SOAP version a request's content type asks for, or null when it is not a SOAP content type. */
@@ -41,7 +42,7 @@ export function declaredAction(req: IncomingMessage, version: SoapVersion, conte
 }
 
 export function operationForAction(service: ServiceName, namespace: string, action: string): OperationSpec | undefined {
-  return operationsOf(service).find((op) => namespace + op.name === action);
+  return operationsOf(service).find((op) => soapAction(namespace, op) === action);
 }
 
 class EncodingFailure extends Error {}
