@@ -9,16 +9,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Layer = 'catalog' | 'config' | 'storage' | 'operations' | 'protocol' | 'app' | 'client';
+type Layer = 'catalog' | 'foundation' | 'storage' | 'operations' | 'protocol' | 'app' | 'client';
 
 /** What each layer may import (besides itself). */
 const allowed: Record<Layer, readonly Layer[]> = {
   catalog: [],
-  config: [],
-  storage: ['catalog', 'config'],
-  operations: ['catalog', 'config', 'storage'],
-  protocol: ['catalog', 'config', 'operations'],
-  app: ['catalog', 'config', 'storage', 'operations', 'protocol'],
+  foundation: [],
+  storage: ['catalog', 'foundation'],
+  operations: ['catalog', 'foundation', 'storage'],
+  protocol: ['catalog', 'foundation', 'operations'],
+  app: ['catalog', 'foundation', 'storage', 'operations', 'protocol'],
   client: [],
 };
 
@@ -28,7 +28,8 @@ function layerOf(file: string): Layer | null {
   if (!rel.startsWith('server/src/')) return null;
   const rest = rel.slice('server/src/'.length);
   if (rest.startsWith('catalog/')) return 'catalog';
-  if (rest === 'config.ts') return 'config';
+  // Settings and logging: used by every layer, depending on none.
+  if (rest === 'config.ts' || rest === 'log.ts') return 'foundation';
   if (rest.startsWith('storage/')) return 'storage';
   if (rest.startsWith('operations/')) return 'operations';
   if (rest.startsWith('protocol/')) return 'protocol';

@@ -8,6 +8,7 @@ import { createLogger, loggablePath, type Logger } from './log';
 import type { Services } from './operations/context';
 import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
+import { scheduleHousekeeping } from './operations/housekeeping';
 import { answerPlainText } from './protocol/http-common';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
 import type { Outcome } from './protocol/results';
@@ -22,7 +23,12 @@ export interface App {
   close(): Promise<void>;
 }
 
-export async function buildApp(config: Config): Promise<App> {
+export interface AppOptions {
+  /** Periodic housekeeping (sessions, bin, uploads); tests that control time turn it off. */
+  readonly housekeeping?: boolean;
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = createLogger(config.log);
   const db = await openDatabase(config);
   const services: Services = { db, config, now: () => new Date() };
@@ -40,6 +46,7 @@ export async function buildApp(config: Config): Promise<App> {
       }
     },
   };
+  const stopHousekeeping = options.housekeeping === false ? () => {} : scheduleHousekeeping(services, log);
   const router = new ServiceRouter(env);
   const web = new WebApp(config.webRoot);
 
@@ -76,6 +83,7 @@ export async function buildApp(config: Config): Promise<App> {
       });
     },
     async close() {
+      stopHousekeeping();
       await closeDatabase(db);
     },
   };
