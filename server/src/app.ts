@@ -15,6 +15,7 @@ import type { Outcome } from './protocol/results';
 import { ServiceRouter } from './protocol/router';
 import { WebApp } from './protocol/web-app';
 import { closeDatabase, openDatabase } from './storage/db/database';
+import { loadServerSecret } from './storage/secret';
 
 export interface App {
   readonly services: Services;
@@ -31,7 +32,7 @@ export interface AppOptions {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = createLogger(config.log);
   const db = await openDatabase(config);
-  const services: Services = { db, config, now: () => new Date() };
+  const services: Services = { db, config, now: () => new Date(), secret: await loadServerSecret(config) };
 
   const env: ProtocolEnv = {
     config,

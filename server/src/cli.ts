@@ -23,6 +23,7 @@ import {
 import type { Services } from './operations/context';
 import { OpError } from './operations/errors';
 import { closeDatabase, openDatabase } from './storage/db/database';
+import { loadServerSecret } from './storage/secret';
 
 export interface CliIo {
   readonly stdout: { write(text: string): unknown };
@@ -214,7 +215,7 @@ async function withServices(env: NodeJS.ProcessEnv, work: (services: Services) =
   const config = loadConfig(env);
   const db = await openDatabase(config);
   try {
-    return await work({ db, config, now: () => new Date() });
+    return await work({ db, config, now: () => new Date(), secret: await loadServerSecret(config) });
   } finally {
     await closeDatabase(db);
   }

@@ -34,6 +34,8 @@ export interface Config {
   readonly tokenIdleSeconds: number;
   readonly tokenMaxSeconds: number;
   readonly recycleRetentionDays: number;
+  /** FSS_SECRET: base64 of 32 bytes, shared by every instance; undefined = `<dataDir>/secret.key`. */
+  readonly secret: Buffer | undefined;
   readonly limits: Limits;
   /** Where log lines go; tests capture them. */
   readonly log: (line: string) => void;
@@ -79,6 +81,14 @@ function urlSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
+function secretSetting(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const raw = env.FSS_SECRET;
+  if (raw === undefined || raw === '') return undefined;
+  const secret = Buffer.from(raw, 'base64');
+  if (secret.length !== 32) throw new ConfigError('FSS_SECRET must be base64 of 32 random bytes (e.g. `openssl rand -base64 32`)');
+  return secret;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const dataDir = path.resolve(cwd, env.FSS_DATA_DIR || './data');
   return {
@@ -91,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     tokenIdleSeconds: intSetting(env, 'FSS_TOKEN_IDLE_SECONDS', 24 * 3600, 60),
     tokenMaxSeconds: intSetting(env, 'FSS_TOKEN_MAX_SECONDS', 30 * 24 * 3600, 60),
     recycleRetentionDays: intSetting(env, 'FSS_RECYCLE_RETENTION_DAYS', 30, 1),
+    secret: secretSetting(env),
     limits: {
       ...defaultLimits,
       maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),

@@ -31,7 +31,7 @@ async function tryLogin(dataDir: string, uid: string, pwd: string) {
   const config = testConfig({ dataDir });
   const db = await openDatabase(config);
   try {
-    return await login(callContext({ db, config, now: () => new Date() }), { uid, pwd });
+    return await login(callContext({ db, config, now: () => new Date(), secret: Buffer.alloc(32) }), { uid, pwd });
   } finally {
     await closeDatabase(db);
   }
@@ -104,7 +104,7 @@ describe('fss command line', () => {
     try {
       const row = await db.selectFrom('api_keys').selectAll().executeTakeFirstOrThrow();
       expect(row).toMatchObject({ key_hash: hashSecret(key), label: 'backup' });
-      const result = await apiLogin(callContext({ db, config, now: () => new Date() }), { sid: key });
+      const result = await apiLogin(callContext({ db, config, now: () => new Date(), secret: Buffer.alloc(32) }), { sid: key });
       expect(result).toMatchObject({ kind: 'token', uid: 1001 });
     } finally {
       await closeDatabase(db);

@@ -32,6 +32,8 @@ export interface Services {
   readonly db: Kysely<Database>;
   readonly config: Config;
   readonly now: () => Date;
+  /** The server secret (storage/secret.ts): signs download URLs, seals extraction codes. */
+  readonly secret: Buffer;
 }
 
 export interface CallContext {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * A fresh data folder and migrated database per test, removed when the test finishes. Call these
  * inside a test or a beforeEach (they register their cleanup with onTestFinished).
@@ -53,7 +54,7 @@ export async function openTestServices(options: { config?: Partial<Config>; cloc
   const clock = options.clock ?? testClock();
   const db = await openDatabase(config);
   onTestFinished(() => closeDatabase(db));
-  return { db, config, clock, now: () => clock.now() };
+  return { db, config, clock, now: () => clock.now(), secret: randomBytes(32) };
 }
 
 /** The context an operation receives, as the protocol layer would build it. */
