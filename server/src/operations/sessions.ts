@@ -37,19 +37,20 @@ export async function login(ctx: CallContext, params: ParamsOf<'Login'>): Promis
   const uid = params.uid ?? '';
   const ref = parseAccountRef(uid);
   const credentials = ref ? await findCredentials(db, ref) : undefined;
-  const [pair, address] = loginCounters(credentials ? String(credentials.id) : `?${uid.toLowerCase().slice(0, 64)}`, ctx.clientAddress);
+  const [pair, accountCounter, address] = loginCounters(credentials ? String(credentials.id) : `?${uid.toLowerCase().slice(0, 64)}`, ctx.clientAddress);
 
-  const throttled = await refuseIfBlocked(db, [pair, address], ctx.services.now());
+  const throttled = await refuseIfBlocked(db, [pair, accountCounter, address], ctx.services.now());
   if (throttled) return throttled;
 
   // An unknown account costs one scrypt too, so timing does not tell which accounts exist.
   const passwordHash = credentials?.passwordHash ?? DUMMY_PASSWORD_HASH;
   const passwordMatches = await verifyPassword(params.pwd ?? '', passwordHash);
   if (!credentials || !passwordMatches) {
-    await recordFailure(db, [pair, address], ctx.services.now());
+    await recordFailure(db, [pair, accountCounter, address], ctx.services.now());
     return refused;
   }
   await clearFailures(db, pair);
+  await clearFailures(db, accountCounter);
   return issueToken(ctx.services, credentials.id, null);
 }
 

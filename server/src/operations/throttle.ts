@@ -29,6 +29,11 @@ const MINUTE = 60_000;
 export const loginRules = {
   /** One account from one address: someone mistyping, or a guesser aiming at one account. */
   pair: { limit: 5, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
+  /**
+   * One account, whatever the address: a guesser spreading attempts over many addresses. Higher
+   * and shorter than the pair's rule, because anyone can trip it and lock the owner out for a while.
+   */
+  account: { limit: 20, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 15 * MINUTE },
   /** One address, whatever the account: a guesser spreading attempts over many accounts. */
   address: { limit: 50, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
 } as const satisfies Record<string, ThrottleRule>;
@@ -42,12 +47,16 @@ export function addressCounter(clientAddress: string): Counter {
 }
 
 /**
- * The counters of a password login: the (account, address) pair, then the address. `account` is
+ * The counters of a password login: the (account, address) pair, the account, then the address. `account` is
  * the account's id, or, for a name or id that matches no account, what was tried: an unknown
  * account is throttled exactly like a known one, so throttling reveals nothing either.
  */
-export function loginCounters(account: string, clientAddress: string): [pair: Counter, address: Counter] {
-  return [{ key: `login:${account}@${clientAddress}`, rule: loginRules.pair }, addressCounter(clientAddress)];
+export function loginCounters(account: string, clientAddress: string): [pair: Counter, account: Counter, address: Counter] {
+  return [
+    { key: `login:${account}@${clientAddress}`, rule: loginRules.pair },
+    { key: `login-account:${account}`, rule: loginRules.account },
+    addressCounter(clientAddress),
+  ];
 }
 
 /** Whole seconds until none of the counters is blocked; 0 when none is. */

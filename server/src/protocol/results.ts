@@ -104,6 +104,9 @@ export function writeItem(writer: XmlWriter, item: Item): void {
     ['path', item.path],
   );
   if (item.bin) attributes.push(['deleted', isoTime(item.bin.deleted)], ['from', item.bin.from], ['purge', isoTime(item.bin.purge)]);
+  // DECISIONS.md §2 names both a share's and a link's address `url`: an item carries the
+  // attributes of one listing only (GetShareFiles or GetLinkFiles), never both.
+  if (item.share && item.link) throw new Error(`item ${item.id} carries both share and link attributes`);
   if (item.share) {
     const share = item.share;
     attributes.push(

@@ -19,7 +19,7 @@ import {
 } from './http-common';
 import { answerHttpForm, operationForPath } from './http-forms';
 import type { ProtocolEnv } from './pipeline';
-import { answerSoap, declaredAction, operationForAction, soapVersionOf } from './soap';
+import { answerSoap, declaredAction, largestBodyLimit, operationForAction, soapVersionOf } from './soap';
 import { renderWsdl } from './wsdl';
 import { escapeText } from './xml-writer';
 
@@ -133,7 +133,8 @@ export class ServiceRouter {
     const op = action === undefined ? undefined : operationForAction(service, this.env.config.namespace, action);
     let body: Buffer;
     try {
-      body = await readBody(req, op?.maxBodyBytes ?? this.env.config.limits.maxBodyBytes);
+      const { maxBodyBytes } = this.env.config.limits;
+      body = await readBody(req, op ? (op.maxBodyBytes ?? maxBodyBytes) : largestBodyLimit(service, maxBodyBytes));
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
         return this.soapFault(res, version, { code: 'Client', message: `Server was unable to read request. ---> ${messages.requestTooLarge}` }, true);

@@ -16,6 +16,17 @@ describe('throttle', () => {
     expect(await secondsBlocked(services.db, loginCounters('?anyone', '198.51.100.10'), services.now())).toBe(0);
   });
 
+  test('one account is blocked after 20 failures spread over many addresses', async () => {
+    const services = await openTestServices();
+    for (let i = 0; i < 19; i++) {
+      await recordFailure(services.db, loginCounters('1001', `198.51.100.${i}`), services.now());
+    }
+    expect(await secondsBlocked(services.db, loginCounters('1001', '203.0.113.1'), services.now())).toBe(0);
+    await recordFailure(services.db, loginCounters('1001', '198.51.100.19'), services.now());
+    expect(await secondsBlocked(services.db, loginCounters('1001', '203.0.113.1'), services.now())).toBe(60);
+    expect(await secondsBlocked(services.db, loginCounters('1002', '203.0.113.1'), services.now())).toBe(0);
+  });
+
   test('recordFailure answers how long the counters are now blocked', async () => {
     const services = await openTestServices();
     const counters = loginCounters('1001', '198.51.100.9');
@@ -55,10 +66,11 @@ describe('throttle', () => {
 
   test('counters of ended runs are purged', async () => {
     const services = await openTestServices();
+    // One failure counts on three counters: the (account, address) pair, the account, the address.
     await recordFailure(services.db, loginCounters('1001', '198.51.100.9'), services.now());
     services.clock.advance(10 * MINUTE);
     expect(await purgeStaleCounters(services.db, services.now())).toBe(0);
     services.clock.advance(10 * MINUTE);
-    expect(await purgeStaleCounters(services.db, services.now())).toBe(2);
+    expect(await purgeStaleCounters(services.db, services.now())).toBe(3);
   });
 });

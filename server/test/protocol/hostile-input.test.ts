@@ -156,3 +156,20 @@ describe('numbers', () => {
 describe('after all of it', () => {
   it('the server still answers', expectServerUp);
 });
+
+describe('body limits follow the operation', () => {
+  it('a SOAP call routed by its body is held to its own operation limit, not the largest of the service', async () => {
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    const answer = await soap12(soapEnvelope('1.2', renameCall(big)));
+    expect(answer.status).toBe(500);
+    expect(answer.body).toContain('Maximum request length exceeded.');
+  });
+
+  it('ShareImageUpload routed by its body may carry more than the default 1 MiB', async () => {
+    const image = Buffer.alloc(3 * 1024 * 1024, 1).toString('base64');
+    const call = `<ShareImageUpload xmlns="http://tempuri.org/"><uid>1001</uid><token>t</token><fid>1</fid><ImagefileName>a.png</ImagefileName><byteFileStream>${image}</byteFileStream></ShareImageUpload>`;
+    const answer = await soap12(soapEnvelope('1.2', call));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('ERROR 401');
+  });
+});
