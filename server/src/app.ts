@@ -9,10 +9,12 @@ import type { Services } from './operations/context';
 import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
 import { scheduleHousekeeping } from './operations/housekeeping';
-import { answerPlainText } from './protocol/http-common';
+import { DownloadRoute } from './protocol/downloads';
+import { answerPlainText, ClientGoneError } from './protocol/http-common';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
 import type { Outcome } from './protocol/results';
 import { ServiceRouter } from './protocol/router';
+import { UploadEndpoint } from './protocol/uploads';
 import { WebApp } from './protocol/web-app';
 import { closeDatabase, openDatabase } from './storage/db/database';
 import { loadServerSecret } from './storage/secret';
@@ -50,9 +52,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const stopHousekeeping = options.housekeeping === false ? () => {} : scheduleHousekeeping(services, log);
   const router = new ServiceRouter(env);
   const web = new WebApp(config.webRoot);
+  const uploads = new UploadEndpoint(services, log);
+  const downloads = new DownloadRoute(services, log);
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (await router.route(req, res, url)) return;
+    if (await uploads.route(req, res, url)) return;
+    if (await downloads.route(req, res, url)) return;
     await web.serve(req, res, url.pathname);
   }
 
@@ -77,6 +83,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         });
       });
       route(req, res, url).catch((error: unknown) => {
+        if (error instanceof ClientGoneError) return;
         const incident = newIncidentId();
         log.error('incident', { incident, path: loggablePath(url.pathname), error: describe(error) });
         if (!res.headersSent) answerPlainText(res, `Internal error (incident ${incident}).`);

@@ -1,13 +1,25 @@
 /**
- * Periodic work that keeps the stores tidy: expired sessions and stale throttle counters now;
- * later issues add the recycle-bin sweep, expired uploads and unreferenced content. Every task is
- * an idempotent delete, so several instances may run it at the same time without harm.
+ * Periodic work that keeps the stores tidy: expired sessions and throttle counters, expired
+ * uploads, the recycle bin's retention sweep, unreferenced content, planner statistics. Every task
+ * is idempotent, so several instances may run it at the same time without harm.
  */
 import type { Logger } from '../log';
+import { refreshPlannerStatistics } from '../storage/db/dialect';
 import type { Services } from './context';
+import { removeUnreferencedContent } from './content-removal';
+import { purgeExpiredBinItems } from './recycle-bin';
 import { purgeExpiredSessions } from './sessions';
+import { purgeExpiredUploads } from './uploads';
 
-const tasks: ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]> = [['sessions', purgeExpiredSessions]];
+// Expired uploads go before content removal, so that content they alone held goes in the same run.
+const tasks: ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]> = [
+  ['sessions', purgeExpiredSessions],
+  ['uploads', purgeExpiredUploads],
+  // The bin's expired entries before content removal too, so that their content goes in the same run.
+  ['recycle-bin', purgeExpiredBinItems],
+  ['content', removeUnreferencedContent],
+  ['planner statistics', (services) => refreshPlannerStatistics(services.db)],
+];
 
 export async function runHousekeeping(services: Services, log: Logger): Promise<void> {
   for (const [name, task] of tasks) {

@@ -4,7 +4,12 @@
  */
 import type { OperationName } from '../catalog/operations';
 import type { Handler } from './context';
+import { fileDownload } from './downloads';
 import { notImplemented } from './errors';
+import { fileAdd } from './file-add';
+import { fileRename, folderAdd, folderRename, move } from './folders';
+import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './listings';
+import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './recycle-bin';
 import { apiLogin, login, logout } from './sessions';
 
 /**
@@ -21,37 +26,37 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   Login: login,
   APILogin: apiLogin,
   Logout: logout,
-  FolderAndFileDelete: notYetImplemented('FolderAndFileDelete'),
-  FolderDelete: notYetImplemented('FolderDelete'),
-  FolderAndFileRestore: notYetImplemented('FolderAndFileRestore'),
+  FolderAndFileDelete: folderAndFileDelete,
+  FolderDelete: folderDelete,
+  FolderAndFileRestore: folderAndFileRestore,
   FolderShare: notYetImplemented('FolderShare'),
   FileShare: notYetImplemented('FileShare'),
   FolderEncrypt: notYetImplemented('FolderEncrypt'),
   FileEncrypt: notYetImplemented('FileEncrypt'),
-  FileAdd: notYetImplemented('FileAdd'),
-  FolderRename: notYetImplemented('FolderRename'),
+  FileAdd: fileAdd,
+  FolderRename: folderRename,
   ShareImageUpload: notYetImplemented('ShareImageUpload'),
   GetFolderEmailShareInfo: notYetImplemented('GetFolderEmailShareInfo'),
   GetFileEmailShareInfo: notYetImplemented('GetFileEmailShareInfo'),
   FolderEmailShare: notYetImplemented('FolderEmailShare'),
-  FolderAdd: notYetImplemented('FolderAdd'),
-  FileRename: notYetImplemented('FileRename'),
-  Move: notYetImplemented('Move'),
-  RecycleEmpty: notYetImplemented('RecycleEmpty'),
-  FileDownload: notYetImplemented('FileDownload'),
+  FolderAdd: folderAdd,
+  FileRename: fileRename,
+  Move: move,
+  RecycleEmpty: recycleEmpty,
+  FileDownload: fileDownload,
   Unshare: notYetImplemented('Unshare'),
   FileEmailShare: notYetImplemented('FileEmailShare'),
   FileLink: notYetImplemented('FileLink'),
   FileUnlink: notYetImplemented('FileUnlink'),
   Unlock: notYetImplemented('Unlock'),
   Decrypt: notYetImplemented('Decrypt'),
-  GetFiles: notYetImplemented('GetFiles'),
-  GetFilesWhitPath: notYetImplemented('GetFilesWhitPath'),
-  GetNewUploadFiles: notYetImplemented('GetNewUploadFiles'),
-  FileSearch: notYetImplemented('FileSearch'),
-  GetRecycleFiles: notYetImplemented('GetRecycleFiles'),
-  GetShareFiles: notYetImplemented('GetShareFiles'),
-  GetLinkFiles: notYetImplemented('GetLinkFiles'),
+  GetFiles: getFiles,
+  GetFilesWhitPath: getFilesWhitPath,
+  GetNewUploadFiles: getNewUploadFiles,
+  FileSearch: fileSearch,
+  GetRecycleFiles: getRecycleFiles,
+  GetShareFiles: getShareFiles,
+  GetLinkFiles: getLinkFiles,
   ShareOpen: notYetImplemented('ShareOpen'),
   ShareList: notYetImplemented('ShareList'),
   ShareDownload: notYetImplemented('ShareDownload'),

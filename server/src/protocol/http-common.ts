@@ -126,8 +126,23 @@ export async function answerXmlStream(
   let streaming = false;
   let pending = '';
   const send = (chunk: string): void | Promise<void> => {
+    if (res.destroyed) throw new ClientGoneError();
     if (res.req.method === 'HEAD') return;
-    if (!res.write(chunk)) return new Promise<void>((resolve) => res.once('drain', resolve));
+    if (res.write(chunk)) return;
+    // Wait for the socket to drain, or stop rendering at once if the client has gone: a listing
+    // must not hold its database cursor for a reader that will never come back.
+    return new Promise<void>((resolve, reject) => {
+      const onDrain = () => {
+        res.off('close', onClose);
+        resolve();
+      };
+      const onClose = () => {
+        res.off('drain', onDrain);
+        reject(new ClientGoneError());
+      };
+      res.once('drain', onDrain);
+      res.once('close', onClose);
+    });
   };
   // Everything is collected until it passes 64 KiB; only then do the headers go out, chunked.
   const sink: XmlSink = {
@@ -150,6 +165,14 @@ export async function answerXmlStream(
   await writer.flush();
   if (streaming) res.end();
   else answer(res, options, pending);
+}
+
+/** The client closed the connection while an answer was being written. Nothing to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed the connection');
+    this.name = 'ClientGoneError';
+  }
 }
 
 export interface RequestFacts {

@@ -61,13 +61,21 @@ export interface Session {
   readonly key: string;
 }
 
-/** Reads the attributes and text of the first element named `name` in an answer. */
+/** Reads the attributes and text of the first element named `name` in an answer (text only when it holds no elements). */
 export function element(xml: string, name: string): { attrs: Record<string, string>; text: string } | null {
-  const match = new RegExp(`<${name}((?:\\s+[\\w:]+="[^"]*")*)\\s*(?:/>|>([^<]*)</${name}>)`).exec(xml);
+  const match = new RegExp(`<${name}((?:\\s+[\\w:]+="[^"]*")*)\\s*(/?)>`).exec(xml);
   if (!match) return null;
   const attrs: Record<string, string> = {};
-  for (const a of match[1].matchAll(/([\w:]+)="([^"]*)"/g)) attrs[a[1]] = a[2].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  return { attrs, text: match[2] ?? '' };
+  for (const a of match[1].matchAll(/([\w:]+)="([^"]*)"/g)) {
+    attrs[a[1]] = a[2].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  }
+  let text = '';
+  if (match[2] !== '/') {
+    const rest = xml.slice(match.index + match[0].length);
+    const end = rest.indexOf(`</${name}>`);
+    if (end >= 0 && !rest.slice(0, end).includes('<')) text = rest.slice(0, end);
+  }
+  return { attrs, text };
 }
 
 /** Calls a signed operation the way a client does: uid, token, the parameters, and the sign over them. */

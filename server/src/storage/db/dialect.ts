@@ -10,7 +10,14 @@
  * - times are bigint epoch milliseconds, so no date functions differ;
  * - flags are 0/1 integers rather than PostgreSQL booleans, so rows read the same on both.
  */
-import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
+import {
+  PostgresAdapter,
+  sql,
+  type AliasedRawBuilder,
+  type ColumnDefinitionBuilder,
+  type CreateTableBuilder,
+  type Kysely,
+} from 'kysely';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -77,4 +84,41 @@ export function parseInt8(text: string): number {
 export async function migrateAtomically(db: Kysely<any>, up: (db: Kysely<any>) => Promise<void>): Promise<void> {
   if (db.isTransaction) return up(db);
   await db.transaction().execute(up);
+}
+
+/**
+ * FileSearch's substring index (migration 0004_file_name_search): the ids of files, of every
+ * account, live or not, whose name_key contains `key` as a literal substring, as a derived table
+ * `name_matches(id)`. The caller joins it to files, narrows it to one account's live files, and
+ * reads it in descending id order, which both engines serve from the index without sorting.
+ * Returns null when the index cannot serve a key this short (fewer than 3 characters, the length
+ * of a trigram on both engines); the caller then scans instead.
+ * - SQLite: the FTS5 trigram table files_name_search; `key` becomes one phrase ("" escapes ").
+ * - PostgreSQL: LIKE, which the pg_trgm GIN index files_name_key_trgm serves.
+ */
+export function fileNameMatches(db: Kysely<any>, key: string): AliasedRawBuilder<{ id: number }, 'name_matches'> | null {
+  if ([...key].length < 3) return null;
+  if (engineOf(db) === 'postgres') {
+    return sql<{ id: number }>`(select id from files where name_key like ${containsPattern(key)} escape '\\')`.as('name_matches');
+  }
+  const phrase = `"${key.replaceAll('"', '""')}"`;
+  return sql<{ id: number }>`(select rowid as id from files_name_search where files_name_search match ${phrase})`.as('name_matches');
+}
+
+/**
+ * A LIKE pattern (to be used with `escape '\'`) matching any text that contains `text` literally:
+ * `%`, `_` and `\` lose their special meaning. Written the same on both engines.
+ */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/**
+ * Keeps the query planner's statistics current as tables grow.
+ * - SQLite: gathers none by itself; `PRAGMA optimize` analyzes the tables whose statistics are
+ *   missing or stale (cheap when nothing changed).
+ * - PostgreSQL: autovacuum analyzes on its own; nothing to do.
+ */
+export async function refreshPlannerStatistics(db: Kysely<any>): Promise<void> {
+  if (engineOf(db) === 'sqlite') await sql`pragma optimize`.execute(db);
 }

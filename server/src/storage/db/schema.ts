@@ -89,6 +89,8 @@ interface ItemColumns {
   name: string;
   /** NFC-normalized, lower-cased name: what "unique per folder, case-insensitively" compares. */
   name_key: string;
+  /** operations/names.ts naturalSortKey(name): listings order by it (0002_item_order_and_search). */
+  sort_key: Defaulted<string>;
   size: Defaulted<number>;
   created_at: Millis;
   updated_at: Millis;
@@ -165,6 +167,37 @@ export interface EmailsTable {
   sent_at: Millis | null;
 }
 
+/** A tus upload (0003_uploads): in progress until completed_at is set; claimed by FileAdd (deleted). */
+export interface UploadsTable {
+  /** The tus upload id (128 random bits, hex). */
+  id: string;
+  account_id: number;
+  /** Upload-Length: the bytes the upload will have. */
+  length: number;
+  created_at: Millis;
+  /** After this the upload (in progress or completed and unclaimed) is purged. */
+  expires_at: Millis;
+  /** SHA-256 of the bytes, once hashed (before they move into the content store). */
+  sha256: string | null;
+  /** The content-store key the bytes are being moved to (its write intent is queued). */
+  staged_key: string | null;
+  /** Set, with content_id, once the bytes are stored: then FileAdd may claim the upload. */
+  completed_at: Millis | null;
+  content_id: number | null;
+}
+
+/** Blobs to delete from the content store (0003_uploads): unreferenced content and write intents. */
+export interface ContentRemovalsTable {
+  storage_key: string;
+  created_at: Millis;
+  /** Not before this time. */
+  due_at: Millis;
+  /** Set when deletion has begun: the key can no longer become live. */
+  started_at: Millis | null;
+  attempts: Defaulted<number>;
+  last_error: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -176,4 +209,6 @@ export interface Database {
   shares: SharesTable;
   links: LinksTable;
   emails: EmailsTable;
+  uploads: UploadsTable;
+  content_removals: ContentRemovalsTable;
 }

@@ -4,9 +4,15 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001_initial';
+import * as itemOrderAndSearch from './0002_item_order_and_search';
+import * as uploads from './0003_uploads';
+import * as fileNameSearch from './0004_file_name_search';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
+  '0002_item_order_and_search': itemOrderAndSearch,
+  '0003_uploads': uploads,
+  '0004_file_name_search': fileNameSearch,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,199 @@
+/**
+ * The listing operations (DECISIONS.md §13): GetFiles, GetFilesWhitPath, GetNewUploadFiles,
+ * FileSearch, GetRecycleFiles, GetShareFiles and GetLinkFiles.
+ *
+ * Every listing answers folders first, then files, each group in the order asked for: the key
+ * (`order`), reversed when `desc` is "1", then ties by natural name order, then by id, always
+ * ascending (storage/db/listings-repository.ts). Lists without a bound (a folder, the bin, shares,
+ * links) are counted first and then streamed from the database; bounded ones (500 new files,
+ * 1,000 search hits) are read whole.
+ */
+import {
+  countBin,
+  countChildren,
+  countLinked,
+  countShared,
+  isLiveFolder,
+  liveFolderChain,
+  linkedFileParentPaths,
+  listFilesAmong,
+  newestFileIds,
+  sharedItemParentPaths,
+  streamBinFiles,
+  streamBinFolders,
+  streamChildFiles,
+  streamChildFolders,
+  streamLinkedFiles,
+  streamSharedFiles,
+  streamSharedFolders,
+  type ListingOrder,
+  type PublicUrls,
+  type SortKey,
+} from '../storage/db/listings-repository';
+import { findFileIdsByName } from '../storage/db/search-repository';
+import type { CallContext, Caller, Listing, ParamsOf } from './context';
+import { invalidArgument, notFound, unauthorized } from './errors';
+import { nameKey, nameLength } from './names';
+
+export type { ListingOrder, SortKey } from '../storage/db/listings-repository';
+
+export const SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size', 'share', 'link'];
+
+/** GetNewUploadFiles: files added in the last 30 days, the newest 500 of them. */
+export const NEW_UPLOADS_DAYS = 30;
+export const NEW_UPLOADS_LIMIT = 500;
+
+/** FileSearch answers at most this many hits, with truncated="1" when more match. */
+export const SEARCH_HIT_LIMIT = 1_000;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The `order` and `desc` parameters of every listing: exactly one of the sort keys, and exactly
+ * "1" or "0". Anything else (absent, empty, "NAME", " 1") is refused with 400, so a client's typo
+ * never passes silently as some default order.
+ */
+export function parseListingOrder(order: string | null, desc: string | null): ListingOrder {
+  if (!SORT_KEYS.includes(order as SortKey)) throw invalidArgument(`order must be one of ${SORT_KEYS.join(', ')}`);
+  if (desc !== '0' && desc !== '1') throw invalidArgument('desc must be "1" (descending) or "0" (ascending)');
+  return { key: order as SortKey, descending: desc === '1' };
+}
+
+/**
+ * The `dir` parameter: "0", "" or absent is the root (0); otherwise a folder id in decimal digits
+ * (400 if it is not). An id too large to exist is simply not found.
+ */
+export function parseFolderId(dir: string | null): number {
+  if (dir === null || dir === '') return 0;
+  if (!/^[0-9]+$/.test(dir)) throw invalidArgument('dir must be a folder id (decimal digits), or "0" or "" for the root');
+  const id = Number(dir);
+  if (!Number.isSafeInteger(id)) throw notFound('folder not found');
+  return id;
+}
+
+function callerOf(ctx: CallContext): Caller {
+  if (!ctx.caller) throw unauthorized();
+  return ctx.caller;
+}
+
+function publicUrls(ctx: CallContext): PublicUrls {
+  return {
+    share: (code) => `${ctx.baseUrl}/s/${code}`,
+    link: (code, fileName) => `${ctx.baseUrl}/l/${code}/${encodeURIComponent(fileName)}`,
+  };
+}
+
+// A missing folder, another account's and one in the bin get the same 404: no existence oracle.
+// Locked (encrypted) folders will answer 423 with their tip at these two checks (DECISIONS.md §11).
+
+async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
+  if (folderId !== 0 && !(await isLiveFolder(ctx.services.db, accountId, folderId))) throw notFound('folder not found');
+}
+
+/** The chain of a live folder of the caller, root-most first and the folder last; [] for the root. */
+async function folderChain(ctx: CallContext, accountId: number, folderId: number): Promise<Array<{ id: number; name: string }>> {
+  if (folderId === 0) return [];
+  const chain = await liveFolderChain(ctx.services.db, accountId, folderId);
+  if (!chain) throw notFound('folder not found');
+  return chain;
+}
+
+export async function getFiles(ctx: CallContext, params: ParamsOf<'GetFiles'>): Promise<Listing> {
+  const { uid } = callerOf(ctx);
+  const folderId = parseFolderId(params.dir);
+  const order = parseListingOrder(params.order, params.desc);
+  const { db } = ctx.services;
+  await checkFolder(ctx, uid, folderId);
+  const count = await countChildren(db, uid, folderId);
+  return {
+    kind: 'listing',
+    count: count.folders + count.files,
+    folders: streamChildFolders(db, uid, folderId, order),
+    files: streamChildFiles(db, uid, folderId, order),
+  };
+}
+
+export async function getFilesWhitPath(ctx: CallContext, params: ParamsOf<'GetFilesWhitPath'>): Promise<Listing> {
+  const { uid } = callerOf(ctx);
+  const folderId = parseFolderId(params.dir);
+  const order = parseListingOrder(params.order, params.desc);
+  const { db } = ctx.services;
+  const chain = await folderChain(ctx, uid, folderId);
+  const folderPath = chain.map((link) => `/${link.name}`).join('');
+  const count = await countChildren(db, uid, folderId);
+  return {
+    kind: 'listing',
+    count: count.folders + count.files,
+    path: { value: folderPath || '/', dirs: [{ id: 0, name: '' }, ...chain] },
+    folders: streamChildFolders(db, uid, folderId, order, folderPath),
+    files: streamChildFiles(db, uid, folderId, order, folderPath),
+  };
+}
+
+export async function getNewUploadFiles(ctx: CallContext, params: ParamsOf<'GetNewUploadFiles'>): Promise<Listing> {
+  const { uid } = callerOf(ctx);
+  const order = parseListingOrder(params.order, params.desc);
+  const since = new Date(ctx.services.now().getTime() - NEW_UPLOADS_DAYS * DAY_MS);
+  const { db } = ctx.services;
+  const files = await listFilesAmong(db, uid, await newestFileIds(db, uid, since, NEW_UPLOADS_LIMIT), order);
+  return { kind: 'listing', count: files.length, folders: [], files };
+}
+
+/**
+ * The keyword as given (not trimmed: " report" finds only names with a space before "report"),
+ * 1 to maxKeywordLength characters; compared as its name key, so case-insensitively in every script.
+ */
+function searchKey(keyword: string | null, maxLength: number): string {
+  if (keyword === null || keyword === '') throw invalidArgument('keyword is empty');
+  if (nameLength(keyword) > maxLength) throw invalidArgument(`keyword is longer than ${maxLength} characters`);
+  return nameKey(keyword);
+}
+
+export async function fileSearch(ctx: CallContext, params: ParamsOf<'FileSearch'>): Promise<Listing> {
+  const { uid } = callerOf(ctx);
+  const order = parseListingOrder(params.order, params.desc);
+  const key = searchKey(params.keyword, ctx.services.config.limits.maxKeywordLength);
+  const { db } = ctx.services;
+  // One candidate past the limit tells whether more match, without counting them all.
+  const candidates = await findFileIdsByName(db, uid, key, SEARCH_HIT_LIMIT + 1);
+  const truncated = candidates.length > SEARCH_HIT_LIMIT;
+  const files = await listFilesAmong(db, uid, candidates.slice(0, SEARCH_HIT_LIMIT), order);
+  return { kind: 'listing', count: files.length, truncated, folders: [], files };
+}
+
+export async function getRecycleFiles(ctx: CallContext, params: ParamsOf<'GetRecycleFiles'>): Promise<Listing> {
+  const { uid } = callerOf(ctx);
+  const order = parseListingOrder(params.order, params.desc);
+  const { db, config } = ctx.services;
+  const count = await countBin(db, uid);
+  return {
+    kind: 'listing',
+    count: count.folders + count.files,
+    folders: streamBinFolders(db, uid, order, config.recycleRetentionDays),
+    files: streamBinFiles(db, uid, order, config.recycleRetentionDays),
+  };
+}
+
+export async function getShareFiles(ctx: CallContext, params: ParamsOf<'GetShareFiles'>): Promise<Listing> {
+  const { uid } = callerOf(ctx);
+  const order = parseListingOrder(params.order, params.desc);
+  const { db } = ctx.services;
+  const count = await countShared(db, uid);
+  const paths = await sharedItemParentPaths(db, uid);
+  const urls = publicUrls(ctx);
+  return {
+    kind: 'listing',
+    count: count.folders + count.files,
+    folders: streamSharedFolders(db, uid, order, paths, urls),
+    files: streamSharedFiles(db, uid, order, paths, urls),
+  };
+}
+
+export async function getLinkFiles(ctx: CallContext, params: ParamsOf<'GetLinkFiles'>): Promise<Listing> {
+  const { uid } = callerOf(ctx);
+  const order = parseListingOrder(params.order, params.desc);
+  const { db } = ctx.services;
+  const count = await countLinked(db, uid);
+  const paths = await linkedFileParentPaths(db, uid);
+  return { kind: 'listing', count, folders: [], files: streamLinkedFiles(db, uid, order, paths, publicUrls(ctx)) };
+}

@@ -1,0 +1,409 @@
+/**
+ * The recycle bin (DECISIONS.md §8): FolderAndFileDelete, FolderDelete, FolderAndFileRestore,
+ * RecycleEmpty (ext), and the retention sweep that housekeeping runs.
+ *
+ * - To the bin (is_real=0): the items given become entries of the bin (deleted_at, deleted_from);
+ *   everything live beneath a given folder goes with it (binned_under), and disappears from
+ *   listings, search, shares and links at once (their readers check liveness). An item given
+ *   together with a folder it lies in gets its own entry. The bin counts against the quota.
+ * - For good (is_real=1, RecycleEmpty, the sweep): the items with everything beneath them, their
+ *   shares and links; the files' bytes are given back; content no file references any more is
+ *   removed from storage after the commit (content-removal.ts). Entries of the bin that were
+ *   deleted directly from beneath a folder earlier are entries of their own: deleting the folder
+ *   for good leaves them in the bin (with their own retention), and restoring them then takes them
+ *   to the root ("if that folder is gone").
+ * - Restore: each entry goes back to its parent folder, matched by id, if that folder is live (or
+ *   comes back in the same call); else to the root. A name taken there gets " (restored)",
+ *   " (restored 2)", … before the extension.
+ *
+ * Every batch is checked first, one query per table, and is all-or-nothing; each operation is one
+ * transaction (inTreeTransaction), so a crash leaves the database before or after it.
+ *
+ * Folder sizes: a folder's size is the total of the live files beneath it; a folder in the bin
+ * keeps the size of what comes back with it. Deltas go to adjustFolderSizes once the tree has its
+ * final shape; its walk up follows parent ids whatever the state, so a delta at a folder in the
+ * bin reaches the live folders above it.
+ */
+import type { Kysely } from 'kysely';
+import { createLogger } from '../log';
+import { adjustFolderSizes, findLiveFiles, findLiveFolders, lockAccountTree } from '../storage/db/items-repository';
+import { folderPaths } from '../storage/db/listings-repository';
+import {
+  binSubtrees,
+  countBinnedUnder,
+  deleteBin,
+  deleteSubtrees,
+  findExpiredEntries,
+  findItemStates,
+  findLiveKeys,
+  findLiveKeysContaining,
+  markDeleted,
+  markRestored,
+  nearestAmong,
+  releaseUsedBytes,
+  unbinSubtrees,
+  type ExpiredEntry,
+  type ItemStatus,
+  type RestoredEntry,
+} from '../storage/db/recycle-bin-repository';
+import type { Database } from '../storage/db/schema';
+import { removeUnreferencedContent } from './content-removal';
+import type { CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, Services } from './context';
+import { conflict, invalidArgument, notFound, unauthorized } from './errors';
+import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
+import { parseIdList, parseIdLists, requireFiles, requireFolders, type IdLists } from './id-lists';
+import { nameKey, nameLength, storedName, withSuffix } from './names';
+
+const DAY_MS = 86_400_000;
+
+/** What a restored item whose name is taken is called: "report (restored).pdf", then " (restored 2)", … */
+export const RESTORED_SUFFIX = ' (restored)';
+const restoredSuffix = (n: number) => (n === 1 ? RESTORED_SUFFIX : ` (restored ${n})`);
+/** What every suffixed name's key contains: the suffix without its closing parenthesis or number. */
+const RESTORED_FRAGMENT = ' (restored';
+
+/** A permanent delete answers once content removal is done, or after this long (it then goes on behind). */
+const CONTENT_REMOVAL_WAIT_MS = 2_000;
+
+/** The retention sweep: bin entries looked at per batch, and the rows one batch may delete (at least one entry). */
+const SWEEP_ENTRIES_PER_BATCH = 100;
+const SWEEP_ROWS_PER_BATCH = 10_000;
+/** Work per sweep is bounded; what is left waits for the next run. */
+const SWEEP_MAX_BATCHES = 100;
+
+function accountOf(ctx: CallContext): number {
+  if (!ctx.caller) throw unauthorized();
+  return ctx.caller.uid;
+}
+
+/** is_real: exactly 0 (to the bin) or 1 (for good). */
+function isRealOf(value: number): boolean {
+  if (value === 0) return false;
+  if (value === 1) return true;
+  throw invalidArgument('is_real must be 0 (to the recycle bin) or 1 (delete permanently)');
+}
+
+// ---- The operations -------------------------------------------------------------------------------
+
+export async function folderAndFileDelete(ctx: CallContext, params: ParamsOf<'FolderAndFileDelete'>): Promise<Empty> {
+  const accountId = accountOf(ctx);
+  const forGood = isRealOf(params.is_real);
+  const ids = parseIdLists(params.dirids, params.fids, ctx.services.config.limits.maxIdsPerList);
+  await (forGood ? deleteForGood(ctx.services, accountId, ids) : moveToBin(ctx.services, accountId, ids));
+  return { kind: 'empty' };
+}
+
+export async function folderDelete(ctx: CallContext, params: ParamsOf<'FolderDelete'>): Promise<Empty> {
+  const accountId = accountOf(ctx);
+  const forGood = isRealOf(params.is_real);
+  const folderIds = parseIdList(params.dirids, 'dirids', ctx.services.config.limits.maxIdsPerList);
+  if (folderIds.length === 0) throw invalidArgument('dirids is empty: name at least one folder');
+  const ids: IdLists = { folderIds, fileIds: [] };
+  await (forGood ? deleteForGood(ctx.services, accountId, ids) : moveToBin(ctx.services, accountId, ids));
+  return { kind: 'empty' };
+}
+
+export async function folderAndFileRestore(ctx: CallContext, params: ParamsOf<'FolderAndFileRestore'>): Promise<Listing> {
+  const accountId = accountOf(ctx);
+  const ids = parseIdLists(params.dirids, params.fids, ctx.services.config.limits.maxIdsPerList);
+  const restored = await restoreItems(ctx.services, accountId, ids);
+  return { kind: 'listing', count: restored.folders.length + restored.files.length, ...restored };
+}
+
+export async function recycleEmpty(ctx: CallContext, _params: ParamsOf<'RecycleEmpty'>): Promise<Empty> {
+  await emptyBin(ctx.services, accountOf(ctx));
+  return { kind: 'empty' };
+}
+
+// ---- To the bin -----------------------------------------------------------------------------------
+
+type Given = { readonly kind: 'folder' | 'file'; readonly id: number; readonly parentId: number; readonly size: number };
+
+/**
+ * The size changes of taking the given live items to the bin. Each item takes its size away from
+ * its parent and every ancestor; an item that lies beneath another given folder Y stops there: it
+ * gives its size back at Y's parent, because Y's own delta (its size, which included the item's)
+ * already takes it from everything above Y. Y's kept size thereby loses the item, which has an
+ * entry of its own: a restore of Y alone brings back only what is still in it.
+ */
+function removalDeltas(items: readonly Given[], nearest: ReadonlyMap<number, number>, parentOfFolder: ReadonlyMap<number, number>): Map<number, number> {
+  const deltas = new Map<number, number>();
+  const add = (folderId: number, delta: number) => deltas.set(folderId, (deltas.get(folderId) ?? 0) + delta);
+  for (const item of items) {
+    add(item.parentId, -item.size);
+    const holder = nearest.get(item.parentId);
+    if (holder !== undefined) add(parentOfFolder.get(holder)!, item.size);
+  }
+  return deltas;
+}
+
+/** Moves the caller's live items, with their subtrees, to the bin: all or nothing (404 for any other id). */
+export async function moveToBin(services: Services, accountId: number, ids: IdLists): Promise<void> {
+  const { db, now } = services;
+  await inTreeTransaction(db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const folders = await requireFolders(tx, accountId, ids.folderIds);
+    const files = await requireFiles(tx, accountId, ids.fileIds);
+    const given: Given[] = [
+      ...[...folders.values()].map((f): Given => ({ kind: 'folder', id: f.id, parentId: f.parentId, size: f.size })),
+      ...[...files.values()].map((f): Given => ({ kind: 'file', id: f.id, parentId: f.folderId, size: f.size })),
+    ];
+    const parents = [...new Set(given.map((item) => item.parentId))];
+    const nearest = await nearestAmong(tx, accountId, parents, ids.folderIds);
+    const paths = await folderPaths(tx, accountId, parents);
+    const from = (item: Given) => paths.get(item.parentId) || '/';
+    const entries = (kind: Given['kind']) => given.filter((item) => item.kind === kind).map((item) => ({ id: item.id, from: from(item) }));
+
+    const at = now();
+    await markDeleted(tx, accountId, 'folders', entries('folder'), at);
+    await markDeleted(tx, accountId, 'files', entries('file'), at);
+    await binSubtrees(tx, accountId, ids.folderIds);
+    const parentOfFolder = new Map([...folders.values()].map((f) => [f.id, f.parentId]));
+    await adjustFolderSizes(tx, accountId, removalDeltas(given, nearest, parentOfFolder));
+  });
+}
+
+// ---- For good -------------------------------------------------------------------------------------
+
+/** 404 for an id that is not the caller's item; `allowed` says which states an operation accepts. */
+function requireStates(kind: string, ids: readonly number[], found: readonly ItemStatus[], allowed: ReadonlySet<ItemStatus['state']>): Map<number, ItemStatus> {
+  const byId = new Map(found.filter((item) => allowed.has(item.state)).map((item) => [item.id, item]));
+  const missing = ids.find((id) => !byId.has(id));
+  if (missing !== undefined) throw notFound(missing === 0 ? `${kind} not found` : `${kind} ${missing} not found`);
+  return byId;
+}
+
+const LIVE_OR_ENTRY = new Set<ItemStatus['state']>(['live', 'deleted']);
+
+/**
+ * Deletes the caller's items for good, live or entries of the bin, with what is beneath them (but
+ * not other entries of the bin: see the header); not items beneath a folder in the bin (404: they
+ * are reached through that folder). All or nothing.
+ */
+export async function deleteForGood(services: Services, accountId: number, ids: IdLists): Promise<void> {
+  await inTreeTransaction(services.db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const folders = requireStates('folder', ids.folderIds, await findItemStates(tx, accountId, 'folders', ids.folderIds), LIVE_OR_ENTRY);
+    const files = requireStates('file', ids.fileIds, await findItemStates(tx, accountId, 'files', ids.fileIds), LIVE_OR_ENTRY);
+
+    // Only live items count in their ancestors' sizes (an entry's size left them when it was binned),
+    // and only those not beneath another given folder (that one's size takes them along).
+    const live: Given[] = [
+      ...[...folders.values()].filter((f) => f.state === 'live').map((f): Given => ({ kind: 'folder', ...f })),
+      ...[...files.values()].filter((f) => f.state === 'live').map((f): Given => ({ kind: 'file', ...f })),
+    ];
+    const nearest = await nearestAmong(tx, accountId, live.map((item) => item.parentId), ids.folderIds);
+    const deltas = new Map<number, number>();
+    for (const item of live) {
+      if (!nearest.has(item.parentId)) deltas.set(item.parentId, (deltas.get(item.parentId) ?? 0) - item.size);
+    }
+
+    const { bytes } = await deleteSubtrees(tx, accountId, ids.folderIds, ids.fileIds);
+    await releaseUsedBytes(tx, accountId, bytes);
+    await adjustFolderSizes(tx, accountId, deltas);
+  });
+  await removeContentAfterCommit(services);
+}
+
+/** Deletes everything in the caller's bin for good. An empty bin is not an error. */
+export async function emptyBin(services: Services, accountId: number): Promise<void> {
+  const { items } = await inTreeTransaction(services.db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const deleted = await deleteBin(tx, accountId);
+    await releaseUsedBytes(tx, accountId, deleted.bytes);
+    return deleted;
+  });
+  if (items > 0) await removeContentAfterCommit(services);
+}
+
+/**
+ * Content that the deletion left unreferenced goes now rather than at the next housekeeping run.
+ * The deletion is committed whatever happens here: a failure is logged and housekeeping retries;
+ * a long removal (a huge folder) goes on behind the answer.
+ */
+async function removeContentAfterCommit(services: Services): Promise<void> {
+  const removal = removeUnreferencedContent(services).then(
+    () => undefined,
+    (error: unknown) =>
+      createLogger(services.config.log).error('content removal after a permanent delete failed', {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CONTENT_REMOVAL_WAIT_MS);
+    timer.unref();
+  });
+  await Promise.race([removal, waited]);
+  clearTimeout(timer);
+}
+
+// ---- Restore --------------------------------------------------------------------------------------
+
+/** Restore looks at every state, to tell what is not in the bin (409) from what is not the caller's (404). */
+const ANY_STATE = new Set<ItemStatus['state']>(['live', 'deleted', 'beneath']);
+
+export interface RestoredItems {
+  readonly folders: FolderItem[];
+  readonly files: FileItem[];
+}
+
+type Restoring = { readonly kind: 'folder' | 'file'; readonly item: ItemStatus; destination: number; name: string };
+
+/**
+ * Restores entries of the caller's bin (see the header for where each goes), all or nothing: an id
+ * that is not the caller's item is 404; a live item or one beneath a folder in the bin is 409.
+ * Returns the restored items where they went, with their paths.
+ */
+export async function restoreItems(services: Services, accountId: number, ids: IdLists): Promise<RestoredItems> {
+  const { db, config } = services;
+  return inTreeTransaction(db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const folders = requireStates('folder', ids.folderIds, await findItemStates(tx, accountId, 'folders', ids.folderIds), ANY_STATE);
+    const files = requireStates('file', ids.fileIds, await findItemStates(tx, accountId, 'files', ids.fileIds), ANY_STATE);
+    const restoring: Restoring[] = [
+      ...ids.folderIds.map((id): Restoring => ({ kind: 'folder', item: folders.get(id)!, destination: 0, name: '' })),
+      ...ids.fileIds.map((id): Restoring => ({ kind: 'file', item: files.get(id)!, destination: 0, name: '' })),
+    ];
+    for (const { kind, item } of restoring) {
+      if (item.state === 'live') throw conflict(`${kind} ${item.id} is not in the recycle bin`);
+      if (item.state === 'beneath') {
+        throw conflict(`${kind} ${item.id} is not in the recycle bin itself: it is inside a deleted folder; restore that folder`);
+      }
+    }
+
+    // A parent is there to go back to if it is live, or comes back in this call (an entry restored
+    // here, or beneath one); else (gone for good, or in the bin) the item goes to the root.
+    const restoredFolders = new Set(ids.folderIds);
+    const parentIds = [...new Set(restoring.map(({ item }) => item.parentId).filter((id) => id !== 0))];
+    const parents = new Map((await findItemStates(tx, accountId, 'folders', parentIds)).map((p) => [p.id, p]));
+    const comesBack = (parent: ItemStatus | undefined) =>
+      parent !== undefined &&
+      (parent.state === 'live' ||
+        (parent.state === 'deleted' && restoredFolders.has(parent.id)) ||
+        (parent.state === 'beneath' && restoredFolders.has(parent.binnedUnder!)));
+    for (const entry of restoring) entry.destination = comesBack(parents.get(entry.item.parentId)) ? entry.item.parentId : 0;
+
+    // Subtrees first: their names then count as taken in the folders they come back with.
+    await unbinSubtrees(tx, accountId, ids.folderIds);
+    await chooseNames(tx, config.limits.maxNameLength, accountId, restoring);
+
+    const restoredEntry = (entry: Restoring): RestoredEntry => {
+      const stored = storedName(entry.name);
+      return { id: entry.item.id, parentId: entry.destination, name: stored.name, key: stored.key, sortKey: stored.sortKey };
+    };
+    await markRestored(tx, accountId, 'folders', restoring.filter((e) => e.kind === 'folder').map(restoredEntry));
+    await markRestored(tx, accountId, 'files', restoring.filter((e) => e.kind === 'file').map(restoredEntry));
+    const deltas = new Map<number, number>();
+    for (const { destination, item } of restoring) deltas.set(destination, (deltas.get(destination) ?? 0) + item.size);
+    await adjustFolderSizes(tx, accountId, deltas);
+
+    const paths = await folderPaths(tx, accountId, restoring.map((entry) => entry.destination));
+    const pathOf = (dir: number, name: string) => `${paths.get(dir) ?? ''}/${name}`;
+    const liveFolders = new Map((await findLiveFolders(tx, accountId, ids.folderIds)).map((f) => [f.id, f]));
+    const liveFiles = new Map((await findLiveFiles(tx, accountId, ids.fileIds)).map((f) => [f.id, f]));
+    return {
+      folders: ids.folderIds.map((id) => {
+        const folder = toFolderItem(liveFolders.get(id)!);
+        return { ...folder, path: pathOf(folder.dir, folder.name) };
+      }),
+      files: ids.fileIds.map((id) => {
+        const file = toFileItem(liveFiles.get(id)!);
+        return { ...file, path: pathOf(file.dir, file.name) };
+      }),
+    };
+  });
+}
+
+/**
+ * Gives each restored item its name in its destination: its own, or the first free suffixed form
+ * when a live item there (or one restored before it in this call) has it. Live names are read in
+ * one query; the suffixed names already used, only for the destinations where a suffix is needed.
+ */
+async function chooseNames(tx: Kysely<Database>, maxNameLength: number, accountId: number, restoring: Restoring[]): Promise<void> {
+  const destinations = [...new Set(restoring.map((entry) => entry.destination))];
+  const taken = new Map<number, Set<string>>(destinations.map((id) => [id, new Set<string>()]));
+  const liveKeys = await findLiveKeys(tx, accountId, destinations, [...new Set(restoring.map((e) => nameKey(e.item.name)))]);
+  for (const { folderId, key } of liveKeys) taken.get(folderId)!.add(key);
+
+  // Where a suffix may be needed: a name is taken, or two restored items share one.
+  const crowded = new Set<number>();
+  const wanted = new Map<number, Set<string>>(destinations.map((id) => [id, new Set<string>()]));
+  for (const { destination, item } of restoring) {
+    const key = nameKey(item.name);
+    if (taken.get(destination)!.has(key) || wanted.get(destination)!.has(key)) crowded.add(destination);
+    wanted.get(destination)!.add(key);
+  }
+  if (crowded.size > 0) {
+    const suffixed = await findLiveKeysContaining(tx, accountId, [...crowded], RESTORED_FRAGMENT);
+    for (const { folderId, key } of suffixed) taken.get(folderId)!.add(key);
+  }
+
+  for (const entry of restoring) {
+    const used = taken.get(entry.destination)!;
+    const isFile = entry.kind === 'file';
+    let name = entry.item.name;
+    for (let n = 1; used.has(nameKey(name)); n++) name = withSuffix(entry.item.name, restoredSuffix(n), isFile);
+    if (nameLength(name) > maxNameLength) {
+      throw conflict(`"${entry.item.name}" is taken where it would be restored, and "${name}" would be longer than ${maxNameLength} characters`);
+    }
+    used.add(nameKey(name));
+    entry.name = name;
+  }
+}
+
+// ---- The retention sweep --------------------------------------------------------------------------
+
+export interface SweepReport {
+  /** Entries of the bin deleted for good. */
+  readonly purged: number;
+}
+
+/**
+ * Housekeeping: deletes for good the entries of every account's bin deleted more than
+ * config.recycleRetentionDays ago, with their subtrees. In bounded batches: each transaction takes
+ * one account's oldest entries up to about SWEEP_ROWS_PER_BATCH rows beneath them (a single entry
+ * bigger than that goes alone, since it must go whole). Idempotent and safe on several instances
+ * at once: each transaction takes the account's lock and deletes only what is, at that moment,
+ * still an expired entry. Content is left to content removal, which housekeeping runs next.
+ */
+export async function purgeExpiredBinItems(services: Services): Promise<SweepReport> {
+  let purged = 0;
+  for (let batch = 0; batch < SWEEP_MAX_BATCHES; batch++) {
+    const cutoff = new Date(services.now().getTime() - services.config.recycleRetentionDays * DAY_MS);
+    const candidates = await findExpiredEntries(services.db, cutoff, SWEEP_ENTRIES_PER_BATCH);
+    if (candidates.length === 0) break;
+    const weights = await countBinnedUnder(services.db, candidates.filter((e) => e.table === 'folders').map((e) => e.id));
+    const taken: ExpiredEntry[] = [];
+    let rows = 0;
+    for (const entry of candidates) {
+      const weight = 1 + (entry.table === 'folders' ? (weights.get(entry.id) ?? 0) : 0);
+      if (taken.length > 0 && rows + weight > SWEEP_ROWS_PER_BATCH) break;
+      taken.push(entry);
+      rows += weight;
+    }
+    for (const accountId of new Set(taken.map((entry) => entry.accountId))) {
+      const mine = taken.filter((entry) => entry.accountId === accountId);
+      purged += await purgeEntries(services.db, accountId, mine, cutoff);
+    }
+    if (candidates.length < SWEEP_ENTRIES_PER_BATCH && taken.length === candidates.length) break;
+  }
+  return { purged };
+}
+
+/** Deletes for good those of `entries` that are still entries of the account's bin deleted before `cutoff`. */
+async function purgeEntries(db: Kysely<Database>, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date): Promise<number> {
+  const idsOf = (table: ExpiredEntry['table']) => entries.filter((entry) => entry.table === table).map((entry) => entry.id);
+  return inTreeTransaction(db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const stillExpired = (items: ItemStatus[]) =>
+      items.filter((item) => item.state === 'deleted' && item.deletedAt!.getTime() < cutoff.getTime()).map((item) => item.id);
+    const folderIds = stillExpired(await findItemStates(tx, accountId, 'folders', idsOf('folders')));
+    const fileIds = stillExpired(await findItemStates(tx, accountId, 'files', idsOf('files')));
+    if (folderIds.length + fileIds.length === 0) return 0;
+    // Entries' sizes left their ancestors when they were binned: only the used bytes change.
+    const { bytes } = await deleteSubtrees(tx, accountId, folderIds, fileIds);
+    await releaseUsedBytes(tx, accountId, bytes);
+    return folderIds.length + fileIds.length;
+  });
+}

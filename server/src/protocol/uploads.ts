@@ -1,0 +1,247 @@
+/**
+ * The tus 1.0 upload endpoint at /upload/ (DECISIONS.md §6), on @tus/server with @tus/file-store
+ * writing to `<dataDir>/uploads/`. This module adds what tus leaves to the application:
+ *
+ * - Authentication: every request but OPTIONS carries `Authorization: Bearer <token>` (the token
+ *   of a Login); otherwise 401. The token is never logged (the request log has only the path).
+ * - Ownership: the account that created an upload is the only one that can see, resume or end it;
+ *   anyone else gets the same 404 as for an id that does not exist.
+ * - Limits: Upload-Length is required (no deferred length) and checked against the upload limit
+ *   and the account's remaining quota, less what its other unexpired uploads reserve → 413.
+ * - Completion: when the last byte arrives, the bytes are hashed and stored once per hash
+ *   (operations/uploads.ts); the answer carries `Upload-SHA256: <64 hex>`, the `hash` FileAdd
+ *   takes. HEAD on a completed upload also answers with it (and Upload-Offset = Upload-Length), so
+ *   a client whose last answer was lost learns it too.
+ * - Expiry: an unfinished upload can be resumed for 24 h (Upload-Expires on every answer about
+ *   it), a completed one waits 24 h for FileAdd; an expired upload answers 410 Gone until
+ *   housekeeping removes it, then 404. GET is not offered: downloads are the signed /d/ URLs.
+ *
+ * The upload's state lives in the database and the upload folder, never in this process, except
+ * tus' in-process lock (see "Scaling out" in docs/uploads-and-downloads.md).
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FileStore } from '@tus/file-store';
+import { Server, type Upload } from '@tus/server';
+import type { Logger } from '../log';
+import type { Caller, Services } from '../operations/context';
+import { OpError, ResultCode } from '../operations/errors';
+import { authenticateBearer } from '../operations/sessions';
+import {
+  beginUpload,
+  cancelUpload,
+  completeIfArrived,
+  completeUpload,
+  findOwnUpload,
+  isUploadId,
+  uploadsDirectory,
+  type OwnUpload,
+} from '../operations/uploads';
+import { requestFacts } from './http-common';
+import { newIncidentId } from './pipeline';
+
+const TUS_RESUMABLE = '1.0.0';
+const UPLOAD_PATH = /^\/upload(?:\/([^/]*))?\/?$/;
+const SHA256_HEADER = 'Upload-SHA256';
+
+/** What the wrapper learned about a request before tus handles it. */
+interface UploadRequest {
+  readonly caller: Caller;
+  readonly baseUrl: string;
+  /** The id a creation (POST) will get. */
+  readonly newId: string;
+}
+
+/** A refusal in the shape @tus/server sends: status and plain-text body. */
+interface TusError {
+  readonly status_code: number;
+  readonly body: string;
+}
+
+type NodeBacked = { runtime?: { node?: { req?: IncomingMessage; res?: ServerResponse } } };
+
+export class UploadEndpoint {
+  private readonly tus: Server;
+  private readonly requests = new WeakMap<IncomingMessage, UploadRequest>();
+
+  constructor(
+    private readonly services: Services,
+    private readonly log: Logger,
+  ) {
+    // No tus-side expiry: uploads expire by their database row (UPLOAD_LIFETIME_MS), which this
+    // wrapper checks before tus sees the request, and housekeeping removes their files.
+    const datastore = new FileStore({ directory: uploadsDirectory(services.config) });
+    // Upload-Length is needed up front to check it against the limit and the quota.
+    datastore.extensions = datastore.extensions.filter((extension) => extension !== 'creation-defer-length');
+
+    this.tus = new Server({
+      path: '/upload',
+      datastore,
+      maxSize: services.config.limits.maxUploadBytes,
+      // Same origin only: no CORS headers.
+      allowedOrigins: () => false,
+      namingFunction: (req) => this.requestOf(req).newId,
+      generateUrl: (req, { id }) => `${this.requestOf(req).baseUrl}/upload/${id}`,
+      onUploadCreate: async (req, upload) => {
+        const { caller } = this.requestOf(req);
+        try {
+          const created = await beginUpload(services, caller.uid, upload.id, upload.size ?? -1);
+          nodeOf(req).res?.setHeader('Upload-Expires', created.expiresAt.toUTCString());
+        } catch (error) {
+          throw tusErrorOf(error);
+        }
+        return {};
+      },
+      onUploadFinish: async (req, upload: Upload) => {
+        const { caller } = this.requestOf(req);
+        try {
+          const completed = await completeUpload(services, caller.uid, upload.id);
+          nodeOf(req).res?.removeHeader('Upload-Expires');
+          return { headers: { [SHA256_HEADER]: completed.sha256 } };
+        } catch (error) {
+          throw tusErrorOf(error);
+        }
+      },
+      onResponseError: (_req, error) => {
+        if (isTusError(error)) return undefined;
+        const incident = newIncidentId();
+        log.error('incident', { incident, path: '/upload/…', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        return { status_code: 500, body: `Internal error (incident ${incident}).\n` };
+      },
+    });
+  }
+
+  /** Answers the request if it is for /upload/; false when the path is not one. */
+  async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const match = UPLOAD_PATH.exec(url.pathname);
+    if (!match) return false;
+    const id = match[1] || null;
+    const method = req.method ?? 'GET';
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+
+    if (method === 'OPTIONS') {
+      await this.tus.handle(req, res);
+      return true;
+    }
+    const allowed = id === null ? 'POST, OPTIONS' : 'HEAD, PATCH, DELETE, OPTIONS';
+    if (!allowed.split(', ').includes(method)) {
+      reply(res, 405, 'Method not allowed.\n', { Allow: allowed });
+      return true;
+    }
+
+    const caller = await this.authenticate(req);
+    if (!caller) {
+      reply(res, 401, 'An upload needs the header Authorization: Bearer <token> with a live token.\n', { 'WWW-Authenticate': 'Bearer realm="fss"' });
+      return true;
+    }
+
+    if (id !== null) {
+      const upload = isUploadId(id) ? await findOwnUpload(this.services, caller.uid, id) : null;
+      if (!upload) {
+        reply(res, 404, 'Upload not found.\n');
+        return true;
+      }
+      if (upload.expiresAt.getTime() <= this.services.now().getTime()) {
+        reply(res, 410, 'The upload has expired.\n');
+        return true;
+      }
+      if (upload.sha256 !== null) {
+        await this.answerCompleted(req, res, caller, upload);
+        return true;
+      }
+      if (method === 'HEAD') {
+        // All bytes here but never completed (a crash, a lost last answer): complete it now.
+        const done = await completeIfArrived(this.services, caller.uid, id);
+        if (done) {
+          await this.answerCompleted(req, res, caller, { ...upload, sha256: done.sha256 });
+          return true;
+        }
+      }
+      res.setHeader('Upload-Expires', upload.expiresAt.toUTCString());
+      if (method === 'DELETE') {
+        // Termination, without tus: the row goes first (the reservation with it), then the files.
+        await cancelUpload(this.services, caller.uid, id);
+        reply(res, 204, '');
+        return true;
+      }
+    }
+
+    const newId = randomBytes(16).toString('hex');
+    this.requests.set(req, { caller, baseUrl: requestFacts(req, this.services.config).baseUrl, newId });
+    await this.tus.handle(req, res);
+    if (method === 'POST' && res.statusCode !== 201) {
+      // A creation that failed after its row was written (a body cut short, a disk error): the
+      // client never learned the upload's URL, so nothing can resume it; free its reservation now.
+      await cancelUpload(this.services, caller.uid, newId).catch((error: unknown) => {
+        if (!(error instanceof OpError)) throw error; // not found: no row was written
+      });
+    }
+    return true;
+  }
+
+  /** A completed upload: HEAD and a repeated final PATCH answer with its hash; DELETE forgets it. */
+  private async answerCompleted(req: IncomingMessage, res: ServerResponse, caller: Caller, upload: OwnUpload): Promise<void> {
+    const done = { 'Upload-Offset': String(upload.length), [SHA256_HEADER]: upload.sha256 ?? '' };
+    switch (req.method) {
+      case 'HEAD':
+        reply(res, 200, '', { ...done, 'Upload-Length': String(upload.length) });
+        return;
+      case 'PATCH':
+        if (req.headers['upload-offset'] === String(upload.length) && Number(req.headers['content-length'] ?? 0) === 0) reply(res, 204, '', done);
+        else reply(res, 409, 'The upload is complete.\n', { ...done, Connection: 'close' });
+        return;
+      default:
+        await cancelUpload(this.services, caller.uid, upload.id);
+        reply(res, 204, '');
+    }
+  }
+
+  private async authenticate(req: IncomingMessage): Promise<Caller | null> {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+    if (!match) return null;
+    try {
+      return await authenticateBearer(this.services, match[1]);
+    } catch (error) {
+      if (error instanceof OpError && error.code === ResultCode.Unauthorized) return null;
+      throw error;
+    }
+  }
+
+  private requestOf(req: object): UploadRequest {
+    const node = nodeOf(req).req;
+    const known = node && this.requests.get(node);
+    if (!known) throw new Error('an upload request reached tus without passing the wrapper');
+    return known;
+  }
+}
+
+/** The Node request and response behind @tus/server's web Request (srvx keeps them). */
+function nodeOf(req: object): { req?: IncomingMessage; res?: ServerResponse } {
+  return (req as unknown as NodeBacked).runtime?.node ?? {};
+}
+
+function reply(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.setHeader('Tus-Resumable', TUS_RESUMABLE);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (status === 204 || res.req.method === 'HEAD') {
+    if (status !== 204) res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.writeHead(status);
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.writeHead(status);
+  res.end(body);
+}
+
+function isTusError(error: unknown): error is TusError {
+  return typeof error === 'object' && error !== null && typeof (error as TusError).status_code === 'number' && typeof (error as TusError).body === 'string';
+}
+
+/** Refusals of the operations become tus answers with the matching status; the rest stays an error. */
+function tusErrorOf(error: unknown): unknown {
+  if (!(error instanceof OpError)) return error;
+  return { status_code: error.code, body: `${error.message}\n` } satisfies TusError;
+}

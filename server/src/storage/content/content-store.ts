@@ -1,0 +1,61 @@
+/**
+ * Where the bytes of content live, by storage key: a folder on local disk in the embedded default
+ * (local-disk-store.ts), an S3-compatible bucket when scaled out. The database (`content`) says
+ * which key holds what; the store knows nothing about hashes, files or accounts.
+ *
+ * Keys are unique per content row and never reused: a new write always gets a new key (newKey),
+ * even for bytes stored before. So deleting an old key can never remove a newer upload of the
+ * same bytes, and a key queued for removal can never name a live blob again.
+ */
+import type { Readable } from 'node:stream';
+
+/** Inclusive byte offsets, as in HTTP Range: `{ start: 0, end: 0 }` is the first byte. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface BlobStat {
+  readonly size: number;
+}
+
+export interface ContentStore {
+  /** A key never handed out before, for bytes with this SHA-256 (lowercase hex). */
+  newKey(sha256: string): string;
+
+  /**
+   * Puts a finished local file under `key` and consumes the file (it is moved, or copied and
+   * removed). When this resolves the bytes are durable under the key; until then the key holds
+   * nothing, whatever happens: a crash never leaves part of a file under a key.
+   */
+  putFile(key: string, sourcePath: string): Promise<void>;
+
+  /**
+   * The bytes under `key` (all of them, or one range), as a stream that reads as it is consumed.
+   * Rejects, before any byte is read, when the key holds nothing.
+   */
+  read(key: string, range?: ByteRange): Promise<Readable>;
+
+  /** The size of what `key` holds; null when nothing. */
+  stat(key: string): Promise<BlobStat | null>;
+
+  /** Deletes what `key` holds. Idempotent: deleting a key that holds nothing succeeds. */
+  delete(key: string): Promise<void>;
+
+  /** Every key that holds something, in no particular order (for integrity checks). */
+  listKeys(): AsyncIterable<string>;
+
+  /**
+   * Removes what interrupted writes left behind (temporary files, unfinished multipart uploads)
+   * started before `before`; returns how many. Never touches a key.
+   */
+  sweepPartialWrites(before: Date): Promise<number>;
+}
+
+/** A key that is not of this store's form: never a path outside the store. */
+export class InvalidStorageKeyError extends Error {
+  constructor(key: string) {
+    super(`invalid storage key: ${JSON.stringify(key.slice(0, 100))}`);
+    this.name = 'InvalidStorageKeyError';
+  }
+}

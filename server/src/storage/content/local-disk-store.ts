@@ -1,0 +1,202 @@
+/**
+ * The content store of the embedded default: files under `<dataDir>/content/`.
+ *
+ * Layout: key `ab/cd/<sha256>-<16 hex>` is the file `content/ab/cd/<sha256>-<16 hex>`. Two levels of
+ * 256 fan-out directories keep every directory small (a million blobs: ~15 per directory), and the
+ * random suffix makes each key unique even for the same bytes (content-store.ts). Temporary files
+ * live in `content/.tmp/`, on the same file system as the keys, so that they can be renamed.
+ *
+ * Durability: a key appears only by rename(2) of a complete file that has been fsync'ed, and the
+ * directory holding the key is fsync'ed after the rename (and each new fan-out directory in its
+ * parent). A kill -9 at any moment leaves either no file under the key or the whole file; what a
+ * crash may leave is a temporary file, which sweepPartialWrites removes.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants, createWriteStream, promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { InvalidStorageKeyError, type BlobStat, type ByteRange, type ContentStore } from './content-store';
+
+const KEY = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-([0-9a-f]{16})$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+const FAN_OUT = /^[0-9a-f]{2}$/;
+const BLOB_NAME = /^[0-9a-f]{64}-[0-9a-f]{16}$/;
+const TEMP_DIR = '.tmp';
+
+export class LocalDiskStore implements ContentStore {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  newKey(sha256: string): string {
+    if (!SHA256.test(sha256)) throw new Error('newKey needs a lowercase hex SHA-256');
+    return `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}-${randomBytes(8).toString('hex')}`;
+  }
+
+  async putFile(key: string, sourcePath: string): Promise<void> {
+    const target = this.pathOf(key);
+    const dir = path.dirname(target);
+    await this.ensureDirectory(dir);
+    if (await exists(target)) throw new Error(`storage key already holds content: ${key}`);
+
+    try {
+      // Same file system: the finished file itself becomes the key, after its bytes are on disk.
+      await fsyncFile(sourcePath);
+      await fs.rename(sourcePath, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      // Another file system: copy into a temporary file beside the keys, then rename that.
+      const temp = await this.copyToTemp(sourcePath);
+      try {
+        await fs.rename(temp, target);
+      } catch (renameError) {
+        await fs.rm(temp, { force: true });
+        throw renameError;
+      }
+      await fs.rm(sourcePath, { force: true });
+    }
+    await fsyncDirectory(dir);
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    const handle = await fs.open(this.pathOf(key), constants.O_RDONLY);
+    // Opened first, so that a missing key rejects here rather than failing a half-sent answer.
+    return handle.createReadStream(range ? { start: range.start, end: range.end, autoClose: true } : { autoClose: true });
+  }
+
+  async stat(key: string): Promise<BlobStat | null> {
+    try {
+      const stats = await fs.stat(this.pathOf(key));
+      return stats.isFile() ? { size: stats.size } : null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.pathOf(key);
+    try {
+      await fs.unlink(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    await fsyncDirectory(path.dirname(file));
+  }
+
+  async *listKeys(): AsyncIterable<string> {
+    for (const first of await listNames(this.root)) {
+      if (!FAN_OUT.test(first)) continue;
+      for (const second of await listNames(path.join(this.root, first))) {
+        if (!FAN_OUT.test(second)) continue;
+        const dir = await fs.opendir(path.join(this.root, first, second)).catch(ignoreMissing);
+        if (!dir) continue;
+        for await (const entry of dir) {
+          if (entry.isFile() && BLOB_NAME.test(entry.name)) yield `${first}/${second}/${entry.name}`;
+        }
+      }
+    }
+  }
+
+  async sweepPartialWrites(before: Date): Promise<number> {
+    const tempDir = path.join(this.root, TEMP_DIR);
+    let removed = 0;
+    for (const name of await listNames(tempDir)) {
+      const file = path.join(tempDir, name);
+      const stats = await fs.stat(file).catch(ignoreMissing);
+      if (stats && stats.mtimeMs < before.getTime()) {
+        await fs.rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /** The file of a key; refuses anything not of the key form, so no key names a path outside. */
+  private pathOf(key: string): string {
+    const match = KEY.exec(key);
+    if (!match || match[3].slice(0, 2) !== match[1] || match[3].slice(2, 4) !== match[2]) throw new InvalidStorageKeyError(key);
+    return path.join(this.root, match[1], match[2], `${match[3]}-${match[4]}`);
+  }
+
+  /** Creates a fan-out directory and makes its entry in each new parent durable. */
+  private async ensureDirectory(dir: string): Promise<void> {
+    if (await exists(dir)) return;
+    const first = await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    if (first === undefined) return;
+    // Every directory from the first one created down to `dir` is new: sync each parent.
+    for (let current = dir; current.length >= first.length; current = path.dirname(current)) {
+      await fsyncDirectory(path.dirname(current));
+    }
+  }
+
+  private async copyToTemp(sourcePath: string): Promise<string> {
+    const tempDir = path.join(this.root, TEMP_DIR);
+    await fs.mkdir(tempDir, { recursive: true, mode: 0o700 });
+    const temp = path.join(tempDir, randomBytes(16).toString('hex'));
+    const source = await fs.open(sourcePath, constants.O_RDONLY);
+    try {
+      await pipeline(source.createReadStream(), createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      await fsyncFile(temp);
+      return temp;
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    } finally {
+      await source.close().catch(() => {});
+    }
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function listNames(dir: string): Promise<string[]> {
+  return (await fs.readdir(dir).catch(ignoreMissing)) ?? [];
+}
+
+function ignoreMissing(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw error;
+}
+
+async function fsyncFile(file: string): Promise<void> {
+  const handle = await fs.open(file, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Makes a directory's entries (a rename, a new file, a deletion) durable. Platforms that cannot
+ * open a directory for fsync (Windows) refuse with EISDIR/EPERM/EINVAL; there nothing more can be
+ * done from user space.
+ */
+async function fsyncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(dir, constants.O_RDONLY);
+  } catch (error) {
+    if (['EISDIR', 'EPERM', 'EINVAL'].includes((error as NodeJS.ErrnoException).code ?? '')) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    await handle.close();
+  }
+}

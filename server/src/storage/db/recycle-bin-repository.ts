@@ -1,0 +1,412 @@
+/**
+ * SQL for the recycle bin (DECISIONS.md §8): which state the caller's items are in, moving items
+ * and their subtrees to the bin and back, deleting for good, and finding what the retention sweep
+ * may purge. The rules (what may be deleted, restored, where to, sizes) are operations/recycle-bin.ts.
+ *
+ * How the bin is stored (0001_initial):
+ * - an item deleted directly has `deleted_at` and `deleted_from`: what the bin lists;
+ * - everything that was live beneath a folder deleted directly has `binned_under` = that folder's
+ *   id, so restoring the folder is one indexed update per table, however big its subtree;
+ * - items deleted directly beneath it earlier keep their own entry and their own subtree, also
+ *   when the folder is deleted for good (their parent id then names no folder any more);
+ * - parent ids never change while in the bin: a restore matches parents by id (ids are never
+ *   reused, dialect.addIdColumn, so a gone parent's id can never name another folder).
+ * Hence the invariant this file relies on: everything beneath an item that is not live is not
+ * live either (nothing can be added to, moved into or restored into a folder in the bin).
+ *
+ * Every statement works on sets (id lists, subtrees by recursive CTEs over parent ids), never
+ * one per item; the CTEs and UPDATE … FROM read the same on SQLite (3.33+) and PostgreSQL.
+ * Parameters of VALUES lists are cast, because PostgreSQL types them as text otherwise. Join
+ * orders that matter are fixed with CROSS JOIN (SQLite's rule: the left table is the outer loop),
+ * as in listings-repository.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from './schema';
+
+/** Bounds every walk of the tree, as in items-repository: a corrupt cycle cannot loop forever. */
+const MAX_WALK_DEPTH = 100_000;
+
+export type ItemTable = 'folders' | 'files';
+
+const parentColumn = { folders: 'parent_id', files: 'folder_id' } as const;
+
+/**
+ * Where an item is: in the tree, in the bin as an entry of its own (deleted directly), or beneath
+ * a folder in the bin (reachable only through that folder).
+ */
+export type ItemState = 'live' | 'deleted' | 'beneath';
+
+export interface ItemStatus {
+  readonly id: number;
+  /** parent_id or folder_id; 0 = the root. */
+  readonly parentId: number;
+  readonly name: string;
+  /** A file's size; a folder's kept size (for a folder in the bin: what comes back with it). */
+  readonly size: number;
+  readonly state: ItemState;
+  /** When it was deleted directly (state 'deleted'), else null. */
+  readonly deletedAt: Date | null;
+  /** The folder in the bin it lies beneath (state 'beneath'), else null. */
+  readonly binnedUnder: number | null;
+}
+
+/** A list of ids for `in (…)`; `(null)` when empty, which matches nothing on both engines. */
+function idList(ids: readonly number[]): RawBuilder<unknown> {
+  return ids.length === 0 ? sql`(null)` : sql`(${sql.join(ids.map((id) => sql`${id}`))})`;
+}
+
+/**
+ * `account_id = A` as a filter that no index serves (unary plus), for statements that an id list
+ * (or binned_under) should drive: SQLite, which has no statistics here, otherwise prefers walking
+ * the account's whole index to looking the ids up. The same SQL on PostgreSQL, which plans from
+ * its statistics anyway.
+ */
+function ownedBy(accountId: number, column = 'account_id'): RawBuilder<unknown> {
+  return sql`+${sql.ref(column)} = ${accountId}`;
+}
+
+interface StatusRow {
+  id: number;
+  parent_id: number;
+  name: string;
+  size: number;
+  deleted_at: number | null;
+  binned_under: number | null;
+}
+
+/**
+ * The account's items of `table` among `ids`, whatever their state, in one query. Fewer rows
+ * than ids = some are missing or another account's.
+ */
+export async function findItemStates(
+  db: Kysely<Database>,
+  accountId: number,
+  table: ItemTable,
+  ids: readonly number[],
+): Promise<ItemStatus[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<StatusRow>`
+    select id, ${sql.ref(parentColumn[table])} as parent_id, name, size, deleted_at, binned_under
+    from ${sql.table(table)}
+    where ${ownedBy(accountId)} and id in ${idList(ids)}`.execute(db);
+  return rows.map((row) => ({
+    id: Number(row.id),
+    parentId: Number(row.parent_id),
+    name: row.name,
+    size: Number(row.size),
+    state: row.deleted_at !== null ? 'deleted' : row.binned_under !== null ? 'beneath' : 'live',
+    deletedAt: row.deleted_at === null ? null : new Date(Number(row.deleted_at)),
+    binnedUnder: row.binned_under === null ? null : Number(row.binned_under),
+  }));
+}
+
+/**
+ * For each folder of `starts`, the nearest folder of `among` on its chain (the folder itself
+ * included), when there is one: which of a batch's items lie beneath another of its folders.
+ * One walk up from all starts together, stopping at the first hit.
+ */
+export async function nearestAmong(
+  db: Kysely<Database>,
+  accountId: number,
+  starts: readonly number[],
+  among: readonly number[],
+): Promise<Map<number, number>> {
+  const seeds = [...new Set(starts)].filter((id) => id !== 0);
+  if (seeds.length === 0 || among.length === 0) return new Map();
+  const { rows } = await sql<{ start: number; id: number }>`
+    with recursive up(start, id, depth) as (
+      select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(seeds)}
+      union all
+      select up.start, f.parent_id, up.depth + 1
+      from up cross join folders f
+      where f.id = up.id
+        and f.account_id = ${accountId} and f.parent_id <> 0 and up.id not in ${idList(among)} and up.depth < ${MAX_WALK_DEPTH}
+    )
+    select start, id from up where id in ${idList(among)}`.execute(db);
+  return new Map(rows.map((row) => [Number(row.start), Number(row.id)]));
+}
+
+/** One item to put in the bin, with its original parent path (`/A/B`, `/` for the root). */
+export interface BinEntry {
+  readonly id: number;
+  readonly from: string;
+}
+
+/** Makes the items entries of the bin: deleted_at = at, deleted_from = each one's path. One statement. */
+export async function markDeleted(
+  db: Kysely<Database>,
+  accountId: number,
+  table: ItemTable,
+  entries: readonly BinEntry[],
+  at: Date,
+): Promise<void> {
+  if (entries.length === 0) return;
+  const values = sql.join(entries.map((entry) => sql`(cast(${entry.id} as bigint), cast(${entry.from} as text))`));
+  await sql`
+    with marked(id, deleted_from) as (values ${values})
+    update ${sql.table(table)}
+    set deleted_at = ${at.getTime()}, deleted_from = marked.deleted_from
+    from marked
+    where ${sql.ref(`${table}.id`)} = marked.id and ${ownedBy(accountId, `${table}.account_id`)}`.execute(db);
+}
+
+/**
+ * Sets binned_under = F on every live item beneath each folder F of `folderIds` (already marked
+ * deleted). Folders: one statement per folder F, a walk down its live subtree (CROSS JOIN keeps
+ * SQLite's walk going from each folder to its children by the parent index), so the cost follows
+ * the size of the subtrees, never of the account. The walk goes through live folders only, so
+ * items deleted directly earlier (and given folders nested in one another) keep their own entries
+ * and subtrees. Files: one statement for all, following the folders' new marks through the
+ * binned_under index: a file in F itself gets F, a file in a folder binned under F gets F.
+ */
+export async function binSubtrees(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<void> {
+  if (folderIds.length === 0) return;
+  for (const root of folderIds) {
+    await sql`
+      with recursive subtree(id, depth) as (
+        select cast(${root} as bigint), 0
+        union all
+        select f.id, s.depth + 1
+        from subtree s cross join folders f
+        where f.account_id = ${accountId} and f.parent_id = s.id
+          and f.deleted_at is null and f.binned_under is null and s.depth < ${MAX_WALK_DEPTH}
+      )
+      update folders set binned_under = ${root}
+      where id in (select id from subtree where depth > 0)`.execute(db);
+  }
+  await sql`
+    update files set binned_under = coalesce((select holder.binned_under from folders holder where holder.id = files.folder_id), folder_id)
+    where account_id = ${accountId} and deleted_at is null and binned_under is null
+      and folder_id in (
+        select id from folders where ${ownedBy(accountId)} and id in ${idList(folderIds)}
+        union all
+        select id from folders where ${ownedBy(accountId)} and binned_under in ${idList(folderIds)}
+      )`.execute(db);
+}
+
+/** Makes the subtrees of the folders `folderIds` (being restored) live again: one statement per table. */
+export async function unbinSubtrees(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<void> {
+  if (folderIds.length === 0) return;
+  for (const table of ['folders', 'files'] as const) {
+    await sql`update ${sql.table(table)} set binned_under = null where ${ownedBy(accountId)} and binned_under in ${idList(folderIds)}`.execute(db);
+  }
+}
+
+/** One restored item: its parent from now on and its name as stored (name, key, sort key). */
+export interface RestoredEntry {
+  readonly id: number;
+  readonly parentId: number;
+  readonly name: string;
+  readonly key: string;
+  readonly sortKey: string;
+}
+
+/** Takes the items out of the bin into their parents, under their (possibly suffixed) names. One statement. */
+export async function markRestored(db: Kysely<Database>, accountId: number, table: ItemTable, entries: readonly RestoredEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const values = sql.join(
+    entries.map(
+      (e) =>
+        sql`(cast(${e.id} as bigint), cast(${e.parentId} as bigint), cast(${e.name} as text), cast(${e.key} as text), cast(${e.sortKey} as text))`,
+    ),
+  );
+  const parent = sql.ref(parentColumn[table]);
+  await sql`
+    with restored(id, parent_id, name, name_key, sort_key) as (values ${values})
+    update ${sql.table(table)}
+    set ${parent} = restored.parent_id, name = restored.name, name_key = restored.name_key, sort_key = restored.sort_key,
+        deleted_at = null, deleted_from = null
+    from restored
+    where ${sql.ref(`${table}.id`)} = restored.id and ${ownedBy(accountId, `${table}.account_id`)}`.execute(db);
+}
+
+/** A live name key in a folder. */
+export interface FolderKey {
+  readonly folderId: number;
+  readonly key: string;
+}
+
+/**
+ * Which of `keys` the live items directly in the folders `folderIds` use, in one query over both
+ * tables (every pair of folder and key is looked up in the live-name index).
+ */
+export async function findLiveKeys(
+  db: Kysely<Database>,
+  accountId: number,
+  folderIds: readonly number[],
+  keys: readonly string[],
+): Promise<FolderKey[]> {
+  if (folderIds.length === 0 || keys.length === 0) return [];
+  const { rows } = await sql<{ folder_id: number; name_key: string }>`
+    select parent_id as folder_id, name_key from folders
+    where account_id = ${accountId} and parent_id in ${idList(folderIds)} and name_key in (${sql.join(keys)})
+      and deleted_at is null and binned_under is null
+    union all
+    select folder_id, name_key from files
+    where account_id = ${accountId} and folder_id in ${idList(folderIds)} and name_key in (${sql.join(keys)})
+      and deleted_at is null and binned_under is null`.execute(db);
+  return rows.map((row) => ({ folderId: Number(row.folder_id), key: row.name_key }));
+}
+
+/** `!` escapes LIKE's wildcards (and itself); the same ESCAPE clause works on both engines. */
+const escapeLike = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
+
+/** The live keys directly in the folders `folderIds` that contain `fragment`, in one query over both tables. */
+export async function findLiveKeysContaining(
+  db: Kysely<Database>,
+  accountId: number,
+  folderIds: readonly number[],
+  fragment: string,
+): Promise<FolderKey[]> {
+  if (folderIds.length === 0) return [];
+  const pattern = `%${escapeLike(fragment)}%`;
+  const { rows } = await sql<{ folder_id: number; name_key: string }>`
+    select parent_id as folder_id, name_key from folders
+    where account_id = ${accountId} and parent_id in ${idList(folderIds)} and name_key like ${pattern} escape '!'
+      and deleted_at is null and binned_under is null
+    union all
+    select folder_id, name_key from files
+    where account_id = ${accountId} and folder_id in ${idList(folderIds)} and name_key like ${pattern} escape '!'
+      and deleted_at is null and binned_under is null`.execute(db);
+  return rows.map((row) => ({ folderId: Number(row.folder_id), key: row.name_key }));
+}
+
+/**
+ * What a permanent deletion removes, as SQL: a prefix (a CTE, or nothing) shared by every
+ * statement, and subqueries of the folder ids and the file ids.
+ */
+interface Doomed {
+  readonly prefix: RawBuilder<unknown>;
+  readonly folders: RawBuilder<unknown>;
+  readonly files: RawBuilder<unknown>;
+}
+
+/**
+ * Deletes the rows `doomed` selects, with their shares and links (and, by cascade, the e-mails
+ * of those shares), and returns the bytes of the files deleted, for the account's used bytes.
+ * Content rows are left to content removal (operations/content-removal.ts): once no file
+ * references them they go, blobs after the commit.
+ */
+async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed): Promise<{ bytes: number; items: number }> {
+  const { prefix, folders, files } = doomed;
+  const owned = ownedBy(accountId);
+  const totals = await sql<{ bytes: number | null; files: number; folders: number }>`
+    ${prefix}
+    select
+      (select sum(size) from files where ${owned} and id in (${files})) as bytes,
+      (select count(*) from files where ${owned} and id in (${files})) as files,
+      (select count(*) from folders where ${owned} and id in (${folders})) as folders`.execute(db);
+  const { bytes, files: fileCount, folders: folderCount } = totals.rows[0];
+  if (Number(fileCount) + Number(folderCount) === 0) return { bytes: 0, items: 0 };
+
+  await sql`${prefix} delete from links where ${owned} and file_id in (${files})`.execute(db);
+  await sql`
+    ${prefix}
+    delete from shares
+    where ${owned} and ((item_type = 'file' and item_id in (${files})) or (item_type = 'folder' and item_id in (${folders})))`.execute(db);
+  await sql`${prefix} delete from files where ${owned} and id in (${files})`.execute(db);
+  await sql`${prefix} delete from folders where ${owned} and id in (${folders})`.execute(db);
+  return { bytes: Number(bytes ?? 0), items: Number(fileCount) + Number(folderCount) };
+}
+
+/**
+ * Deletes for good the folders `folderIds` with everything beneath them that is live or beneath a
+ * folder in the bin, and the files `fileIds`, with their shares and links. Entries of the bin
+ * beneath them (deleted directly, earlier) are not walked into: they stay in the bin with their
+ * own subtrees and retention, and a restore takes them to the root. Returns the bytes of the files
+ * deleted. Folder sizes and used bytes are the caller's to adjust.
+ */
+export async function deleteSubtrees(
+  db: Kysely<Database>,
+  accountId: number,
+  folderIds: readonly number[],
+  fileIds: readonly number[],
+): Promise<{ bytes: number; items: number }> {
+  if (folderIds.length === 0 && fileIds.length === 0) return { bytes: 0, items: 0 };
+  const prefix = sql`
+    with recursive doomed(id, depth) as (
+      select id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(folderIds)}
+      union all
+      select f.id, d.depth + 1
+      from doomed d cross join folders f
+      where f.account_id = ${accountId} and f.parent_id = d.id and f.deleted_at is null and d.depth < ${MAX_WALK_DEPTH}
+    )`;
+  return deleteDoomed(db, accountId, {
+    prefix,
+    folders: sql`select id from doomed`,
+    files: sql`
+      select id from files where ${ownedBy(accountId)} and id in ${idList(fileIds)}
+      union all
+      select id from files where account_id = ${accountId} and folder_id in (select id from doomed) and deleted_at is null`,
+  });
+}
+
+/**
+ * Deletes for good everything in the account's bin: its entries (the bin index) and everything
+ * beneath them (binned_under is always the id of a folder among the entries). By the invariant
+ * above, that is every item of the account that is not live. No walk needed.
+ */
+export async function deleteBin(db: Kysely<Database>, accountId: number): Promise<{ bytes: number; items: number }> {
+  const folderEntries = sql`select id from folders where account_id = ${accountId} and deleted_at is not null`;
+  const inBin = (table: ItemTable) => sql`
+    select id from ${sql.table(table)} where account_id = ${accountId} and deleted_at is not null
+    union all
+    select id from ${sql.table(table)} where binned_under in (${folderEntries})`;
+  return deleteDoomed(db, accountId, { prefix: sql``, folders: inBin('folders'), files: inBin('files') });
+}
+
+/** Gives back `bytes` of the account's quota (files deleted for good). */
+export async function releaseUsedBytes(db: Kysely<Database>, accountId: number, bytes: number): Promise<void> {
+  if (bytes === 0) return;
+  await db
+    .updateTable('accounts')
+    .set((eb) => ({ used_bytes: eb('used_bytes', '-', bytes) }))
+    .where('id', '=', accountId)
+    .execute();
+}
+
+/** An entry of some account's bin, deleted directly before a cutoff. */
+export interface ExpiredEntry {
+  readonly table: ItemTable;
+  readonly id: number;
+  readonly accountId: number;
+  readonly deletedAt: Date;
+}
+
+/**
+ * Up to `limit` entries of any account's bins deleted before `before`, in no particular order.
+ * Accounts drive (CROSS JOIN), and each account's expired entries are one range of its bin index
+ * (account_id, deleted_at): the cost follows the number of accounts and of entries returned, not
+ * the size of the bins.
+ */
+export async function findExpiredEntries(db: Kysely<Database>, before: Date, limit: number): Promise<ExpiredEntry[]> {
+  const cutoff = before.getTime();
+  const expired = (table: ItemTable) => sql`
+    select ${sql.lit(table)} as item_table, item.id, item.account_id, item.deleted_at
+    from accounts cross join ${sql.table(table)} as item
+    where item.account_id = accounts.id and item.deleted_at is not null and item.deleted_at < ${cutoff}`;
+  const { rows } = await sql<{ item_table: ItemTable; id: number; account_id: number; deleted_at: number }>`
+    ${expired('folders')}
+    union all
+    ${expired('files')}
+    limit ${limit}`.execute(db);
+  return rows.map((row) => ({
+    table: row.item_table,
+    id: Number(row.id),
+    accountId: Number(row.account_id),
+    deletedAt: new Date(Number(row.deleted_at)),
+  }));
+}
+
+/** How many rows (folders and files) lie beneath each folder of the bin `folderIds`, by the binned_under index. */
+export async function countBinnedUnder(db: Kysely<Database>, folderIds: readonly number[]): Promise<Map<number, number>> {
+  if (folderIds.length === 0) return new Map();
+  const { rows } = await sql<{ id: number; n: number }>`
+    select binned_under as id, count(*) as n from (
+      select binned_under from folders where binned_under in ${idList(folderIds)}
+      union all
+      select binned_under from files where binned_under in ${idList(folderIds)}
+    ) as beneath
+    group by binned_under`.execute(db);
+  return new Map(rows.map((row) => [Number(row.id), Number(row.n)]));
+}
