@@ -22,6 +22,7 @@ import {
 } from './operations/accounts';
 import type { Services } from './operations/context';
 import { OpError } from './operations/errors';
+import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/integrity';
 import { closeDatabase, openDatabase } from './storage/db/database';
 import { loadServerSecret } from './storage/secret';
 
@@ -43,6 +44,8 @@ const USAGE = `Usage: fss <command>
   fss apikey create NAME [--label TEXT]       create an API key for APILogin (shown once)
   fss apikey list NAME                        list an account's API keys
   fss apikey revoke NAME ID                   delete an API key and end its sessions
+  fss fsck [--repair]                         check the database against the content store;
+                                              --repair recomputes counters, removes orphan bytes
   fss help                                    show this help
 
 NAME is an account name or its numeric id; ${ACCOUNT_NAME_RULE}.
@@ -93,6 +96,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<n
       return userCommand(rest, env, io);
     case 'apikey':
       return apiKeyCommand(rest, env, io);
+    case 'fsck':
+      return fsck(rest, env, io);
     case undefined:
       throw new UsageError('missing command');
     default:
@@ -180,6 +185,18 @@ async function apiKeyCommand([sub, ...rest]: string[], env: NodeJS.ProcessEnv, i
     default:
       throw new UsageError(`unknown apikey command "${sub}": use create, list or revoke`);
   }
+}
+
+/** Exit 0 when nothing is wrong (after repair, when asked), 1 when problems remain. */
+async function fsck(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const { values } = parse(args, { repair: { type: 'boolean' } }, 0);
+  return withServices(env, async (services) => {
+    const report = await checkIntegrity(services, { repair: values.repair === true });
+    for (const line of describeReport(report)) io.stdout.write(line + '\n');
+    const remaining = report.repaired ? unrepairable(report) : problemCount(report);
+    io.stdout.write(remaining === 0 ? 'fsck: no problems\n' : `fsck: ${remaining} problem(s)\n`);
+    return remaining === 0 ? EXIT_OK : EXIT_FAILED;
+  });
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
