@@ -66,7 +66,7 @@ export class UploadEndpoint {
 
   constructor(
     private readonly services: Services,
-    private readonly log: Logger,
+    log: Logger,
   ) {
     // No tus-side expiry: uploads expire by their database row (UPLOAD_LIFETIME_MS), which this
     // wrapper checks before tus sees the request, and housekeeping removes their files.

@@ -10,8 +10,8 @@ import { buildApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createAccount, createApiKey } from '../../src/operations/accounts';
 import { signRequest } from '../../src/operations/signing';
-import type { OperationSpec } from '../../src/catalog/operations';
-import { callInForm, type Form, type HttpAnswer, type Value } from './requests';
+import { findOperation, type OperationSpec } from '../../src/catalog/operations';
+import { callInForm, resultXml, type Form, type HttpAnswer, type Value } from './requests';
 
 export interface TestApp {
   readonly url: string;
@@ -91,4 +91,14 @@ export function callSigned(
   for (const p of op.params) if (p.name !== 'sign') text[p.name] = values[p.name] === undefined || values[p.name] === null ? '' : String(values[p.name]);
   values.sign = signRequest(session.key, op.name, text);
   return callInForm(app.url, form, op, values);
+}
+
+const Login = findOperation('OAuthService', 'Login')!;
+
+/** Logs in over one of the four forms; throws with the answer when the login is refused. */
+export async function logIn(app: TestApp, form: Form, uid: string, pwd: string): Promise<Session> {
+  const answer = await callInForm(app.url, form, Login, { uid, pwd });
+  const token = element(resultXml(answer, Login), 'token');
+  if (!token || token.text === '0') throw new Error(`login refused: ${answer.body}`);
+  return { uid: Number(token.attrs.uid), token: token.text, key: token.attrs.key };
 }

@@ -3,19 +3,12 @@
  * folder sizes and the account's used bytes kept up to date, on a real SQLite file.
  */
 import { describe, expect, test } from 'vitest';
-import { OpError, ResultCode } from '../../src/operations/errors';
+import { ResultCode } from '../../src/operations/errors';
 import { naturalSortKey } from '../../src/operations/names';
 import { openTestServices } from '../helpers/database';
 import { addFile, addFolder, addFolderChain, countingStatements, folderSizes, snapshot, testAccount } from '../helpers/tree';
+import { rejected } from '../helpers/refusals';
 
-async function rejected(promise: Promise<unknown>): Promise<OpError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OpError);
-  return error as OpError;
-}
 
 async function usedBytes(services: Awaited<ReturnType<typeof openTestServices>>, accountId: number): Promise<number> {
   return (await snapshot(services.db, accountId)).usedBytes;

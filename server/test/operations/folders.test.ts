@@ -5,14 +5,13 @@
 import { describe, expect, test } from 'vitest';
 import { defaultLimits } from '../../src/config';
 import type { FileItem, FolderItem, Services } from '../../src/operations/context';
-import { OpError, ResultCode } from '../../src/operations/errors';
+import { ResultCode } from '../../src/operations/errors';
 import { inTreeTransaction } from '../../src/operations/file-records';
 import { fileRename, folderAdd, folderRename, move } from '../../src/operations/folders';
 import { naturalSortKey } from '../../src/operations/names';
 import { openTestServices, type TestServices } from '../helpers/database';
 import {
   addFile,
-  addFolder,
   addFolderChain,
   as,
   countingStatements,
@@ -21,6 +20,7 @@ import {
   snapshot,
   testAccount,
 } from '../helpers/tree';
+import { rejected } from '../helpers/refusals';
 
 const signed = { uid: 0n, token: 'test-token', sign: '' };
 
@@ -33,14 +33,6 @@ const callFileRename = (services: Services, accountId: number, fid: number | big
 const callMove = (services: Services, accountId: number, dirids: string | null, fids: string | null, todir: number | bigint) =>
   move(as(services, accountId), { ...signed, dirids, fids, todir: BigInt(todir) });
 
-async function rejected(promise: Promise<unknown>): Promise<OpError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OpError);
-  return error as OpError;
-}
 
 async function aliceAndBob(): Promise<{ services: TestServices; alice: number; bob: number }> {
   const services = await openTestServices();

@@ -7,6 +7,7 @@ import { OpError, ResultCode } from '../../src/operations/errors';
 import { itemIdOf, parseIdList, parseIdLists, requireFiles, requireFolder, requireFolders, requireParent } from '../../src/operations/id-lists';
 import { openTestServices } from '../helpers/database';
 import { addFile, addFolder, testAccount } from '../helpers/tree';
+import { rejected } from '../helpers/refusals';
 
 function thrown(run: () => unknown): OpError {
   try {
@@ -18,14 +19,6 @@ function thrown(run: () => unknown): OpError {
   throw new Error('nothing was thrown');
 }
 
-async function rejected(promise: Promise<unknown>): Promise<OpError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OpError);
-  return error as OpError;
-}
 
 describe('parseIdList', () => {
   test('reads comma-separated ids', () => {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import type { FileItem, FolderItem, Listing, Services } from '../../src/operations/context';
-import { OpError, ResultCode } from '../../src/operations/errors';
+import { ResultCode } from '../../src/operations/errors';
 import { runHousekeeping } from '../../src/operations/housekeeping';
 import { folderRename, move } from '../../src/operations/folders';
 import { getFiles, getRecycleFiles } from '../../src/operations/listings';
@@ -18,6 +18,7 @@ import { nameKey, naturalSortKey } from '../../src/operations/names';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 import { addFile, addFolder, as, folderSizes, recomputedSize, snapshot, testAccount } from '../helpers/tree';
+import { rejected } from '../helpers/refusals';
 
 const DAY = 86_400_000;
 const run = promisify(execFile);
@@ -33,14 +34,6 @@ const restore = async (services: Services, accountId: number, dirids: string | n
 };
 const emptyBin = (services: Services, accountId: number) => recycleEmpty(as(services, accountId), signed);
 
-async function rejected(promise: Promise<unknown>): Promise<OpError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OpError);
-  return error as OpError;
-}
 
 async function drain<T>(items: Iterable<T> | AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

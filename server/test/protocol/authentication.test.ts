@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec } from '../../src/catalog/operations';
 import { signRequest } from '../../src/operations/signing';
-import { addAccount, addApiKey, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { addAccount, addApiKey, callSigned, element, startTestApp, type Session, type TestApp, logIn } from '../helpers/app-server';
 import { callInForm, FORMS, resultXml, type Form } from '../helpers/requests';
 
 const op = (service: 'OAuthService' | 'FileService' | 'UserService', name: string): OperationSpec => findOperation(service, name)!;
@@ -26,12 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-async function login(form: Form, uid: string, pwd: string): Promise<Session> {
-  const answer = await callInForm(app.url, form, Login, { uid, pwd });
-  const token = element(resultXml(answer, Login), 'token');
-  if (!token || token.text === '0') throw new Error(`login refused: ${answer.body}`);
-  return { uid: Number(token.attrs.uid), token: token.text, key: token.attrs.key };
-}
+const login = (form: Form, uid: string, pwd: string): Promise<Session> => logIn(app, form, uid, pwd);
 
 const listing = { dir: '0', order: 'name', desc: '0' };
 

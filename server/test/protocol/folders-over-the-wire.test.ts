@@ -4,12 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec } from '../../src/catalog/operations';
-import { addAccount, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, FORMS, resultXml, type Form } from '../helpers/requests';
+import { addAccount, callSigned, element, startTestApp, type Session, type TestApp, logIn } from '../helpers/app-server';
+import { FORMS, resultXml, type Form } from '../helpers/requests';
 import { addFile } from '../helpers/tree';
 
 const op = (service: 'OAuthService' | 'FileService', name: string): OperationSpec => findOperation(service, name)!;
-const Login = op('OAuthService', 'Login');
 const FolderAdd = op('FileService', 'FolderAdd');
 const FolderRename = op('FileService', 'FolderRename');
 const FileRename = op('FileService', 'FileRename');
@@ -26,12 +25,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-async function login(form: Form, uid: string, pwd: string): Promise<Session> {
-  const answer = await callInForm(app.url, form, Login, { uid, pwd });
-  const token = element(resultXml(answer, Login), 'token');
-  if (!token || token.text === '0') throw new Error(`login refused: ${answer.body}`);
-  return { uid: Number(token.attrs.uid), token: token.text, key: token.attrs.key };
-}
+const login = (form: Form, uid: string, pwd: string): Promise<Session> => logIn(app, form, uid, pwd);
 
 /** The attributes of the first start tag `name`, whether or not the element has children. */
 function startTag(xml: string, name: string): Record<string, string> | undefined {

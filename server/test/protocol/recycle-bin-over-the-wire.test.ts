@@ -5,12 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { addAccount, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, FORMS, resultXml, type Form } from '../helpers/requests';
+import { addAccount, callSigned, element, startTestApp, type Session, type TestApp, logIn } from '../helpers/app-server';
+import { FORMS, resultXml, type Form } from '../helpers/requests';
 import { addFile } from '../helpers/tree';
 
 const op = (service: ServiceName, name: string): OperationSpec => findOperation(service, name)!;
-const Login = op('OAuthService', 'Login');
 const FolderAdd = op('FileService', 'FolderAdd');
 const FolderAndFileDelete = op('FileService', 'FolderAndFileDelete');
 const FolderDelete = op('FileService', 'FolderDelete');
@@ -29,12 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-async function login(form: Form, uid: string, pwd: string): Promise<Session> {
-  const answer = await callInForm(app.url, form, Login, { uid, pwd });
-  const token = element(resultXml(answer, Login), 'token');
-  if (!token || token.text === '0') throw new Error(`login refused: ${answer.body}`);
-  return { uid: Number(token.attrs.uid), token: token.text, key: token.attrs.key };
-}
+const login = (form: Form, uid: string, pwd: string): Promise<Session> => logIn(app, form, uid, pwd);
 
 /** The attributes of every element `name` in the answer (items are empty elements). */
 function all(xml: string, name: string): Array<Record<string, string>> {
