@@ -8,12 +8,16 @@ import { createLogger, loggablePath, type Logger } from './log';
 import type { Services } from './operations/context';
 import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
+import { scheduleEncryptionJobs } from './operations/encryption-jobs';
 import { scheduleHousekeeping } from './operations/housekeeping';
+import { MailSender, type MailSenderOptions } from './operations/mail-queue';
 import { DownloadRoute } from './protocol/downloads';
 import { answerPlainText, ClientGoneError } from './protocol/http-common';
+import { LinkRoute } from './protocol/links';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
 import type { Outcome } from './protocol/results';
 import { ServiceRouter } from './protocol/router';
+import { ShareImageRoute } from './protocol/share-images';
 import { UploadEndpoint } from './protocol/uploads';
 import { WebApp } from './protocol/web-app';
 import { closeDatabase, openDatabase } from './storage/db/database';
@@ -22,6 +26,8 @@ import { loadServerSecret } from './storage/secret';
 export interface App {
   readonly services: Services;
   readonly log: Logger;
+  /** The e-mail sender of this instance; null when turned off (AppOptions.mailSender). */
+  readonly mailSender: MailSender | null;
   handle(req: IncomingMessage, res: ServerResponse): void;
   close(): Promise<void>;
 }
@@ -29,12 +35,26 @@ export interface App {
 export interface AppOptions {
   /** Periodic housekeeping (sessions, bin, uploads); tests that control time turn it off. */
   readonly housekeeping?: boolean;
+  /** The background runner of encryption jobs (operations/encryption-jobs.ts); tests that drive jobs themselves turn it off. */
+  readonly encryptionJobs?: boolean;
+  /**
+   * The e-mail sender (operations/mail-queue.ts): on by default, delivering as the settings say;
+   * options change its delivery or timing; false leaves the queue to a sender the caller drives.
+   */
+  readonly mailSender?: false | MailSenderOptions;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = createLogger(config.log);
   const db = await openDatabase(config);
-  const services: Services = { db, config, now: () => new Date(), secret: await loadServerSecret(config) };
+  let mailSender: MailSender | null = null;
+  const services: Services = {
+    db,
+    config,
+    now: () => new Date(),
+    secret: await loadServerSecret(config),
+    nudgeMailSender: () => mailSender?.nudge(),
+  };
 
   const env: ProtocolEnv = {
     config,
@@ -50,21 +70,31 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   };
   const stopHousekeeping = options.housekeeping === false ? () => {} : scheduleHousekeeping(services, log);
+  const encryptionJobs = options.encryptionJobs === false ? null : scheduleEncryptionJobs(services, log);
+  if (options.mailSender !== false) {
+    mailSender = new MailSender(services, log, options.mailSender);
+    mailSender.start();
+  }
   const router = new ServiceRouter(env);
   const web = new WebApp(config.webRoot);
   const uploads = new UploadEndpoint(services, log);
   const downloads = new DownloadRoute(services, log);
+  const shareImages = new ShareImageRoute(services, log);
+  const links = new LinkRoute(services, log);
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     if (await router.route(req, res, url)) return;
     if (await uploads.route(req, res, url)) return;
     if (await downloads.route(req, res, url)) return;
+    if (await shareImages.route(req, res, url)) return;
+    if (await links.route(req, res, url)) return;
     await web.serve(req, res, url.pathname);
   }
 
   return {
     services,
     log,
+    mailSender,
     handle(req, res) {
       const started = performance.now();
       let url: URL;
@@ -92,6 +122,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     async close() {
       stopHousekeeping();
+      // Before the database closes: the file being encrypted is finished and the job's lease given back.
+      await encryptionJobs?.stop();
+      // Before the database closes: a message being sent is marked before the sender lets go.
+      await mailSender?.stop();
       await closeDatabase(db);
     },
   };

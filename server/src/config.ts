@@ -16,6 +16,9 @@ export interface Limits {
   readonly maxDescriptionLength: number;
   readonly maxKeywordLength: number;
   readonly maxEmailRecipients: number;
+  /** Recipients one account may e-mail a share to in any hour, and in any 24 hours (DECISIONS.md §3: 429). */
+  readonly maxEmailRecipientsPerHour: number;
+  readonly maxEmailRecipientsPerDay: number;
   readonly maxUploadBytes: number;
   readonly defaultQuotaBytes: number;
 }
@@ -36,6 +39,14 @@ export interface Config {
   readonly recycleRetentionDays: number;
   /** FSS_SECRET: base64 of 32 bytes, shared by every instance; undefined = `<dataDir>/secret.key`. */
   readonly secret: Buffer | undefined;
+  /**
+   * FSS_SMTP_URL: where share e-mails go, `smtp://user:pass@host:587` (STARTTLS when offered) or
+   * `smtps://…` (TLS from the start); undefined = write them to `<dataDir>/outbox/` as .eml files.
+   * It holds a password: it is never logged.
+   */
+  readonly smtpUrl: string | undefined;
+  /** FSS_MAIL_FROM: the From of share e-mails, `address` or `Name <address>`. */
+  readonly mailFrom: string;
   readonly limits: Limits;
   /** Where log lines go; tests capture them. */
   readonly log: (line: string) => void;
@@ -53,6 +64,8 @@ export const defaultLimits: Limits = {
   maxDescriptionLength: 500,
   maxKeywordLength: 100,
   maxEmailRecipients: 20,
+  maxEmailRecipientsPerHour: 100,
+  maxEmailRecipientsPerDay: 500,
   maxUploadBytes: 10 * GiB,
   defaultQuotaBytes: 10 * GiB,
 };
@@ -81,6 +94,30 @@ function urlSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
+function smtpUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.FSS_SMTP_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // The message never repeats the value: it may hold a password.
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('FSS_SMTP_URL must be smtp://[user:pass@]host[:port] or smtps://[user:pass@]host[:port]');
+  }
+  return raw;
+}
+
+function mailFromSetting(env: NodeJS.ProcessEnv): string {
+  const raw = env.FSS_MAIL_FROM;
+  if (raw === undefined || raw === '') return 'File Storage <no-reply@localhost>';
+  // A header value: a line break would let it add headers of its own.
+  if (/[\x00-\x1f\x7f]/.test(raw) || !/@/.test(raw)) throw new ConfigError(`FSS_MAIL_FROM must be an address or "Name <address>", on one line`);
+  return raw;
+}
+
 function secretSetting(env: NodeJS.ProcessEnv): Buffer | undefined {
   const raw = env.FSS_SECRET;
   if (raw === undefined || raw === '') return undefined;
@@ -102,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     tokenMaxSeconds: intSetting(env, 'FSS_TOKEN_MAX_SECONDS', 30 * 24 * 3600, 60),
     recycleRetentionDays: intSetting(env, 'FSS_RECYCLE_RETENTION_DAYS', 30, 1),
     secret: secretSetting(env),
+    smtpUrl: smtpUrlSetting(env),
+    mailFrom: mailFromSetting(env),
     limits: {
       maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),
       maxXmlDepth: intSetting(env, 'FSS_MAX_XML_DEPTH', defaultLimits.maxXmlDepth, 8, 1000),
@@ -111,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxDescriptionLength: intSetting(env, 'FSS_MAX_DESCRIPTION_LENGTH', defaultLimits.maxDescriptionLength, 0),
       maxKeywordLength: intSetting(env, 'FSS_MAX_KEYWORD_LENGTH', defaultLimits.maxKeywordLength, 1),
       maxEmailRecipients: intSetting(env, 'FSS_MAX_EMAIL_RECIPIENTS', defaultLimits.maxEmailRecipients, 1),
+      maxEmailRecipientsPerHour: intSetting(env, 'FSS_EMAIL_RECIPIENTS_PER_HOUR', defaultLimits.maxEmailRecipientsPerHour, 1),
+      maxEmailRecipientsPerDay: intSetting(env, 'FSS_EMAIL_RECIPIENTS_PER_DAY', defaultLimits.maxEmailRecipientsPerDay, 1),
       maxUploadBytes: intSetting(env, 'FSS_MAX_UPLOAD_BYTES', defaultLimits.maxUploadBytes, 1),
       defaultQuotaBytes: intSetting(env, 'FSS_DEFAULT_QUOTA_BYTES', defaultLimits.defaultQuotaBytes, 0),
     },

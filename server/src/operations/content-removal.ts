@@ -17,11 +17,13 @@
 import {
   contentKeysAfter,
   deleteUnreferencedContent,
+  deleteUnreferencedContentAmong,
   finishRemoval,
   knownStorageKeys,
   postponeRemoval,
   queueRemoval,
   startDueRemovals,
+  startRemovalsOf,
 } from '../storage/db/content-repository';
 import { contentStoreFor } from '../storage/content/stores';
 import type { Services } from './context';
@@ -76,6 +78,34 @@ export async function removeUnreferencedContent(services: Services): Promise<Rem
 
   await store.sweepPartialWrites(new Date(Date.now() - PARTIAL_WRITE_AGE_MS));
   return { rowsRemoved, blobsDeleted, failures };
+}
+
+/**
+ * Removes the given content rows now if nothing references them, and then their blobs, by the same
+ * two steps as removeUnreferencedContent. For content that encryption (operations/encryption.ts)
+ * has just replaced, so that plaintext does not wait for the next housekeeping run; content that a
+ * file or an upload still references is left exactly as it is. A failed blob deletion stays queued
+ * for housekeeping.
+ */
+export async function removeContentIfUnreferenced(services: Services, contentIds: readonly number[]): Promise<RemovalReport> {
+  const { db } = services;
+  const keys = await db.transaction().execute((tx) => deleteUnreferencedContentAmong(tx, contentIds, services.now()));
+  const now = services.now();
+  const store = contentStoreFor(services.config);
+  let blobsDeleted = 0;
+  let failures = 0;
+  for (const key of await startRemovalsOf(db, keys, now)) {
+    try {
+      await store.delete(key);
+    } catch (error) {
+      failures++;
+      await postponeRemoval(db, key, error instanceof Error ? error.message : String(error), new Date(now.getTime() + RETRY_AFTER_MS));
+      continue;
+    }
+    await finishRemoval(db, key);
+    blobsDeleted++;
+  }
+  return { rowsRemoved: keys.length, blobsDeleted, failures };
 }
 
 export interface ContentAudit {

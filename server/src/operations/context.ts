@@ -34,6 +34,11 @@ export interface Services {
   readonly now: () => Date;
   /** The server secret (storage/secret.ts): signs download URLs, seals extraction codes. */
   readonly secret: Buffer;
+  /**
+   * Wakes the e-mail sender (operations/mail-queue.ts) once messages are queued, so that they go
+   * out at once rather than at its next round; absent where no sender runs (the CLI, some tests).
+   */
+  readonly nudgeMailSender?: () => void;
 }
 
 export interface CallContext {
@@ -151,7 +156,29 @@ export interface UrlResult {
   readonly expires?: Date;
 }
 
+/** One recipient of an e-mail share: `<email to time status error/>`. */
+export interface EmailDelivery {
+  readonly to: string;
+  /** When the message was sent; for queued and failed ones, when it was queued. */
+  readonly time: Date;
+  readonly status: 'queued' | 'sent' | 'failed';
+  /** The last delivery error, while queued for a retry and once failed. */
+  readonly error?: string;
+}
+
+/**
+ * Get*EmailShareInfo: `<result code="0" count="N">`, the item (with its share attributes when it
+ * is shared), then one `<email/>` per recipient, oldest first.
+ */
+export interface EmailShareInfo {
+  readonly kind: 'emailShareInfo';
+  /** The number of `<email/>` elements. */
+  readonly count: number;
+  readonly item: Item;
+  readonly emails: ItemSource<EmailDelivery>;
+}
+
 /** What operations return; the protocol layer renders each kind (server/src/protocol/results.ts). */
-export type OpResult = TokenIssued | TokenRefused | Empty | PlainString | Listing | ItemResult | UrlResult;
+export type OpResult = TokenIssued | TokenRefused | Empty | PlainString | Listing | ItemResult | UrlResult | EmailShareInfo;
 
 export type Handler<Name extends OperationName> = (ctx: CallContext, params: ParamsOf<Name>) => Promise<OpResult>;

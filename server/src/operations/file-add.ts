@@ -3,6 +3,8 @@
  * from an upload this account completed, or content it already owns ("instant upload").
  */
 import type { CallContext, ItemResult, ParamsOf } from './context';
+import { encryptIfAddedToEncryptedFolder } from './encryption';
+import { kickEncryptionJobs } from './encryption-jobs';
 import { unauthorized } from './errors';
 import { addFileRecord, inTreeTransaction } from './file-records';
 import { claimContent } from './uploads';
@@ -12,15 +14,21 @@ export async function fileAdd(ctx: CallContext, params: ParamsOf<'FileAdd'>): Pr
   const accountId = ctx.caller.uid;
   const { services } = ctx;
   const sha256 = params.hash ?? '';
-  const item = await inTreeTransaction(services.db, (tx) =>
-    addFileRecord(tx, services, accountId, {
+  const caller = ctx.caller;
+  let encrypting = false;
+  const item = await inTreeTransaction(services.db, async (tx) => {
+    const file = await addFileRecord(tx, services, accountId, {
       name: params.name ?? '',
       ext: params.ext ?? '',
       size: params.size,
       folderId: params.dirid,
       sha256,
       claimContent: (tx) => claimContent(tx, services, accountId, sha256, params.size),
-    }),
-  );
+    });
+    // Into an encrypted folder: 423 unless unlocked; then encrypted in the background (DECISIONS.md §11).
+    encrypting = await encryptIfAddedToEncryptedFolder(tx, services, caller, file);
+    return file;
+  });
+  if (encrypting) kickEncryptionJobs(services);
   return { kind: 'item', item };
 }

@@ -22,6 +22,8 @@ import {
 } from '../storage/db/items-repository';
 import type { Database } from '../storage/db/schema';
 import type { CallContext, Empty, ItemResult, ParamsOf } from './context';
+import { applyEncryptionToMove, encryptionOfNewFolder } from './encryption';
+import { kickEncryptionJobs } from './encryption-jobs';
 import { conflict, unauthorized } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { itemIdOf, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders, requireParent } from './id-lists';
@@ -47,7 +49,9 @@ export async function folderAdd(ctx: CallContext, params: ParamsOf<'FolderAdd'>)
     const parentId = await requireParent(tx, accountId, params.dirid);
     await refuseTakenName(tx, accountId, parentId, name);
     const folder = await insertFolder(tx, { accountId, parentId, name: storedName(name), at: now() });
-    return { kind: 'item', item: toFolderItem(folder) };
+    // Inside an encrypted folder it is encrypted too (423 when that folder is locked).
+    const encryption = await encryptionOfNewFolder(tx, ctx.caller!, { id: folder.id, parentId });
+    return { kind: 'item', item: { ...toFolderItem(folder), ...encryption } };
   });
 }
 
@@ -128,6 +132,7 @@ export async function move(ctx: CallContext, params: ParamsOf<'Move'>): Promise<
   const accountId = accountOf(ctx);
   const { db, config } = ctx.services;
   const { folderIds, fileIds } = parseIdLists(params.dirids, params.fids, config.limits.maxIdsPerList);
+  let encrypting = false;
   await inTreeTransaction(db, async (tx) => {
     // Taken first: on PostgreSQL two concurrent moves could otherwise make a cycle.
     await lockAccountTree(tx, accountId);
@@ -155,6 +160,13 @@ export async function move(ctx: CallContext, params: ParamsOf<'Move'>): Promise<
     await moveFolders(tx, accountId, idsOf('folder'), destination);
     await moveFiles(tx, accountId, idsOf('file'), destination);
     await adjustFolderSizes(tx, accountId, sizeChanges(moving, destination));
+    // Out of or into a locked folder: 423; into an encrypted one: encrypted with it (DECISIONS.md §11).
+    encrypting = await applyEncryptionToMove(tx, ctx.services, ctx.caller!, {
+      destination,
+      sourceFolders: moving.map(parentOf),
+      folderIds: idsOf('folder'),
+    });
   });
+  if (encrypting) kickEncryptionJobs(ctx.services);
   return { kind: 'empty' };
 }

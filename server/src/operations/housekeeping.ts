@@ -7,6 +7,7 @@ import type { Logger } from '../log';
 import { refreshPlannerStatistics } from '../storage/db/dialect';
 import type { Services } from './context';
 import { removeUnreferencedContent } from './content-removal';
+import { purgeEncryptionLeftovers } from './encryption-jobs';
 import { purgeExpiredBinItems } from './recycle-bin';
 import { purgeExpiredSessions } from './sessions';
 import { purgeExpiredUploads } from './uploads';
@@ -17,6 +18,8 @@ const tasks: ReadonlyArray<readonly [string, (services: Services) => Promise<unk
   ['uploads', purgeExpiredUploads],
   // The bin's expired entries before content removal too, so that their content goes in the same run.
   ['recycle-bin', purgeExpiredBinItems],
+  // Keys of items deleted for good, expired unlocks, encryption work files (encryption-jobs.ts).
+  ['encryption', purgeEncryptionLeftovers],
   ['content', removeUnreferencedContent],
   ['planner statistics', (services) => refreshPlannerStatistics(services.db)],
 ];

@@ -32,8 +32,11 @@ import {
 } from '../storage/db/listings-repository';
 import { findFileIdsByName } from '../storage/db/search-repository';
 import type { CallContext, Caller, Listing, ParamsOf } from './context';
+import { refuseIfLocked } from './encryption';
 import { invalidArgument, notFound, unauthorized } from './errors';
 import { nameKey, nameLength } from './names';
+import { shareRendering, shareUrl } from './shares';
+import { linkUrl } from './links';
 
 export type { ListingOrder, SortKey } from '../storage/db/listings-repository';
 
@@ -78,16 +81,19 @@ function callerOf(ctx: CallContext): Caller {
 
 function publicUrls(ctx: CallContext): PublicUrls {
   return {
-    share: (code) => `${ctx.baseUrl}/s/${code}`,
-    link: (code, fileName) => `${ctx.baseUrl}/l/${code}/${encodeURIComponent(fileName)}`,
+    share: (code) => shareUrl(ctx.baseUrl, code),
+    link: (code, fileName) => linkUrl(ctx.baseUrl, code, fileName),
+    ...shareRendering(ctx),
   };
 }
 
 // A missing folder, another account's and one in the bin get the same 404: no existence oracle.
-// Locked (encrypted) folders will answer 423 with their tip at these two checks (DECISIONS.md §11).
+// A folder locked for the caller (encrypted, at or above it, and not unlocked by this session)
+// answers 423 with the id and tip of what to unlock (DECISIONS.md §11; encryption.ts).
 
 async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
   if (folderId !== 0 && !(await isLiveFolder(ctx.services.db, accountId, folderId))) throw notFound('folder not found');
+  if (folderId !== 0) await refuseIfLocked(ctx.services.db, ctx.caller, { type: 'folder', id: folderId });
 }
 
 /** The chain of a live folder of the caller, root-most first and the folder last; [] for the root. */
@@ -95,6 +101,7 @@ async function folderChain(ctx: CallContext, accountId: number, folderId: number
   if (folderId === 0) return [];
   const chain = await liveFolderChain(ctx.services.db, accountId, folderId);
   if (!chain) throw notFound('folder not found');
+  await refuseIfLocked(ctx.services.db, ctx.caller, { type: 'folder', id: folderId });
   return chain;
 }
 
@@ -150,12 +157,13 @@ function searchKey(keyword: string | null, maxLength: number): string {
 }
 
 export async function fileSearch(ctx: CallContext, params: ParamsOf<'FileSearch'>): Promise<Listing> {
-  const { uid } = callerOf(ctx);
+  const { uid, tokenId } = callerOf(ctx);
   const order = parseListingOrder(params.order, params.desc);
   const key = searchKey(params.keyword, ctx.services.config.limits.maxKeywordLength);
   const { db } = ctx.services;
-  // One candidate past the limit tells whether more match, without counting them all.
-  const candidates = await findFileIdsByName(db, uid, key, SEARCH_HIT_LIMIT + 1);
+  // One candidate past the limit tells whether more match, without counting them all. Files
+  // beneath folders locked for this session are not candidates (DECISIONS.md §11, §13).
+  const candidates = await findFileIdsByName(db, uid, key, SEARCH_HIT_LIMIT + 1, tokenId);
   const truncated = candidates.length > SEARCH_HIT_LIMIT;
   const files = await listFilesAmong(db, uid, candidates.slice(0, SEARCH_HIT_LIMIT), order);
   return { kind: 'listing', count: files.length, truncated, folders: [], files };

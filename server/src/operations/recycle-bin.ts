@@ -198,7 +198,7 @@ export async function deleteForGood(services: Services, accountId: number, ids: 
       if (!nearest.has(item.parentId)) deltas.set(item.parentId, (deltas.get(item.parentId) ?? 0) - item.size);
     }
 
-    const { bytes } = await deleteSubtrees(tx, accountId, ids.folderIds, ids.fileIds);
+    const { bytes } = await deleteSubtrees(tx, accountId, ids.folderIds, ids.fileIds, services.now());
     await releaseUsedBytes(tx, accountId, bytes);
     await adjustFolderSizes(tx, accountId, deltas);
   });
@@ -209,7 +209,7 @@ export async function deleteForGood(services: Services, accountId: number, ids: 
 export async function emptyBin(services: Services, accountId: number): Promise<void> {
   const { items } = await inTreeTransaction(services.db, async (tx) => {
     await lockAccountTree(tx, accountId);
-    const deleted = await deleteBin(tx, accountId);
+    const deleted = await deleteBin(tx, accountId, services.now());
     await releaseUsedBytes(tx, accountId, deleted.bytes);
     return deleted;
   });
@@ -384,7 +384,7 @@ export async function purgeExpiredBinItems(services: Services): Promise<SweepRep
     }
     for (const accountId of new Set(taken.map((entry) => entry.accountId))) {
       const mine = taken.filter((entry) => entry.accountId === accountId);
-      purged += await purgeEntries(services.db, accountId, mine, cutoff);
+      purged += await purgeEntries(services.db, accountId, mine, cutoff, services.now());
     }
     if (candidates.length < SWEEP_ENTRIES_PER_BATCH && taken.length === candidates.length) break;
   }
@@ -392,7 +392,7 @@ export async function purgeExpiredBinItems(services: Services): Promise<SweepRep
 }
 
 /** Deletes for good those of `entries` that are still entries of the account's bin deleted before `cutoff`. */
-async function purgeEntries(db: Kysely<Database>, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date): Promise<number> {
+async function purgeEntries(db: Kysely<Database>, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date, now: Date): Promise<number> {
   const idsOf = (table: ExpiredEntry['table']) => entries.filter((entry) => entry.table === table).map((entry) => entry.id);
   return inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
@@ -402,7 +402,7 @@ async function purgeEntries(db: Kysely<Database>, accountId: number, entries: re
     const fileIds = stillExpired(await findItemStates(tx, accountId, 'files', idsOf('files')));
     if (folderIds.length + fileIds.length === 0) return 0;
     // Entries' sizes left their ancestors when they were binned: only the used bytes change.
-    const { bytes } = await deleteSubtrees(tx, accountId, folderIds, fileIds);
+    const { bytes } = await deleteSubtrees(tx, accountId, folderIds, fileIds, now);
     await releaseUsedBytes(tx, accountId, bytes);
     return folderIds.length + fileIds.length;
   });

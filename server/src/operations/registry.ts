@@ -5,22 +5,17 @@
 import type { OperationName } from '../catalog/operations';
 import type { Handler } from './context';
 import { fileDownload } from './downloads';
-import { notImplemented } from './errors';
+import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './email-shares';
+import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption';
 import { fileAdd } from './file-add';
 import { fileRename, folderAdd, folderRename, move } from './folders';
+import { fileLink, fileUnlink } from './links';
 import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './recycle-bin';
+import { shareImageUpload } from './share-images';
+import { shareDownload, shareList, shareOpen } from './share-service';
+import { fileShare, folderShare, unshare } from './shares';
 import { apiLogin, login, logout } from './sessions';
-
-/**
- * Operations whose behaviour belongs to a later issue: bound, authenticated and signed like the
- * others, then answered with code 501 so that no client mistakes them for working ones.
- */
-function notYetImplemented<N extends OperationName>(name: N): Handler<N> {
-  return async () => {
-    throw notImplemented(name);
-  };
-}
 
 export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   Login: login,
@@ -29,27 +24,27 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   FolderAndFileDelete: folderAndFileDelete,
   FolderDelete: folderDelete,
   FolderAndFileRestore: folderAndFileRestore,
-  FolderShare: notYetImplemented('FolderShare'),
-  FileShare: notYetImplemented('FileShare'),
-  FolderEncrypt: notYetImplemented('FolderEncrypt'),
-  FileEncrypt: notYetImplemented('FileEncrypt'),
+  FolderShare: folderShare,
+  FileShare: fileShare,
+  FolderEncrypt: folderEncrypt,
+  FileEncrypt: fileEncrypt,
   FileAdd: fileAdd,
   FolderRename: folderRename,
-  ShareImageUpload: notYetImplemented('ShareImageUpload'),
-  GetFolderEmailShareInfo: notYetImplemented('GetFolderEmailShareInfo'),
-  GetFileEmailShareInfo: notYetImplemented('GetFileEmailShareInfo'),
-  FolderEmailShare: notYetImplemented('FolderEmailShare'),
+  ShareImageUpload: shareImageUpload,
+  GetFolderEmailShareInfo: getFolderEmailShareInfo,
+  GetFileEmailShareInfo: getFileEmailShareInfo,
+  FolderEmailShare: folderEmailShare,
   FolderAdd: folderAdd,
   FileRename: fileRename,
   Move: move,
   RecycleEmpty: recycleEmpty,
   FileDownload: fileDownload,
-  Unshare: notYetImplemented('Unshare'),
-  FileEmailShare: notYetImplemented('FileEmailShare'),
-  FileLink: notYetImplemented('FileLink'),
-  FileUnlink: notYetImplemented('FileUnlink'),
-  Unlock: notYetImplemented('Unlock'),
-  Decrypt: notYetImplemented('Decrypt'),
+  Unshare: unshare,
+  FileEmailShare: fileEmailShare,
+  FileLink: fileLink,
+  FileUnlink: fileUnlink,
+  Unlock: unlock,
+  Decrypt: decrypt,
   GetFiles: getFiles,
   GetFilesWhitPath: getFilesWhitPath,
   GetNewUploadFiles: getNewUploadFiles,
@@ -57,7 +52,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   GetRecycleFiles: getRecycleFiles,
   GetShareFiles: getShareFiles,
   GetLinkFiles: getLinkFiles,
-  ShareOpen: notYetImplemented('ShareOpen'),
-  ShareList: notYetImplemented('ShareList'),
-  ShareDownload: notYetImplemented('ShareDownload'),
+  ShareOpen: shareOpen,
+  ShareList: shareList,
+  ShareDownload: shareDownload,
 };

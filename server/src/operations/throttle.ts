@@ -1,5 +1,5 @@
 /**
- * Throttling of repeated failures (logins now; share extraction codes can use the same rules).
+ * Throttling of repeated failures: logins, and share codes and extraction codes (ShareService).
  * Stateless: every count lives in the database, so all instances behind a load balancer share it.
  *
  * A counter counts the failures of one run. Reaching the rule's limit blocks the counter; every
@@ -38,8 +38,36 @@ export const loginRules = {
   address: { limit: 50, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
 } as const satisfies Record<string, ThrottleRule>;
 
+/**
+ * Share codes and extraction codes (ShareService, operations/share-service.ts). A share code is 128
+ * random bits, so wrong ones are counted per address only (nobody guesses one; an address trying
+ * many is a scanner). Wrong extraction codes are counted like passwords: per (share, address)
+ * pair, per share whatever the address (lower block maximum: anyone can trip it), and per address.
+ */
+export const shareRules = {
+  /** One address, wrong share codes and wrong extraction codes of any share together. */
+  address: { limit: 30, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
+  /** One share from one address. */
+  pair: { limit: 5, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
+  /** One share, whatever the address. */
+  share: { limit: 20, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 15 * MINUTE },
+} as const satisfies Record<string, ThrottleRule>;
+
+/** The counter of wrong share codes and wrong extraction codes from one address. */
+export function shareAddressCounter(clientAddress: string): Counter {
+  return { key: `share-address:${clientAddress}`, rule: shareRules.address };
+}
+
+/** The counters of wrong extraction codes of one share: the (share, address) pair, then the share. */
+export function extractionCodeCounters(shareId: number, clientAddress: string): [pair: Counter, share: Counter] {
+  return [
+    { key: `share-code:${shareId}@${clientAddress}`, rule: shareRules.pair },
+    { key: `share-code-share:${shareId}`, rule: shareRules.share },
+  ];
+}
+
 /** A counter whose run ended (nothing for the longest window of any rule) can be forgotten. */
-const LONGEST_WINDOW_MS = Math.max(...Object.values(loginRules).map((rule) => rule.windowMs));
+const LONGEST_WINDOW_MS = Math.max(...[...Object.values(loginRules), ...Object.values(shareRules)].map((rule) => rule.windowMs));
 
 /** The counter of every failed login (password or API key) from one address. */
 export function addressCounter(clientAddress: string): Counter {
@@ -93,4 +121,27 @@ export async function clearFailures(db: Kysely<Database>, counter: Counter): Pro
 /** Forgets counters whose runs have ended; for periodic housekeeping. */
 export async function purgeStaleCounters(db: Kysely<Database>, now: Date): Promise<number> {
   return deleteStaleThrottles(db, new Date(now.getTime() - LONGEST_WINDOW_MS));
+}
+
+// ---- Item passwords (Unlock, Decrypt: operations/encryption.ts) ------------------------------
+
+/**
+ * Wrong passwords of encrypted items (DECISIONS.md §11, §3: 403, then 429). Each attempt costs the
+ * guesser one scrypt (about 0.2 s and 32 MiB of the server's), so the counters keep guessing slow
+ * and the server's memory safe. Windows stay within LONGEST_WINDOW_MS, so stale counters are
+ * purged by the same housekeeping.
+ */
+export const itemPasswordRules = {
+  /** One item's password (one key), whoever tries: the item's owner mistyping, or a guesser. */
+  item: { limit: 5, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
+  /** Every item of one account: a guesser moving from item to item. */
+  account: { limit: 20, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 15 * MINUTE },
+} as const satisfies Record<string, ThrottleRule>;
+
+/** The counters of a password attempt on key `keyId` of account `accountId`: the key's, then the account's. */
+export function itemPasswordCounters(accountId: number, keyId: number): [key: Counter, account: Counter] {
+  return [
+    { key: `item-password:${keyId}`, rule: itemPasswordRules.item },
+    { key: `item-password-account:${accountId}`, rule: itemPasswordRules.account },
+  ];
 }

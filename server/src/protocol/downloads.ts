@@ -151,69 +151,95 @@ export class DownloadRoute {
     const lookup = await openGrantedFile(this.services, check.grant);
     if (lookup.kind === 'notFound') return refuse(res, 404, 'This file is no longer available.'), true;
     if (lookup.kind === 'locked') return refuse(res, 423, 'This file is encrypted: unlock it and ask for a new link.'), true;
-    await this.serve(req, res, lookup.file);
+    await serveFile(req, res, lookup.file, this.log, { logPath: '/d/…' });
     return true;
-  }
-
-  private async serve(req: IncomingMessage, res: ServerResponse, file: Downloadable): Promise<void> {
-    const etag = `"${file.sha256}"`;
-    const headers: Record<string, string | number> = {
-      ETag: etag,
-      'Accept-Ranges': 'bytes',
-      'Cache-Control': 'private, no-cache',
-      'X-Content-Type-Options': 'nosniff',
-      // Should a browser ever render it anyway: no scripts, no subresources, a unique origin.
-      'Content-Security-Policy': "default-src 'none'; sandbox",
-    };
-
-    const ifNoneMatch = single(req.headers['if-none-match']);
-    if (ifNoneMatch !== undefined && noneMatch(ifNoneMatch, etag)) {
-      res.writeHead(304, headers);
-      res.end();
-      return;
-    }
-
-    const ifRange = single(req.headers['if-range']);
-    const rangeHeader = ifRange === undefined || ifRange.trim() === etag ? req.headers.range : undefined;
-    const range = chooseRange(rangeHeader, file.size);
-    if (range.kind === 'unsatisfiable') {
-      refuse(res, 416, 'The requested range is not satisfiable.', { ...stringValues(headers), 'Content-Range': `bytes */${file.size}` });
-      return;
-    }
-
-    headers['Content-Type'] = contentTypeOf(file.ext);
-    headers['Content-Disposition'] = contentDisposition(file.name);
-    let status = 200;
-    if (range.kind === 'part') {
-      status = 206;
-      headers['Content-Range'] = `bytes ${range.start}-${range.end}/${file.size}`;
-      headers['Content-Length'] = range.end - range.start + 1;
-    } else {
-      headers['Content-Length'] = file.size;
-    }
-
-    if (req.method === 'HEAD' || headers['Content-Length'] === 0) {
-      res.writeHead(status, headers);
-      res.end();
-      return;
-    }
-    // Opened before the head goes out, so that a missing blob becomes a clean 500.
-    const body = await file.open(range.kind === 'part' ? { start: range.start, end: range.end } : undefined);
-    res.writeHead(status, headers);
-    try {
-      await pipeline(body, res);
-    } catch (error) {
-      // A client that goes away mid-download is ordinary; anything else is worth a log line.
-      if (!res.destroyed || (error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        const incident = newIncidentId();
-        this.log.error('incident', { incident, path: '/d/…', error: error instanceof Error ? error.message : String(error) });
-      }
-      res.destroy();
-    }
   }
 }
 
-function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+/** What a route adds to serveFile. */
+export interface ServeOptions {
+  /** The route as logged (never the capability in the path): `/d/…`. */
+  readonly logPath: string;
+  /**
+   * Called when a GET is about to send the file's bytes (200 or 206; not HEAD, 304 or 416), with
+   * the range sent (undefined = the whole file), once the bytes could be opened. The direct links
+   * count their hits here.
+   */
+  readonly onTransfer?: (range: { readonly start: number; readonly end: number } | undefined) => Promise<void>;
+}
+
+/**
+ * Answers a GET or HEAD with `file` under the rules at the top of this file: validators, one
+ * Range, disposition and safety headers, the bytes streamed with backpressure. Shared by the
+ * download URLs (/d/) and the direct links (/l/, protocol/links.ts).
+ */
+export async function serveFile(req: IncomingMessage, res: ServerResponse, file: Downloadable, log: Logger, options: ServeOptions): Promise<void> {
+  const etag = `"${file.sha256}"`;
+  const headers: Record<string, string | number> = {
+    ETag: etag,
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private, no-cache',
+    'X-Content-Type-Options': 'nosniff',
+    // Should a browser ever render it anyway: no scripts, no subresources, a unique origin.
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+  };
+
+  const ifNoneMatch = single(req.headers['if-none-match']);
+  if (ifNoneMatch !== undefined && noneMatch(ifNoneMatch, etag)) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+
+  const ifRange = single(req.headers['if-range']);
+  const rangeHeader = ifRange === undefined || ifRange.trim() === etag ? req.headers.range : undefined;
+  const range = chooseRange(rangeHeader, file.size);
+  if (range.kind === 'unsatisfiable') {
+    refuse(res, 416, 'The requested range is not satisfiable.', { ...stringValues(headers), 'Content-Range': `bytes */${file.size}` });
+    return;
+  }
+
+  headers['Content-Type'] = contentTypeOf(file.ext);
+  headers['Content-Disposition'] = contentDisposition(file.name);
+  let status = 200;
+  if (range.kind === 'part') {
+    status = 206;
+    headers['Content-Range'] = `bytes ${range.start}-${range.end}/${file.size}`;
+    headers['Content-Length'] = range.end - range.start + 1;
+  } else {
+    headers['Content-Length'] = file.size;
+  }
+
+  const sent = range.kind === 'part' ? { start: range.start, end: range.end } : undefined;
+  if (req.method === 'HEAD' || headers['Content-Length'] === 0) {
+    if (req.method !== 'HEAD') await options.onTransfer?.(sent);
+    res.writeHead(status, headers);
+    res.end();
+    return;
+  }
+  // Opened before the head goes out, so that a missing blob becomes a clean 500.
+  const body = await file.open(sent);
+  try {
+    await options.onTransfer?.(sent);
+  } catch (error) {
+    body.destroy();
+    throw error;
+  }
+  res.writeHead(status, headers);
+  try {
+    await pipeline(body, res);
+  } catch (error) {
+    // A client that goes away mid-download is ordinary; anything else is worth a log line.
+    if (!res.destroyed || (error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+      const incident = newIncidentId();
+      log.error('incident', { incident, path: options.logPath, error: error instanceof Error ? error.message : String(error) });
+    }
+    res.destroy();
+  }
+}
+
+/** A refusal as plain text, kept out of caches. */
+export function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   answer(res, { status, contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', headers }, message + '\n');
 }
 

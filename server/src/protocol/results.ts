@@ -3,7 +3,7 @@
  * written. The same writer serves SOAP (inside <OpResult>) and HTTP GET/POST (a whole document).
  */
 import type { OperationSpec } from '../catalog/operations';
-import type { Item, ItemSource, Listing, OpResult } from '../operations/context';
+import type { EmailShareInfo, Item, ItemSource, Listing, OpResult } from '../operations/context';
 import type { OpError } from '../operations/errors';
 import type { AttributeValue, Attributes, XmlWriter } from './xml-writer';
 
@@ -75,6 +75,9 @@ export async function writeResultElement(writer: XmlWriter, op: OperationSpec, o
     case 'listing':
       await writeListing(writer, result);
       return;
+    case 'emailShareInfo':
+      await writeEmailShareInfo(writer, result);
+      return;
     case 'string':
       throw new Error(`${op.name} returned a string but its catalog entry says ${op.result}`);
   }
@@ -140,5 +143,22 @@ async function writeListing(writer: XmlWriter, listing: Listing): Promise<void> 
   }
   await writeItems(writer, listing.folders);
   await writeItems(writer, listing.files);
+  writer.end();
+}
+
+/** The item, then `<email to time status error/>` per recipient (DECISIONS.md §10). */
+async function writeEmailShareInfo(writer: XmlWriter, info: EmailShareInfo): Promise<void> {
+  writer.start('result', [...OK, ['count', info.count]]);
+  writeItem(writer, info.item);
+  for await (const email of info.emails) {
+    writer.empty('email', [
+      ['to', email.to],
+      ['time', isoTime(email.time)],
+      ['status', email.status],
+      ['error', email.error],
+    ]);
+    const flushed = writer.flushIfFull();
+    if (flushed) await flushed;
+  }
   writer.end();
 }

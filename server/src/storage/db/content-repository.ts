@@ -151,6 +151,48 @@ export async function deleteUnreferencedContent(tx: Kysely<Database>, now: Date,
 }
 
 /**
+ * Like deleteUnreferencedContent, for the given content rows only (content that encryption or
+ * decryption has just replaced): deletes those that nothing references and queues their keys,
+ * due now, in `tx`. Returns the keys queued.
+ */
+export async function deleteUnreferencedContentAmong(tx: Kysely<Database>, contentIds: readonly number[], now: Date): Promise<string[]> {
+  if (contentIds.length === 0) return [];
+  const deleted = await tx
+    .deleteFrom('content')
+    .where('id', 'in', contentIds)
+    .where((eb) =>
+      eb.and([
+        eb.not(eb.exists(eb.selectFrom('files').select(sql.lit(1).as('one')).whereRef('files.content_id', '=', 'content.id'))),
+        eb.not(eb.exists(eb.selectFrom('uploads').select(sql.lit(1).as('one')).whereRef('uploads.content_id', '=', 'content.id'))),
+      ]),
+    )
+    .returning('storage_key')
+    .execute();
+  if (deleted.length === 0) return [];
+  const at = now.getTime();
+  await tx
+    .insertInto('content_removals')
+    .values(deleted.map((row) => ({ storage_key: row.storage_key, created_at: at, due_at: at })))
+    .onConflict((oc) => oc.column('storage_key').doNothing())
+    .execute();
+  return deleted.map((row) => row.storage_key);
+}
+
+/** Marks these queued, due keys as being deleted (as startDueRemovals does) and returns them. */
+export async function startRemovalsOf(db: Kysely<Database>, keys: readonly string[], now: Date): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const at = now.getTime();
+  const rows = await db
+    .updateTable('content_removals')
+    .set((eb) => ({ started_at: eb.fn.coalesce('started_at', eb.val(at)), attempts: eb('attempts', '+', 1) }))
+    .where('storage_key', 'in', keys)
+    .where('due_at', '<=', at)
+    .returning('storage_key')
+    .execute();
+  return rows.map((row) => row.storage_key);
+}
+
+/**
  * Queues `key` for deletion from `dueAt` on: a write intent, or a blob found to be an orphan. A key
  * queued already keeps its row: this never revives or reschedules a queued key.
  */

@@ -22,6 +22,7 @@
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { BinAttributes, FileItem, FolderItem, ShareAttributes } from '../../operations/context';
+import { fileTipColumn, folderTipColumn } from './encryption-repository';
 import type { Database } from './schema';
 
 export type SortKey = 'name' | 'time' | 'size' | 'share' | 'link';
@@ -44,6 +45,10 @@ export type FolderPaths = ReadonlyMap<number, string>;
 export interface PublicUrls {
   share(code: string): string;
   link(code: string, fileName: string): string;
+  /** A share's extraction code for its owner, unsealed ("" when open): operations/shares.ts shareRendering. */
+  shareDownpwd(share: { readonly id: number; readonly downpwdSealed: string | null }): string;
+  /** The URL of a share's cover image ("" when none): operations/shares.ts shareRendering. */
+  shareImage(share: { readonly id: number; readonly code: string; readonly imageKey: string | null; readonly downpwdSealed: string | null }): string;
 }
 
 /** Rows per round trip where the driver reads a cursor in chunks (PostgreSQL); SQLite steps row by row. */
@@ -182,6 +187,8 @@ const folderColumns = [
   'folders.linked',
   'folders.encrypted',
   'folders.sort_key',
+  // The tip of the folder's key, when encrypted (0006_encryption).
+  folderTipColumn,
 ] as const;
 
 const fileColumns = [
@@ -196,6 +203,8 @@ const fileColumns = [
   'files.linked',
   'files.encrypted',
   'files.sort_key',
+  // The tip of the file's key, when its content is encrypted (0006_encryption).
+  fileTipColumn,
 ] as const;
 
 interface FolderRow {
@@ -208,6 +217,7 @@ interface FolderRow {
   shared: 0 | 1;
   linked: 0 | 1;
   encrypted: 0 | 1;
+  tip: string | null;
 }
 
 interface FileRow {
@@ -222,6 +232,7 @@ interface FileRow {
   shared: 0 | 1;
   linked: 0 | 1;
   encrypted: 0 | 1;
+  tip: string | null;
 }
 
 /** What some listings add to an item. */
@@ -232,7 +243,9 @@ interface Extras {
   readonly link?: { readonly url: string; readonly hits: number };
 }
 
-// `tip` is left out: encryption (a later issue) stores it; the writer shows "" for an encrypted item without one.
+/** `tip` only on encrypted items (DECISIONS.md §2), from the item's key (encryption-repository). */
+const tipOf = (row: { encrypted: 0 | 1; tip: string | null }) => (row.encrypted === 1 ? { tip: row.tip ?? '' } : {});
+
 const toFolderItem = (row: FolderRow, extras: Extras = {}): FolderItem => ({
   type: 'folder',
   id: row.id,
@@ -243,6 +256,7 @@ const toFolderItem = (row: FolderRow, extras: Extras = {}): FolderItem => ({
   shared: row.shared === 1,
   linked: row.linked === 1,
   encrypted: row.encrypted === 1,
+  ...tipOf(row),
   ...extras,
 });
 
@@ -258,6 +272,7 @@ const toFileItem = (row: FileRow, extras: Extras = {}): FileItem => ({
   shared: row.shared === 1,
   linked: row.linked === 1,
   encrypted: row.encrypted === 1,
+  ...tipOf(row),
   ...extras,
 });
 
@@ -625,6 +640,8 @@ function sharedFiles(db: Kysely<Database>, accountId: number) {
 }
 
 const shareColumns = [
+  'shares.id as share_id',
+  'shares.downpwd_sealed',
   'shares.code',
   'shares.download_limit',
   'shares.downloads',
@@ -633,6 +650,8 @@ const shareColumns = [
 ] as const;
 
 interface ShareRow {
+  share_id: number;
+  downpwd_sealed: string | null;
   code: string;
   download_limit: number;
   downloads: number;
@@ -641,16 +660,16 @@ interface ShareRow {
 }
 
 function shareAttributes(row: ShareRow, urls: PublicUrls): ShareAttributes {
+  const share = { id: row.share_id, code: row.code, downpwdSealed: row.downpwd_sealed, imageKey: row.image_key };
   return {
     code: row.code,
     url: urls.share(row.code),
-    // Stored sealed (shares.downpwd_sealed); unsealing it for the owner arrives with sharing.
-    downpwd: '',
+    // Stored sealed (shares.downpwd_sealed): the operations layer opens it for the owner.
+    downpwd: urls.shareDownpwd(share),
     downValue: row.download_limit,
     downloads: row.downloads,
     description: row.description,
-    // The cover image's public URL is defined by ShareImageUpload, which arrives with sharing.
-    image: '',
+    image: urls.shareImage(share),
   };
 }
 

@@ -282,12 +282,13 @@ interface Doomed {
 }
 
 /**
- * Deletes the rows `doomed` selects, with their shares and links (and, by cascade, the e-mails
- * of those shares), and returns the bytes of the files deleted, for the account's used bytes.
+ * Deletes the rows `doomed` selects, with their shares (their cover images queued for removal)
+ * and links (and, by cascade, the e-mails of those shares), and returns the bytes of the files
+ * deleted, for the account's used bytes.
  * Content rows are left to content removal (operations/content-removal.ts): once no file
  * references them they go, blobs after the commit.
  */
-async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed): Promise<{ bytes: number; items: number }> {
+async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed, now: Date): Promise<{ bytes: number; items: number }> {
   const { prefix, folders, files } = doomed;
   const owned = ownedBy(accountId);
   const totals = await sql<{ bytes: number | null; files: number; folders: number }>`
@@ -300,6 +301,15 @@ async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doo
   if (Number(fileCount) + Number(folderCount) === 0) return { bytes: 0, items: 0 };
 
   await sql`${prefix} delete from links where ${owned} and file_id in (${files})`.execute(db);
+  // A share's cover image is a blob with no content row: queue it in the same transaction, so
+  // that it goes with the share and nothing is left for fsck to find.
+  await sql`
+    ${prefix}
+    insert into content_removals (storage_key, created_at, due_at)
+    select image_key, ${now.getTime()}, ${now.getTime()} from shares
+    where ${owned} and image_key is not null
+      and ((item_type = 'file' and item_id in (${files})) or (item_type = 'folder' and item_id in (${folders})))
+    on conflict (storage_key) do nothing`.execute(db);
   await sql`
     ${prefix}
     delete from shares
@@ -321,6 +331,7 @@ export async function deleteSubtrees(
   accountId: number,
   folderIds: readonly number[],
   fileIds: readonly number[],
+  now: Date,
 ): Promise<{ bytes: number; items: number }> {
   if (folderIds.length === 0 && fileIds.length === 0) return { bytes: 0, items: 0 };
   const prefix = sql`
@@ -338,7 +349,7 @@ export async function deleteSubtrees(
       select id from files where ${ownedBy(accountId)} and id in ${idList(fileIds)}
       union all
       select id from files where account_id = ${accountId} and folder_id in (select id from doomed) and deleted_at is null`,
-  });
+  }, now);
 }
 
 /**
@@ -346,13 +357,13 @@ export async function deleteSubtrees(
  * beneath them (binned_under is always the id of a folder among the entries). By the invariant
  * above, that is every item of the account that is not live. No walk needed.
  */
-export async function deleteBin(db: Kysely<Database>, accountId: number): Promise<{ bytes: number; items: number }> {
+export async function deleteBin(db: Kysely<Database>, accountId: number, now: Date): Promise<{ bytes: number; items: number }> {
   const folderEntries = sql`select id from folders where account_id = ${accountId} and deleted_at is not null`;
   const inBin = (table: ItemTable) => sql`
     select id from ${sql.table(table)} where account_id = ${accountId} and deleted_at is not null
     union all
     select id from ${sql.table(table)} where binned_under in (${folderEntries})`;
-  return deleteDoomed(db, accountId, { prefix: sql``, folders: inBin('folders'), files: inBin('files') });
+  return deleteDoomed(db, accountId, { prefix: sql``, folders: inBin('folders'), files: inBin('files') }, now);
 }
 
 /** Gives back `bytes` of the account's quota (files deleted for good). */

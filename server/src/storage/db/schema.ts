@@ -111,6 +111,8 @@ interface ItemColumns {
 export interface FoldersTable extends ItemColumns {
   /** 0 = the account's root. */
   parent_id: number;
+  /** With encrypted = 1: the key of the nearest encrypted folder at or above it (0006_encryption). */
+  key_id: number | null;
 }
 
 export interface FilesTable extends ItemColumns {
@@ -121,6 +123,8 @@ export interface FilesTable extends ItemColumns {
   /** SHA-256 (hex) of the plaintext. */
   sha256: string;
   content_id: number;
+  /** The key the file's content is encrypted with; null for plaintext content (0006_encryption). */
+  key_id: number | null;
 }
 
 export type ShareItemType = 'folder' | 'file';
@@ -165,6 +169,21 @@ export interface EmailsTable {
   last_error: string | null;
   created_at: Millis;
   sent_at: Millis | null;
+  /** The public base URL of the share link, fixed at queue time (0005_email_queue). */
+  base_url: Defaulted<string>;
+  /** The extraction code at queue time, sealed under the server secret; null for an open share. */
+  extraction_code_sealed: string | null;
+  /** The sending lease: the instance holding the row (locked_by) until locked_until; null when free. */
+  locked_until: Millis | null;
+  locked_by: string | null;
+}
+
+/** One accepted e-mail share call (0005_email_queue): what the sending rate limit counts. */
+export interface EmailSendsTable {
+  id: Generated<number>;
+  account_id: number;
+  recipients: number;
+  created_at: Millis;
 }
 
 /** A tus upload (0003_uploads): in progress until completed_at is set; claimed by FileAdd (deleted). */
@@ -198,6 +217,70 @@ export interface ContentRemovalsTable {
   last_error: string | null;
 }
 
+// ---- Encryption (0006_encryption; rules in operations/encryption.ts) ------------------------
+
+/** One password: its tip, key derivation and the wrapped data key of a file or folder. */
+export interface EncryptionKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  item_type: 'folder' | 'file';
+  item_id: number;
+  tip: Defaulted<string>;
+  kdf: 'scrypt';
+  kdf_n: number;
+  kdf_r: number;
+  kdf_p: number;
+  /** base64url. */
+  kdf_salt: string;
+  /** The data key, AES-256-GCM under the password's derived key: `v1.nonce.ciphertext.tag`. */
+  wrapped_key: string;
+  created_at: Millis;
+}
+
+/** How the bytes of an encrypted content row are laid out (operations/crypto/content-cipher.ts). */
+export interface ContentEncryptionTable {
+  content_id: number;
+  key_id: number;
+  chunk_size: number;
+  nonce_scheme: 'random96';
+  /** 128 random bits, hex: in the blob's header and every chunk's associated data. */
+  blob_id: string;
+  plaintext_size: number;
+}
+
+/** A data key unlocked for one session, sealed under a key derived from its token. */
+export interface UnlocksTable {
+  token_id: number;
+  key_id: number;
+  sealed_key: string;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
+export type EncryptionJobKind = 'encrypt' | 'decrypt';
+
+/** Background encryption or decryption of many files, leased to one instance at a time. */
+export interface EncryptionJobsTable {
+  id: Generated<number>;
+  account_id: number;
+  kind: EncryptionJobKind;
+  key_id: number;
+  folder_id: number;
+  /** The data key sealed under the server secret; null once the job has ended. */
+  sealed_key: string | null;
+  total_files: Defaulted<number>;
+  total_bytes: Defaulted<number>;
+  done_files: Defaulted<number>;
+  done_bytes: Defaulted<number>;
+  failed_files: Defaulted<number>;
+  created_at: Millis;
+  started_at: Millis | null;
+  finished_at: Millis | null;
+  lease_owner: string | null;
+  lease_until: Defaulted<Millis>;
+  last_error: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -209,6 +292,11 @@ export interface Database {
   shares: SharesTable;
   links: LinksTable;
   emails: EmailsTable;
+  email_sends: EmailSendsTable;
   uploads: UploadsTable;
   content_removals: ContentRemovalsTable;
+  encryption_keys: EncryptionKeysTable;
+  content_encryption: ContentEncryptionTable;
+  unlocks: UnlocksTable;
+  encryption_jobs: EncryptionJobsTable;
 }

@@ -16,6 +16,7 @@
  */
 import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { containsPattern, fileNameMatches } from './dialect';
+import { fileNotBeneathLockedFolder } from './encryption-repository';
 import type { Database } from './schema';
 
 /**
@@ -28,7 +29,9 @@ export function fileSearchCandidates(
   accountId: number,
   key: string,
   limit: number,
+  unlockedFor: number | null = null,
 ): SelectQueryBuilder<Database, any, { id: number }> {
+  const withoutLockedFiles = withoutFilesLockedFor(accountId, unlockedFor);
   const indexed = fileNameMatches(db, key);
   if (indexed) {
     // CROSS JOIN: the index drives, newest first, and each match is read by its id.
@@ -57,16 +60,18 @@ export function fileSearchCandidates(
 
 /**
  * Where search hides files beneath locked folders (DECISIONS.md §11, §13: "not in locked
- * folders"). Encryption, and with it what "locked for this caller" means, arrives in a later
- * issue; until then nothing is locked and this returns the query as it is. It is a condition of
- * the candidate query, not a filter afterwards, so that the hit limit counts visible hits only.
+ * folders"): encrypted folders whose key the session (token id `unlockedFor`; null: none) has not
+ * unlocked, and everything below them (encryption-repository fileNotBeneathLockedFolder). Files
+ * that are themselves encrypted stay hits, shown with encrypted="1" and their tip. It is a
+ * condition of the candidate query, not a filter afterwards, so that the hit limit counts visible
+ * hits only.
  */
-function withoutLockedFiles<QB extends SelectQueryBuilder<any, any, any>>(query: QB): QB {
-  return query;
+function withoutFilesLockedFor(accountId: number, unlockedFor: number | null) {
+  return <QB extends SelectQueryBuilder<any, any, any>>(query: QB): QB => query.where(fileNotBeneathLockedFolder(accountId, unlockedFor)) as QB;
 }
 
-/** Up to `limit` ids of the account's live files whose name_key contains `key`. */
-export async function findFileIdsByName(db: Kysely<Database>, accountId: number, key: string, limit: number): Promise<number[]> {
-  const rows = await fileSearchCandidates(db, accountId, key, limit).execute();
+/** Up to `limit` ids of the account's live files whose name_key contains `key`, not beneath a folder locked for the session. */
+export async function findFileIdsByName(db: Kysely<Database>, accountId: number, key: string, limit: number, unlockedFor: number | null = null): Promise<number[]> {
+  const rows = await fileSearchCandidates(db, accountId, key, limit, unlockedFor).execute();
   return rows.map((row) => row.id);
 }

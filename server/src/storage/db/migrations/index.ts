@@ -7,12 +7,16 @@ import * as initial from './0001_initial';
 import * as itemOrderAndSearch from './0002_item_order_and_search';
 import * as uploads from './0003_uploads';
 import * as fileNameSearch from './0004_file_name_search';
+import * as emailQueue from './0005_email_queue';
+import * as encryption from './0006_encryption';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_item_order_and_search': itemOrderAndSearch,
   '0003_uploads': uploads,
   '0004_file_name_search': fileNameSearch,
+  '0005_email_queue': emailQueue,
+  '0006_encryption': encryption,
 };
 
 export const migrationProvider: MigrationProvider = {

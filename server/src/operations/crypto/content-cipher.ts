@@ -1,0 +1,279 @@
+/**
+ * The at-rest format of encrypted content (DECISIONS.md §11): AES-256-GCM in chunks, so that any
+ * byte range can be served by decrypting only the chunks it covers, in constant memory.
+ *
+ * Layout of a blob:
+ *
+ *   header (32 bytes)
+ *     0..3    magic "FSSE"
+ *     4       format version (1)
+ *     5       nonce scheme (1 = a random 96-bit nonce per chunk)
+ *     6..7    reserved, 0
+ *     8..11   chunk size in bytes (plaintext per chunk), unsigned big-endian
+ *     12..27  the blob id: 128 random bits naming this content
+ *     28..31  reserved, 0
+ *   then one record per chunk, in order:
+ *     nonce (12 bytes) | ciphertext (chunk size; the last chunk may be shorter) | GCM tag (16 bytes)
+ *
+ * A blob always has at least one chunk (an empty file is one empty chunk), so every blob ends with
+ * an authenticated final record. Each chunk's associated data is the whole header, the chunk's
+ * index (64-bit big-endian) and a final flag (1 for the last chunk, else 0):
+ * - chunks cannot be reordered (the index), moved between blobs (the blob id), or dropped from the
+ *   end (the final flag, and the plaintext size the database holds decides which index is last);
+ * - the header cannot be altered (it is in every chunk's associated data), and the reader builds
+ *   the expected header from the database's row (content_encryption), not from the blob, so a blob
+ *   swapped for another blob, even one under the same key, fails authentication.
+ *
+ * Why a blob id rather than the content row's id: the bytes are written before the row that points
+ * to them exists (STYLE.md 7, content-store.ts), so the row id is not known yet. The blob id is
+ * stored in the row and plays the same part.
+ *
+ * Nonces: random per chunk, as DECISIONS.md §11 asks. With 96-bit random nonces the collision
+ * bound for one key is about 2^32 chunks (NIST SP 800-38D): 256 TiB per data key at 64 KiB chunks.
+ * Plaintext of a chunk is released only after its tag has verified.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+
+export const MAGIC = Buffer.from('FSSE', 'latin1');
+export const FORMAT_VERSION = 1;
+export const NONCE_SCHEME_RANDOM_96 = 1;
+export const HEADER_BYTES = 32;
+export const NONCE_BYTES = 12;
+export const TAG_BYTES = 16;
+export const RECORD_OVERHEAD = NONCE_BYTES + TAG_BYTES;
+export const DEFAULT_CHUNK_SIZE = 64 * 1024;
+export const BLOB_ID_BYTES = 16;
+const MAX_CHUNK_SIZE = 16 * 1024 * 1024;
+
+/** What a reader must know about a blob, from the database: it is never taken from the blob itself. */
+export interface CipherLayout {
+  /** Plaintext bytes per chunk. */
+  readonly chunkSize: number;
+  readonly blobId: Buffer;
+  readonly plaintextSize: number;
+}
+
+/** Inclusive plaintext offsets, as in HTTP Range. */
+export interface PlainRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export class ContentAuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContentAuthenticationError';
+  }
+}
+
+export function newLayout(plaintextSize: number, chunkSize = DEFAULT_CHUNK_SIZE): CipherLayout {
+  return { chunkSize, blobId: randomBytes(BLOB_ID_BYTES), plaintextSize };
+}
+
+function checkLayout(layout: CipherLayout): void {
+  const { chunkSize, blobId, plaintextSize } = layout;
+  if (!Number.isSafeInteger(chunkSize) || chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE) throw new Error(`invalid chunk size ${chunkSize}`);
+  if (blobId.length !== BLOB_ID_BYTES) throw new Error('invalid blob id');
+  if (!Number.isSafeInteger(plaintextSize) || plaintextSize < 0) throw new Error(`invalid plaintext size ${plaintextSize}`);
+}
+
+export function headerOf(layout: CipherLayout): Buffer {
+  checkLayout(layout);
+  const header = Buffer.alloc(HEADER_BYTES);
+  MAGIC.copy(header, 0);
+  header[4] = FORMAT_VERSION;
+  header[5] = NONCE_SCHEME_RANDOM_96;
+  header.writeUInt32BE(layout.chunkSize, 8);
+  layout.blobId.copy(header, 12);
+  return header;
+}
+
+/** Chunks in a blob of `plaintextSize` bytes: at least one. */
+export function chunkCount(layout: Pick<CipherLayout, 'chunkSize' | 'plaintextSize'>): number {
+  return Math.max(1, Math.ceil(layout.plaintextSize / layout.chunkSize));
+}
+
+/** Bytes the blob has: the header and every record. */
+export function encryptedSize(layout: Pick<CipherLayout, 'chunkSize' | 'plaintextSize'>): number {
+  return HEADER_BYTES + chunkCount(layout) * RECORD_OVERHEAD + layout.plaintextSize;
+}
+
+function plainLengthOf(layout: CipherLayout, index: number): number {
+  return Math.min(layout.chunkSize, layout.plaintextSize - index * layout.chunkSize);
+}
+
+function recordOffset(layout: CipherLayout, index: number): number {
+  return HEADER_BYTES + index * (layout.chunkSize + RECORD_OVERHEAD);
+}
+
+function associatedData(header: Buffer, index: number, final: boolean): Buffer {
+  const tail = Buffer.alloc(9);
+  tail.writeBigUInt64BE(BigInt(index), 0);
+  tail[8] = final ? 1 : 0;
+  return Buffer.concat([header, tail]);
+}
+
+function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer): Buffer {
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(associatedData(header, index, final));
+  return Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+}
+
+function openChunk(key: Buffer, header: Buffer, index: number, final: boolean, record: Buffer): Buffer {
+  const nonce = record.subarray(0, NONCE_BYTES);
+  const tag = record.subarray(record.length - TAG_BYTES);
+  const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
+  decipher.setAAD(associatedData(header, index, final));
+  decipher.setAuthTag(tag);
+  try {
+    return Buffer.concat([decipher.update(record.subarray(NONCE_BYTES, record.length - TAG_BYTES)), decipher.final()]);
+  } catch {
+    throw new ContentAuthenticationError(`encrypted content: chunk ${index} failed authentication (wrong key, or the bytes were altered)`);
+  }
+}
+
+/** Bytes as a stream gives them: a Readable, an async generator, or (in tests) an array. */
+export type ByteSource = AsyncIterable<Buffer | string> | Iterable<Buffer | string>;
+
+async function* toAsync(source: Iterable<Buffer | string>): AsyncGenerator<Buffer | string> {
+  yield* source;
+}
+
+/** Gathers a byte stream into pieces of exactly the sizes asked for, holding at most one piece. */
+class ExactReader {
+  private readonly iterator: AsyncIterator<Buffer | string>;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private done = false;
+
+  constructor(source: ByteSource) {
+    this.iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source)[Symbol.asyncIterator]();
+  }
+
+  /** Exactly `n` bytes, or fewer only when the stream ends first. */
+  async read(n: number): Promise<Buffer> {
+    while (this.pendingBytes < n && !this.done) {
+      const next = await this.iterator.next();
+      if (next.done) {
+        this.done = true;
+        break;
+      }
+      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      if (chunk.length === 0) continue;
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+    }
+    const all = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+    const piece = all.subarray(0, Math.min(n, all.length));
+    const rest = all.subarray(piece.length);
+    this.pending = rest.length > 0 ? [rest] : [];
+    this.pendingBytes = rest.length;
+    return piece;
+  }
+
+  async close(): Promise<void> {
+    await this.iterator.return?.();
+  }
+}
+
+/**
+ * Encrypts a plaintext stream of exactly `layout.plaintextSize` bytes: yields the header, then
+ * one record per chunk. Throws if the stream is shorter or longer than that.
+ */
+export async function* encryptContent(plaintext: ByteSource, key: Buffer, layout: CipherLayout): AsyncGenerator<Buffer> {
+  const header = headerOf(layout);
+  yield header;
+  const reader = new ExactReader(plaintext);
+  try {
+    const count = chunkCount(layout);
+    for (let index = 0; index < count; index++) {
+      const expected = plainLengthOf(layout, index);
+      const chunk = await reader.read(expected);
+      if (chunk.length !== expected) throw new Error(`plaintext ended after ${index * layout.chunkSize + chunk.length} of ${layout.plaintextSize} bytes`);
+      yield sealChunk(key, header, index, index === count - 1, chunk);
+    }
+    if ((await reader.read(1)).length > 0) throw new Error(`plaintext is longer than ${layout.plaintextSize} bytes`);
+  } finally {
+    await reader.close();
+  }
+}
+
+/** The ciphertext bytes (inclusive offsets) holding the chunks that cover `range`, and those chunks. */
+export function cipherRangeOf(layout: CipherLayout, range?: PlainRange): { start: number; end: number; firstChunk: number; lastChunk: number } {
+  checkLayout(layout);
+  const count = chunkCount(layout);
+  let firstChunk = 0;
+  let lastChunk = count - 1;
+  if (range) {
+    if (!(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.start <= range.end && range.end < layout.plaintextSize)) {
+      throw new RangeError(`range ${range.start}-${range.end} is outside ${layout.plaintextSize} bytes`);
+    }
+    firstChunk = Math.floor(range.start / layout.chunkSize);
+    lastChunk = Math.floor(range.end / layout.chunkSize);
+  }
+  const start = recordOffset(layout, firstChunk);
+  const end = recordOffset(layout, lastChunk) + RECORD_OVERHEAD + plainLengthOf(layout, lastChunk) - 1;
+  return { start, end, firstChunk, lastChunk };
+}
+
+/**
+ * Decrypts the records of chunks `firstChunk`..`lastChunk` read from `ciphertext` (which starts at
+ * the first of them), yielding the plaintext of `range` (default: all of those chunks). Each chunk
+ * is authenticated before any of its bytes is yielded.
+ */
+export async function* decryptChunks(
+  ciphertext: ByteSource,
+  key: Buffer,
+  layout: CipherLayout,
+  range?: PlainRange,
+): AsyncGenerator<Buffer> {
+  const header = headerOf(layout);
+  const { firstChunk, lastChunk } = cipherRangeOf(layout, range);
+  const lastOfBlob = chunkCount(layout) - 1;
+  const reader = new ExactReader(ciphertext);
+  try {
+    for (let index = firstChunk; index <= lastChunk; index++) {
+      const plainLength = plainLengthOf(layout, index);
+      const record = await reader.read(plainLength + RECORD_OVERHEAD);
+      if (record.length !== plainLength + RECORD_OVERHEAD) {
+        throw new ContentAuthenticationError(`encrypted content: chunk ${index} is truncated`);
+      }
+      let plain = openChunk(key, header, index, index === lastOfBlob, record);
+      if (range) {
+        const chunkStart = index * layout.chunkSize;
+        const from = index === firstChunk ? range.start - chunkStart : 0;
+        const to = index === lastChunk ? range.end - chunkStart + 1 : plain.length;
+        plain = plain.subarray(from, to);
+      }
+      if (plain.length > 0) yield plain;
+    }
+  } finally {
+    await reader.close();
+  }
+}
+
+/** Checks a blob's header against the layout the database holds (for integrity checks and tests). */
+export function headerMatches(blobHeader: Buffer, layout: CipherLayout): boolean {
+  return blobHeader.length >= HEADER_BYTES && blobHeader.subarray(0, HEADER_BYTES).equals(headerOf(layout));
+}
+
+/**
+ * A readable stream of the plaintext of `range` (default: all), reading only the ciphertext of the
+ * chunks it covers through `open` (a ranged read of the blob, inclusive offsets). Memory stays at
+ * about one chunk whatever the size. Opens the blob before resolving, so that a missing blob
+ * rejects here rather than in the middle of an answer.
+ */
+export async function openDecrypted(
+  open: (range: { start: number; end: number }) => Promise<Readable>,
+  key: Buffer,
+  layout: CipherLayout,
+  range?: PlainRange,
+): Promise<Readable> {
+  const cipherRange = cipherRangeOf(layout, range);
+  const source = await open({ start: cipherRange.start, end: cipherRange.end });
+  const plaintext = Readable.from(decryptChunks(source, key, layout, range), { objectMode: false });
+  plaintext.once('close', () => source.destroy());
+  return plaintext;
+}

@@ -1,0 +1,42 @@
+/**
+ * AES-256-GCM sealing of small secrets (data keys) under a key derived with HKDF-SHA256 from a
+ * high-entropy input: the key a password unlocks (data-key.ts), or the server secret (download
+ * URLs and background jobs). Sealed values read `v1.nonce.ciphertext.tag` (base64url parts).
+ *
+ * `purpose` is the HKDF info: each use gets an unrelated key. `context` is authenticated but not
+ * encrypted (GCM associated data): a value sealed for one context (a key id, a download grant)
+ * does not open in another.
+ */
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+const VERSION = 'v1';
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+function derivedKey(input: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', input, Buffer.alloc(0), purpose, 32));
+}
+
+export function seal(input: Buffer, purpose: string, plaintext: Buffer, context = ''): string {
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', derivedKey(input, purpose), nonce);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  return [VERSION, nonce, ciphertext, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+}
+
+/** What `seal` sealed; null when the input, purpose, context or the value itself is wrong. */
+export function unseal(input: Buffer, purpose: string, sealed: string, context = ''): Buffer | null {
+  const parts = sealed.split('.');
+  if (parts.length !== 4 || parts[0] !== VERSION) return null;
+  const [nonce, ciphertext, tag] = parts.slice(1).map((part) => Buffer.from(part, 'base64url'));
+  if (nonce.length !== NONCE_BYTES || tag.length !== TAG_BYTES) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', derivedKey(input, purpose), nonce, { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  } catch {
+    return null;
+  }
+}

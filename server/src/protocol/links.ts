@@ -1,0 +1,46 @@
+/**
+ * GET/HEAD /l/{code}/{name}: the permanent direct links that FileLink hands out
+ * (operations/links.ts). The bytes are served exactly as the download URLs serve them
+ * (protocol/downloads.ts serveFile): one Range, HEAD, a strong ETag, If-None-Match, If-Range.
+ *
+ * - The file is found by the code alone; `{name}` is for people and browsers, and may be anything
+ *   or left out (`/l/{code}`). The answer names the file by its current name.
+ * - 404 for an unknown or malformed code, a removed link, and a file that is in the bin (or beneath
+ *   a folder in the bin) or deleted: one answer, so that a URL tells nothing about why. 423 while
+ *   the file is locked (encrypted, or in an encrypted folder).
+ * - `Content-Disposition: attachment` (RFC 6266, with filename*), never inline: the bytes are
+ *   anyone's upload served from the service's own origin, so a browser must not render an HTML or
+ *   SVG file as a page of this site. nosniff and `Content-Security-Policy: default-src 'none';
+ *   sandbox` guard the same door should a browser render it anyway.
+ * - Hits: counted once per GET that starts a transfer (operations/links.ts says which).
+ * - The code is a capability: the request log keeps only `/l/…` (log.ts loggablePath).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../log';
+import type { Services } from '../operations/context';
+import { openLinkedFile } from '../operations/links';
+import { refuse, serveFile } from './downloads';
+
+const LINK_PATH = /^\/l\/([^/]+)(?:\/[^/]*)?$/;
+
+export class LinkRoute {
+  constructor(
+    private readonly services: Services,
+    private readonly log: Logger,
+  ) {}
+
+  /** Answers the request if it is a direct link; false when the path is not one. */
+  async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const match = LINK_PATH.exec(url.pathname);
+    if (!match) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });
+      return true;
+    }
+    const lookup = await openLinkedFile(this.services, match[1]);
+    if (lookup.kind === 'notFound') return refuse(res, 404, 'This link does not exist, or the file is no longer available.'), true;
+    if (lookup.kind === 'locked') return refuse(res, 423, 'This file is encrypted. Its owner must decrypt it before the link works again.'), true;
+    await serveFile(req, res, lookup.file, this.log, { logPath: '/l/…', onTransfer: lookup.recordTransfer });
+    return true;
+  }
+}
