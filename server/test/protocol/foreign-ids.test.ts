@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationName, type ServiceName } from '../../src/catalog/operations';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { resultXml, type Value } from '../helpers/requests';
+import { callInForm, resultXml, type Value } from '../helpers/requests';
 
 let app: TestApp;
 let alice: Session;
@@ -28,6 +28,10 @@ async function everything() {
     folders: await db.selectFrom('folders').selectAll().orderBy('id').execute(),
     files: await db.selectFrom('files').selectAll().orderBy('id').execute(),
     accounts: await db.selectFrom('accounts').select(['id', 'used_bytes']).orderBy('id').execute(),
+    shares: await db.selectFrom('shares').selectAll().orderBy('id').execute(),
+    links: await db.selectFrom('links').selectAll().orderBy('id').execute(),
+    emails: await db.selectFrom('emails').selectAll().orderBy('id').execute(),
+    keys: await db.selectFrom('encryption_keys').selectAll().orderBy('id').execute(),
   };
 }
 
@@ -92,6 +96,19 @@ const attempts: Array<[string, () => Promise<Record<string, string>>]> = [
   ['FileAdd claiming foreign content', () =>
     call(alice, 'FileService', 'FileAdd', { name: 'x.txt', ext: 'txt', size: bobs.fileSize, dirid: 0, hash: bobs.fileHash })],
   ['FileDownload', () => call(alice, 'FileService', 'FileDownload', { fid: bobs.file })],
+  ['FileShare', () => call(alice, 'FileService', 'FileShare', { fids: String(bobs.file), downpwd: '', downValue: 0, description: '' })],
+  ['FolderShare', () => call(alice, 'FileService', 'FolderShare', { dirids: String(bobs.folder), downpwd: 'abcd', downValue: 3, description: 'x' })],
+  ['Unshare', () => call(alice, 'FileService', 'Unshare', { dirids: String(bobs.folder), fids: String(bobs.file) })],
+  ['FileEncrypt', () => call(alice, 'FileService', 'FileEncrypt', { fid: bobs.file, password: 'secret-1', password_tip: 'tip' })],
+  ['FolderEncrypt', () => call(alice, 'FileService', 'FolderEncrypt', { dirid: bobs.folder, password: 'secret-1', password_tip: 'tip' })],
+  ['Unlock', () => call(alice, 'FileService', 'Unlock', { dirid: bobs.folder, fid: 0, password: 'secret-1' })],
+  ['Decrypt', () => call(alice, 'FileService', 'Decrypt', { dirid: 0, fid: bobs.file, password: 'secret-1' })],
+  ['FileLink', () => call(alice, 'FileService', 'FileLink', { fid: bobs.file })],
+  ['FileUnlink', () => call(alice, 'FileService', 'FileUnlink', { fid: bobs.file })],
+  ['FolderEmailShare', () => call(alice, 'FileService', 'FolderEmailShare', { dirid: bobs.folder, to: 'friend@example.com' })],
+  ['FileEmailShare', () => call(alice, 'FileService', 'FileEmailShare', { fid: bobs.file, to: 'friend@example.com' })],
+  ['GetFolderEmailShareInfo', () => call(alice, 'FileService', 'GetFolderEmailShareInfo', { dirid: bobs.folder })],
+  ['GetFileEmailShareInfo', () => call(alice, 'FileService', 'GetFileEmailShareInfo', { fid: bobs.file })],
   ['GetFiles', () => call(alice, 'UserService', 'GetFiles', { dir: String(bobs.folder), ...listing })],
   ['GetFilesWhitPath', () => call(alice, 'UserService', 'GetFilesWhitPath', { dir: String(bobs.folder), ...listing })],
 ];
@@ -112,6 +129,21 @@ describe("another account's ids", () => {
       if (!name.startsWith('Move into')) expect(after).toEqual(before);
     });
   }
+
+  it('ShareImageUpload (token only): ERROR 404, and nothing changes', async () => {
+    const before = await everything();
+    const ShareImageUpload = op('FileService', 'ShareImageUpload');
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const answer = await callInForm(app.url, 'post', ShareImageUpload, {
+      uid: alice.uid,
+      token: alice.token,
+      fid: bobs.file,
+      ImagefileName: 'cover.png',
+      byteFileStream: png,
+    });
+    expect(resultXml(answer, ShareImageUpload)).toMatch(/<string [^>]*>ERROR 404 /);
+    expect(await everything()).toEqual(before);
+  });
 
   it('is answered exactly as an id that does not exist', async () => {
     const foreign = await call(alice, 'FileService', 'FolderRename', { dirid: bobs.folder, newname: 'x' });
