@@ -33,6 +33,12 @@ interface ItemBase {
   readonly deleted?: string;
   /** The original parent folder's path. */
   readonly from?: string;
+  /** When the retention sweep removes it for good, ISO 8601. */
+  readonly purge?: string;
+
+  // Folders being encrypted or decrypted in the background
+  /** Percent done. */
+  readonly progress?: number;
 
   // Shared items
   readonly code?: string;
@@ -196,11 +202,11 @@ export function children(element: XmlElement, name: string): XmlElement[] {
 // Only set the optional attributes that are present, so that items compare and print cleanly.
 function optionalAttributes(element: XmlElement) {
   const out: Record<string, string | number> = {};
-  for (const name of ['tip', 'path', 'deleted', 'from', 'code', 'url', 'downpwd', 'description', 'image'] as const) {
+  for (const name of ['tip', 'path', 'deleted', 'from', 'purge', 'code', 'url', 'downpwd', 'description', 'image'] as const) {
     const value = text(element, name);
     if (value !== undefined) out[name] = value;
   }
-  for (const name of ['downValue', 'downloads', 'hits'] as const) {
+  for (const name of ['downValue', 'downloads', 'hits', 'progress'] as const) {
     const value = optionalNumber(element, name);
     if (value !== undefined) out[name] = value;
   }

@@ -118,6 +118,8 @@ interface ItemCommon {
 
 export interface FolderItem extends ItemCommon {
   readonly type: 'folder';
+  /** Percent done of a background encryption or decryption job running for the folder. */
+  readonly progress?: number;
 }
 
 export interface FileItem extends ItemCommon {

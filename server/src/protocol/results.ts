@@ -104,6 +104,7 @@ export function writeItem(writer: XmlWriter, item: Item): void {
     ['linked', item.linked],
     ['encrypted', item.encrypted],
     ['tip', item.encrypted ? (item.tip ?? '') : undefined],
+    ['progress', item.type === 'folder' ? item.progress : undefined],
     ['path', item.path],
   );
   if (item.bin) attributes.push(['deleted', isoTime(item.bin.deleted)], ['from', item.bin.from], ['purge', isoTime(item.bin.purge)]);

@@ -346,6 +346,10 @@ describe('FolderEncrypt', () => {
     expect(await encryptionProgress(services, alice.uid, top)).toMatchObject({ kind: 'encrypt', state: 'waiting', totalFiles: count, doneFiles: 0 });
     expect(await runEncryptionJobs(services, { maxFiles: 7 })).toEqual({ jobsFinished: 0, files: 7 });
     expect(await encryptionProgress(services, alice.uid, top)).toMatchObject({ state: 'waiting', totalFiles: count, doneFiles: 7 });
+    // Listings report the job's progress on the folder, in percent.
+    const halfway = (await list(alice, 0)).folders.find((folder) => folder.id === top)!;
+    expect(halfway.progress).toBeGreaterThan(0);
+    expect(halfway.progress).toBeLessThan(100);
 
     // An instance takes the job and dies: its lease keeps others off until it runs out.
     expect(await claimJob(services.db, { owner: 'dead instance', now: services.now(), leaseUntil: new Date(services.now().getTime() + JOB_LEASE_MS) })).toBeDefined();
@@ -353,6 +357,7 @@ describe('FolderEncrypt', () => {
     services.clock.advance(JOB_LEASE_MS);
     expect(await runEncryptionJobs(services)).toEqual({ jobsFinished: 1, files: count - 7 });
     expect(await encryptionProgress(services, alice.uid, top)).toMatchObject({ state: 'finished', doneFiles: count, failedFiles: 0 });
+    expect((await list(alice, 0)).folders.find((folder) => folder.id === top)!.progress).toBeUndefined();
     expect(await contentStoreHolds(services, 'MARKER-photo')).toBe(false);
     const job = await services.db.selectFrom('encryption_jobs').select('sealed_key').executeTakeFirstOrThrow();
     expect(job.sealed_key).toBeNull();

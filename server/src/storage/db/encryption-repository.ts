@@ -750,6 +750,18 @@ export async function deleteFinishedJobs(db: Kysely<Database>, before: Date): Pr
 export const folderTipColumn: AliasedRawBuilder<string | null, 'tip'> = sql<string | null>`(
   select encryption_keys.tip from encryption_keys where encryption_keys.id = folders.key_id)`.as('tip');
 
+/**
+ * A folder's progress, for listings: the percentage of bytes (or, for empty files, of files) that
+ * its unfinished encryption or decryption job has done; null when no job is running for it.
+ */
+export const folderJobProgressColumn: AliasedRawBuilder<number | null, 'progress'> = sql<number | null>`(
+  select case when j.total_bytes > 0 then (j.done_bytes * 100) / j.total_bytes
+              when j.total_files > 0 then (j.done_files * 100) / j.total_files
+              else 0 end
+  from encryption_jobs j
+  where j.account_id = folders.account_id and j.folder_id = folders.id and j.finished_at is null
+  order by j.id desc limit 1)`.as('progress');
+
 /** A file's tip, for listings: the tip of its content's key (null for plaintext). */
 export const fileTipColumn: AliasedRawBuilder<string | null, 'tip'> = sql<string | null>`(
   select encryption_keys.tip from encryption_keys where encryption_keys.id = files.key_id)`.as('tip');

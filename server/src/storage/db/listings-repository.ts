@@ -22,7 +22,7 @@
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { BinAttributes, FileItem, FolderItem, ShareAttributes } from '../../operations/context';
-import { fileTipColumn, folderTipColumn } from './encryption-repository';
+import { fileTipColumn, folderJobProgressColumn, folderTipColumn } from './encryption-repository';
 import type { Database } from './schema';
 
 export type SortKey = 'name' | 'time' | 'size' | 'share' | 'link';
@@ -189,6 +189,8 @@ const folderColumns = [
   'folders.sort_key',
   // The tip of the folder's key, when encrypted (0006_encryption).
   folderTipColumn,
+  // How far a running encryption or decryption job of the folder has got.
+  folderJobProgressColumn,
 ] as const;
 
 const fileColumns = [
@@ -218,6 +220,7 @@ interface FolderRow {
   linked: 0 | 1;
   encrypted: 0 | 1;
   tip: string | null;
+  progress: number | null;
 }
 
 interface FileRow {
@@ -257,6 +260,7 @@ const toFolderItem = (row: FolderRow, extras: Extras = {}): FolderItem => ({
   linked: row.linked === 1,
   encrypted: row.encrypted === 1,
   ...tipOf(row),
+  ...(row.progress === null ? {} : { progress: Number(row.progress) }),
   ...extras,
 });
 
