@@ -115,30 +115,21 @@ export async function findLiveFileContent(db: Kysely<Database>, fileId: number, 
 
 // ---- Removal -------------------------------------------------------------------------------
 
+/** Content that no file and no completed upload references. */
+const unreferenced = (eb: ExpressionBuilder<Database, 'content'>) =>
+  eb.and([
+    eb.not(eb.exists(eb.selectFrom('files').select(sql.lit(1).as('one')).whereRef('files.content_id', '=', 'content.id'))),
+    eb.not(eb.exists(eb.selectFrom('uploads').select(sql.lit(1).as('one')).whereRef('uploads.content_id', '=', 'content.id'))),
+  ]);
+
 /**
- * Deletes up to `limit` content rows that no file and no upload references, and queues their
- * keys for deletion from the store, in the transaction `tx` (the caller's: both or neither).
- * The delete itself repeats the test, so a reference added since the candidates were chosen keeps
- * its content (and the foreign keys refuse the rest). Returns the keys queued.
+ * Deletes those of the content rows `ids` that nothing references and queues their keys, due now,
+ * in `tx`. The delete itself tests the references, so one added meanwhile keeps its content (and
+ * the foreign keys refuse the rest). Returns the keys queued.
  */
-export async function deleteUnreferencedContent(tx: Kysely<Database>, now: Date, limit: number): Promise<string[]> {
-  const unreferenced = (eb: ExpressionBuilder<Database, 'content'>) =>
-    eb.and([
-      eb.not(eb.exists(eb.selectFrom('files').select(sql.lit(1).as('one')).whereRef('files.content_id', '=', 'content.id'))),
-      eb.not(eb.exists(eb.selectFrom('uploads').select(sql.lit(1).as('one')).whereRef('uploads.content_id', '=', 'content.id'))),
-    ]);
-  const candidates = await tx.selectFrom('content').select('id').where(unreferenced).orderBy('id').limit(limit).execute();
-  if (candidates.length === 0) return [];
-  const deleted = await tx
-    .deleteFrom('content')
-    .where(
-      'id',
-      'in',
-      candidates.map((row) => row.id),
-    )
-    .where(unreferenced)
-    .returning('storage_key')
-    .execute();
+async function deleteAndQueue(tx: Kysely<Database>, ids: readonly number[], now: Date): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const deleted = await tx.deleteFrom('content').where('id', 'in', ids).where(unreferenced).returning('storage_key').execute();
   if (deleted.length === 0) return [];
   const at = now.getTime();
   await tx
@@ -151,31 +142,25 @@ export async function deleteUnreferencedContent(tx: Kysely<Database>, now: Date,
 }
 
 /**
- * Like deleteUnreferencedContent, for the given content rows only (content that encryption or
- * decryption has just replaced): deletes those that nothing references and queues their keys,
- * due now, in `tx`. Returns the keys queued.
+ * Deletes up to `limit` content rows that no file and no upload references, and queues their
+ * keys for deletion from the store, in the transaction `tx` (the caller's: both or neither).
+ * Returns the keys queued.
  */
-export async function deleteUnreferencedContentAmong(tx: Kysely<Database>, contentIds: readonly number[], now: Date): Promise<string[]> {
-  if (contentIds.length === 0) return [];
-  const deleted = await tx
-    .deleteFrom('content')
-    .where('id', 'in', contentIds)
-    .where((eb) =>
-      eb.and([
-        eb.not(eb.exists(eb.selectFrom('files').select(sql.lit(1).as('one')).whereRef('files.content_id', '=', 'content.id'))),
-        eb.not(eb.exists(eb.selectFrom('uploads').select(sql.lit(1).as('one')).whereRef('uploads.content_id', '=', 'content.id'))),
-      ]),
-    )
-    .returning('storage_key')
-    .execute();
-  if (deleted.length === 0) return [];
-  const at = now.getTime();
-  await tx
-    .insertInto('content_removals')
-    .values(deleted.map((row) => ({ storage_key: row.storage_key, created_at: at, due_at: at })))
-    .onConflict((oc) => oc.column('storage_key').doNothing())
-    .execute();
-  return deleted.map((row) => row.storage_key);
+export async function deleteUnreferencedContent(tx: Kysely<Database>, now: Date, limit: number): Promise<string[]> {
+  const candidates = await tx.selectFrom('content').select('id').where(unreferenced).orderBy('id').limit(limit).execute();
+  return deleteAndQueue(
+    tx,
+    candidates.map((row) => row.id),
+    now,
+  );
+}
+
+/**
+ * Like deleteUnreferencedContent, for the given content rows only (content that encryption or
+ * decryption has just replaced). Returns the keys queued.
+ */
+export function deleteUnreferencedContentAmong(tx: Kysely<Database>, contentIds: readonly number[], now: Date): Promise<string[]> {
+  return deleteAndQueue(tx, contentIds, now);
 }
 
 /** Marks these queued, due keys as being deleted (as startDueRemovals does) and returns them. */
