@@ -21,10 +21,7 @@ const MAX_WALK_DEPTH = 100_000;
 export interface ItemLock {
   readonly type: 'file' | 'folder';
   readonly id: number;
-  /**
-   * The password tip. Encryption stores it (a later migration); until then it is undefined, and
-   * the refusal carries an empty tip. Select it in findLinkTarget when the column exists.
-   */
+  /** The password tip of the key that locks it (encryption_keys.tip). */
   readonly tip?: string;
 }
 
@@ -63,6 +60,8 @@ interface TargetRow {
   code: string | null;
   hits: number | null;
   locked_folder_id: number | null;
+  locked_folder_tip: string | null;
+  file_tip: string | null;
 }
 
 /**
@@ -70,8 +69,8 @@ interface TargetRow {
  * at the file's folder and follows parent_id within the account; the nearest encrypted folder
  * is the lock, else the file itself when it (or its content) is encrypted.
  *
- * Encryption extends the lock here, and only here: the tip column, and any other rule that makes
- * an item locked, belong in this query so that FileLink and the /l/ route cannot disagree.
+ * Every rule that makes an item locked, and its tip, belongs in this query, so that FileLink and
+ * the /l/ route cannot disagree.
  */
 export async function findLinkTarget(db: Kysely<Database>, key: LinkTargetKey): Promise<LinkTarget | undefined> {
   // The file is matched by a predicate on `files` itself (never a joined row of constants), so that
@@ -83,15 +82,15 @@ export async function findLinkTarget(db: Kysely<Database>, key: LinkTargetKey): 
   const { rows } = await sql<TargetRow>`
     with recursive
     live_file as (
-      select f.id, f.account_id, f.folder_id, f.name, f.ext, f.linked, f.encrypted, f.content_id
+      select f.id, f.account_id, f.folder_id, f.name, f.ext, f.linked, f.encrypted, f.content_id, f.key_id
       from ${from}
       where ${match} and f.deleted_at is null and f.binned_under is null
     ),
-    chain(id, account_id, parent_id, encrypted, depth) as (
-      select fo.id, fo.account_id, fo.parent_id, fo.encrypted, 1
+    chain(id, account_id, parent_id, encrypted, key_id, depth) as (
+      select fo.id, fo.account_id, fo.parent_id, fo.encrypted, fo.key_id, 1
       from live_file lf join folders fo on fo.id = lf.folder_id and fo.account_id = lf.account_id
       union all
-      select fo.id, fo.account_id, fo.parent_id, fo.encrypted, c.depth + 1
+      select fo.id, fo.account_id, fo.parent_id, fo.encrypted, fo.key_id, c.depth + 1
       from chain c join folders fo on fo.id = c.parent_id and fo.account_id = c.account_id
       where c.depth < ${MAX_WALK_DEPTH}
     )
@@ -99,7 +98,9 @@ export async function findLinkTarget(db: Kysely<Database>, key: LinkTargetKey): 
       lf.id as file_id, lf.account_id, lf.name, lf.ext, lf.linked, lf.encrypted as file_encrypted,
       ct.encrypted as content_encrypted, ct.size, ct.sha256, ct.storage_key,
       l.id as link_id, l.code, l.hits,
-      (select c.id from chain c where c.encrypted = 1 order by c.depth limit 1) as locked_folder_id
+      (select c.id from chain c where c.encrypted = 1 order by c.depth limit 1) as locked_folder_id,
+      (select k.tip from chain c join encryption_keys k on k.id = c.key_id where c.encrypted = 1 order by c.depth limit 1) as locked_folder_tip,
+      (select k.tip from encryption_keys k where k.id = lf.key_id) as file_tip
     from live_file lf
     join content ct on ct.id = lf.content_id
     left join links l on l.file_id = lf.id and l.account_id = lf.account_id`.execute(db);
@@ -107,8 +108,8 @@ export async function findLinkTarget(db: Kysely<Database>, key: LinkTargetKey): 
   if (!row) return undefined;
   const fileId = Number(row.file_id);
   let lock: ItemLock | null = null;
-  if (row.locked_folder_id !== null) lock = { type: 'folder', id: Number(row.locked_folder_id) };
-  else if (Number(row.file_encrypted) === 1 || Number(row.content_encrypted) === 1) lock = { type: 'file', id: fileId };
+  if (row.locked_folder_id !== null) lock = { type: 'folder', id: Number(row.locked_folder_id), tip: row.locked_folder_tip ?? '' };
+  else if (Number(row.file_encrypted) === 1 || Number(row.content_encrypted) === 1) lock = { type: 'file', id: fileId, tip: row.file_tip ?? '' };
   return {
     fileId,
     accountId: Number(row.account_id),

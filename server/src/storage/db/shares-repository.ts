@@ -287,8 +287,7 @@ export async function replaceShareImage(db: Kysely<Database>, shareId: number, k
  * The first locked item among the account's folders `folderIds` and files `fileIds` and the folders
  * above them, in one query: an encrypted file (its record or its content), or an encrypted folder
  * (one of those given, or one above any of them). Undefined when none is.
- *
- * Encryption extends the lock here (the tip column, and any other rule that makes an item locked).
+ * With it, the tip of the key that locks it.
  */
 export async function findLockAmong(
   db: Kysely<Database>,
@@ -298,7 +297,7 @@ export async function findLockAmong(
 ): Promise<ShareLock | undefined> {
   if (folderIds.length === 0 && fileIds.length === 0) return undefined;
   // UNION (not UNION ALL): a folder above many items is walked once, and a corrupt cycle ends.
-  const { rows } = await sql<{ type: ShareItemType; id: number }>`
+  const { rows } = await sql<{ type: ShareItemType; id: number; tip: string | null }>`
     with recursive
     seed(id) as (
       select id from folders where account_id = ${accountId} and id in ${idList(folderIds)}
@@ -312,12 +311,14 @@ export async function findLockAmong(
       select fo.id, fo.parent_id, fo.encrypted
       from chain c join folders fo on fo.id = c.parent_id and fo.account_id = ${accountId}
     )
-    select 'file' as type, fi.id from files fi join content ct on ct.id = fi.content_id
+    select 'file' as type, fi.id, (select k.tip from encryption_keys k where k.id = fi.key_id) as tip
+    from files fi join content ct on ct.id = fi.content_id
     where fi.account_id = ${accountId} and fi.id in ${idList(fileIds)} and (fi.encrypted = 1 or ct.encrypted = 1)
     union all
-    select 'folder' as type, id from chain where encrypted = 1`.execute(db);
+    select 'folder' as type, c.id, (select k.tip from folders fo join encryption_keys k on k.id = fo.key_id where fo.id = c.id) as tip
+    from chain c where c.encrypted = 1`.execute(db);
   const row = rows[0];
-  return row && { type: row.type, id: Number(row.id) };
+  return row && { type: row.type, id: Number(row.id), tip: row.tip ?? '' };
 }
 
 interface TargetRow {
