@@ -161,16 +161,21 @@ export async function openGrantedFile(services: Services, grant: DownloadGrant):
     const state = await shareGrantState(services, grant.share, grant.accountId, grant.fileId);
     if (state !== 'granted') return { kind: state === 'locked' ? 'locked' : 'notFound' };
   }
+  return { kind: 'found', file: storedPlaintext(services, file) };
+}
+
+/** A plaintext file served straight from the content store (downloads and direct links). */
+export function storedPlaintext(
+  services: Services,
+  file: { readonly name: string; readonly ext: string; readonly size: number; readonly sha256: string; readonly storageKey: string },
+): Downloadable {
   const store = contentStoreFor(services.config);
   return {
-    kind: 'found',
-    file: {
-      name: file.name,
-      ext: file.ext,
-      size: file.size,
-      sha256: file.sha256,
-      open: (range) => store.read(file.storageKey, range),
-    },
+    name: file.name,
+    ext: file.ext,
+    size: file.size,
+    sha256: file.sha256,
+    open: (range) => store.read(file.storageKey, range),
   };
 }
 

@@ -23,11 +23,10 @@
  *   counts as one hit. The count is one atomic UPDATE, made when the bytes are about to go out.
  */
 import { randomBytes } from 'node:crypto';
-import { contentStoreFor } from '../storage/content/stores';
 import { lockAccountTree } from '../storage/db/items-repository';
 import { countLinkHit, deleteLink, findLinkTarget, insertLink, type ItemLock } from '../storage/db/links-repository';
 import type { CallContext, Empty, ParamsOf, Services, UrlResult } from './context';
-import type { Downloadable } from './downloads';
+import { storedPlaintext, type Downloadable } from './downloads';
 import { locked, notFound, unauthorized, type OpError } from './errors';
 import { requireFile, itemIdOf } from './id-lists';
 
@@ -101,17 +100,10 @@ export async function openLinkedFile(services: Services, code: string): Promise<
   const file = await findLinkTarget(services.db, { code });
   if (!file || !file.link) return { kind: 'notFound' };
   if (file.lock) return { kind: 'locked' };
-  const store = contentStoreFor(services.config);
   const linkId = file.link.id;
   return {
     kind: 'found',
-    file: {
-      name: file.name,
-      ext: file.ext,
-      size: file.size,
-      sha256: file.sha256,
-      open: (range) => store.read(file.storageKey, range),
-    },
+    file: storedPlaintext(services, file),
     recordTransfer: async (range) => {
       if (startsTransfer(range)) await countLinkHit(services.db, linkId);
     },
