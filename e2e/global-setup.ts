@@ -1,7 +1,10 @@
 /**
- * Starts the real service for the browser tests: a fresh data folder with one account, the built
- * web app (dist/web, built by `npm run test:e2e` before Playwright starts), a free port. Builds
- * nothing itself. Returns the teardown: stop the service, remove the data folder.
+ * Starts the real service for the browser tests: a fresh data folder with two accounts (one for
+ * the login tests, one for the file manager's), the built web app (dist/web, built by
+ * `npm run test:e2e` before Playwright starts), a free port. Builds nothing itself. Then it starts
+ * filling a folder with 10,000 items in the background, while the tests run (FolderAdd takes a few
+ * ms each; e2e/big-folder.spec.ts waits for the last). Returns the teardown: stop the filling,
+ * stop the service, remove the data folder.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
@@ -10,11 +13,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { BASE_URL_VARIABLE, E2E_ACCOUNT, E2E_PASSWORD } from './service';
+import { addFolder, addFolders, apiLogin } from './files-api';
+import {
+  BASE_URL_VARIABLE,
+  BIG_FOLDER_NAME,
+  BIG_FOLDER_SIZE,
+  BIG_FOLDER_VARIABLE,
+  E2E_ACCOUNT,
+  E2E_PASSWORD,
+  FILES_ACCOUNT,
+  FILES_PASSWORD,
+  bigItemName,
+} from './service';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fss = path.join(root, 'bin', 'fss.mjs');
-const webRoot = path.join(root, 'dist', 'web');
+// FSS_E2E_WEB_ROOT: another build of the app to test (default: dist/web, what `npm run test:e2e` builds).
+const webRoot = path.resolve(root, process.env.FSS_E2E_WEB_ROOT ?? path.join('dist', 'web'));
 const START_TIMEOUT_MS = 60_000;
 
 function serviceEnv(dataDir: string): NodeJS.ProcessEnv {
@@ -65,11 +80,16 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const env = serviceEnv(dataDir);
 
   try {
-    await promisify(execFile)(process.execPath, [fss, 'user', 'add', E2E_ACCOUNT, '--password', E2E_PASSWORD], {
-      cwd: root,
-      env,
-      timeout: START_TIMEOUT_MS,
-    });
+    for (const [account, password] of [
+      [E2E_ACCOUNT, E2E_PASSWORD],
+      [FILES_ACCOUNT, FILES_PASSWORD],
+    ]) {
+      await promisify(execFile)(process.execPath, [fss, 'user', 'add', account, '--password', password], {
+        cwd: root,
+        env,
+        timeout: START_TIMEOUT_MS,
+      });
+    }
   } catch (error) {
     await rm(dataDir, { recursive: true, force: true });
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
@@ -99,7 +119,28 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   }
   process.env[BASE_URL_VARIABLE] = baseUrl;
 
+  let filling: Promise<unknown> = Promise.resolve();
+  const stopFilling = new AbortController();
+  try {
+    const files = await apiLogin(baseUrl, FILES_ACCOUNT, FILES_PASSWORD);
+    const bigFolder = await addFolder(files, 0, BIG_FOLDER_NAME);
+    process.env[BIG_FOLDER_VARIABLE] = String(bigFolder);
+    const names = Array.from({ length: BIG_FOLDER_SIZE }, (_, index) => bigItemName(index));
+    // Not awaited: the tests run meanwhile. A failure shows as the big-folder test's timeout, and here.
+    filling = addFolders(files, bigFolder, names, { signal: stopFilling.signal }).catch((error: unknown) => {
+      log.write(`filling the big folder failed: ${String(error)}\n`);
+    });
+  } catch (error) {
+    await stop(child);
+    log.end();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+
   return async () => {
+    // A run without the big-folder test (one spec file) need not wait for the rest of the filling.
+    stopFilling.abort();
+    await filling;
     await stop(child);
     log.end();
     await rm(dataDir, { recursive: true, force: true });

@@ -1,10 +1,11 @@
 /**
- * Folders and files: the query-key factory and the query options shared by loaders and
- * components. Mutations (later) invalidate through `fileKeys`, e.g. `fileKeys.folder(12)` for every
- * sort order of folder 12.
+ * Folders and files: the query-key factory, the query options that loaders and components share,
+ * and the mutations, which invalidate through `fileKeys`. One truth for order: the service sorts
+ * (docs/protocol.md §11.1), so each sort order is its own cache entry.
  */
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api } from './client';
+import type { FileItem, FolderItem, Item, Listing } from './results';
 
 /** The sort keys of every listing (DECISIONS.md §13). */
 export const SORT_KEYS = ['name', 'time', 'size', 'share', 'link'] as const;
@@ -16,15 +17,27 @@ export interface Sort {
 }
 
 export const DEFAULT_SORT: Sort = { order: 'name', desc: false };
+/** Recent uploads: the newest first. */
+export const RECENT_SORT: Sort = { order: 'time', desc: true };
 
 export const isSortKey = (value: unknown): value is SortKey => SORT_KEYS.includes(value as SortKey);
+
+const sortParams = (sort: Sort) => ({ order: sort.order, desc: sort.desc ? '1' : '0' });
+const sortKey = (sort: Sort) => ({ order: sort.order, desc: sort.desc });
 
 export const fileKeys = {
   all: ['files'] as const,
   listings: () => [...fileKeys.all, 'listing'] as const,
-  /** Every sort order of one folder's listing; 0 is the root. */
+  /** Every listing of one folder (with or without its path, every sort order); 0 is the root. */
   folder: (dir: number) => [...fileKeys.listings(), dir] as const,
-  listing: (dir: number, sort: Sort) => [...fileKeys.folder(dir), { order: sort.order, desc: sort.desc }] as const,
+  /** GetFiles of one folder in one order. */
+  listing: (dir: number, sort: Sort) => [...fileKeys.folder(dir), sortKey(sort)] as const,
+  /** GetFilesWhitPath of one folder in one order: the listing and the breadcrumbs. */
+  withPath: (dir: number, sort: Sort) => [...fileKeys.folder(dir), 'path', sortKey(sort)] as const,
+  searches: () => [...fileKeys.all, 'search'] as const,
+  search: (keyword: string, sort: Sort) => [...fileKeys.searches(), keyword, sortKey(sort)] as const,
+  recents: () => [...fileKeys.all, 'recent'] as const,
+  recent: (sort: Sort) => [...fileKeys.recents(), sortKey(sort)] as const,
 };
 
 export const fileQueries = {
@@ -32,10 +45,131 @@ export const fileQueries = {
   listing: (dir: number, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.listing(dir, sort),
-      queryFn: ({ signal }) => api.getFiles({ dir: String(dir), order: sort.order, desc: sort.desc ? '1' : '0' }, { signal }),
+      queryFn: ({ signal }) => api.getFiles({ dir: String(dir), ...sortParams(sort) }, { signal }),
+    }),
+  /** GetFilesWhitPath: a folder's items and the folders from the root down to it. */
+  withPath: (dir: number, sort: Sort = DEFAULT_SORT) =>
+    queryOptions({
+      queryKey: fileKeys.withPath(dir, sort),
+      queryFn: ({ signal }) => api.getFilesWhitPath({ dir: String(dir), ...sortParams(sort) }, { signal }),
+    }),
+  /** FileSearch: file names containing the keyword (at most 1,000; `truncated` says when there were more). */
+  search: (keyword: string, sort: Sort = DEFAULT_SORT) =>
+    queryOptions({
+      queryKey: fileKeys.search(keyword, sort),
+      queryFn: ({ signal }) => api.fileSearch({ keyword, ...sortParams(sort) }, { signal }),
+      enabled: keyword.length > 0,
+    }),
+  /** GetNewUploadFiles: files added in the last 30 days, the newest 500. */
+  recent: (sort: Sort = RECENT_SORT) =>
+    queryOptions({
+      queryKey: fileKeys.recent(sort),
+      queryFn: ({ signal }) => api.getNewUploadFiles(sortParams(sort), { signal }),
     }),
 };
 
 export function useFolderListing(dir: number, sort: Sort = DEFAULT_SORT) {
   return useQuery(fileQueries.listing(dir, sort));
+}
+
+/** A listing's items in display order: the folders, then the files. One array per listing. */
+const itemLists = new WeakMap<Listing, readonly Item[]>();
+export function itemsOf(listing: Listing): readonly Item[] {
+  let items = itemLists.get(listing);
+  if (!items) {
+    items = listing.folders.length === 0 ? listing.files : listing.files.length === 0 ? listing.folders : [...listing.folders, ...listing.files];
+    itemLists.set(listing, items);
+  }
+  return items;
+}
+
+// ---- Mutations -----------------------------------------------------------------------------------
+
+/** The service takes at most 1,000 ids per list (docs/protocol.md §10.3). */
+export const MAX_IDS_PER_CALL = 1000;
+
+/**
+ * Id lists of any length as calls of at most 1,000 folder ids and 1,000 file ids each. Each call
+ * is all or nothing; a very large selection takes several calls, made one after another.
+ */
+export function idBatches(items: readonly Item[]): { readonly dirids: string; readonly fids: string }[] {
+  const folders = items.filter((item) => item.kind === 'folder').map((item) => item.id);
+  const files = items.filter((item) => item.kind === 'file').map((item) => item.id);
+  const batches: { dirids: string; fids: string }[] = [];
+  for (let i = 0; i < Math.max(folders.length, files.length); i += MAX_IDS_PER_CALL) {
+    batches.push({
+      dirids: folders.slice(i, i + MAX_IDS_PER_CALL).join(','),
+      fids: files.slice(i, i + MAX_IDS_PER_CALL).join(','),
+    });
+  }
+  return batches;
+}
+
+/** Everything under `files` is stale: names, places and folder sizes may all have changed. */
+export function invalidateFiles(client: QueryClient) {
+  return client.invalidateQueries({ queryKey: fileKeys.all });
+}
+
+/** FolderAdd: a new folder in `dir`. */
+export function useCreateFolder() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ dir, name }: { readonly dir: number; readonly name: string }) => api.folderAdd({ dirid: dir, name }),
+    onSuccess: (_folder, { dir }) => client.invalidateQueries({ queryKey: fileKeys.folder(dir) }),
+  });
+}
+
+type Snapshot = readonly (readonly [readonly unknown[], unknown])[];
+
+function renamedIn(listing: Listing, item: Item, name: string): Listing {
+  const rename = <T extends FolderItem | FileItem>(items: readonly T[]) => {
+    const index = items.findIndex((candidate) => candidate.id === item.id);
+    if (index < 0) return items;
+    const copy = items.slice();
+    copy[index] = { ...items[index], name };
+    return copy;
+  };
+  const folders = item.kind === 'folder' ? rename(listing.folders) : listing.folders;
+  const files = item.kind === 'file' ? rename(listing.files) : listing.files;
+  return folders === listing.folders && files === listing.files ? listing : { ...listing, folders, files };
+}
+
+/**
+ * FolderRename / FileRename, optimistic: every cached listing shows the new name at once; an
+ * error puts the old listings back. Then the listings are fetched again (the service may sort the
+ * item elsewhere, and descendants' paths changed).
+ */
+export function useRenameItem(options: { readonly onError?: (error: Error, variables: { readonly item: Item; readonly name: string }) => void } = {}) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ item, name }: { readonly item: Item; readonly name: string }): Promise<Item> =>
+      item.kind === 'folder' ? api.folderRename({ dirid: item.id, newname: name }) : api.fileRename({ fid: item.id, newname: name }),
+    onMutate: async ({ item, name }) => {
+      await client.cancelQueries({ queryKey: fileKeys.all });
+      const snapshot: Snapshot = client.getQueriesData<Listing>({ queryKey: fileKeys.all });
+      for (const [key, listing] of snapshot) {
+        if (listing && typeof listing === 'object' && 'folders' in listing) {
+          client.setQueryData<Listing>(key, renamedIn(listing as Listing, item, name));
+        }
+      }
+      return { snapshot };
+    },
+    // Here rather than in mutate()'s callbacks, so that it runs after the dialog has closed.
+    onError: (error, variables, context) => {
+      for (const [key, listing] of context?.snapshot ?? []) client.setQueryData(key, listing);
+      options.onError?.(error, variables);
+    },
+    onSettled: () => invalidateFiles(client),
+  });
+}
+
+/** Move: items into `to` (0 is the root). */
+export function useMoveItems() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ items, to }: { readonly items: readonly Item[]; readonly to: number }) => {
+      for (const batch of idBatches(items)) await api.move({ ...batch, todir: to });
+    },
+    onSettled: () => invalidateFiles(client),
+  });
 }

@@ -1,9 +1,16 @@
-import { Link } from 'react-router';
+import { useId } from 'react';
+import { Link, NavLink } from 'react-router';
 import { useLogout } from '../api/auth';
 import { useSession } from '../hooks/use-session';
+import { LANGUAGES, isLanguage, messagesFor, setLanguage, useI18n } from '../i18n';
+import { setTheme, useTheme, type Theme } from '../lib/theme';
 import { Button } from './ui/button';
+import { selectClass } from './ui/field';
+import { Icon, type IconName } from './ui/icons';
 
+/** The header: the app's name, the sections, theme and language, the account and Log out. */
 export function AppHeader() {
+  const { t } = useI18n();
   const current = useSession();
   const logout = useLogout();
   // Ending the session is enough: RequireAuth then takes the user to /login.
@@ -11,27 +18,104 @@ export function AppHeader() {
 
   return (
     <header className="border-b border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
-      <div className="mx-auto flex max-w-5xl items-center gap-3 px-3 py-2 sm:px-6">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-3 gap-y-1 px-3 pt-2 sm:px-6">
         <Link
           to="/"
           className="rounded text-lg font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
         >
-          Files
+          {t.appName}
         </Link>
-        {current && (
-          <div className="ml-auto flex min-w-0 items-center gap-3">
-            <p className="min-w-0 truncate text-sm text-gray-600 dark:text-gray-300" title={current.account}>
-              <span className="sr-only sm:not-sr-only">Signed in as </span>
-              <span className="font-medium text-gray-900 dark:text-gray-100" data-testid="account-name">
-                {current.account}
-              </span>
-            </p>
-            <Button variant="secondary" onClick={onLogout} busy={logout.isPending} busyLabel="Logging out…" className="shrink-0">
-              Log out
-            </Button>
-          </div>
-        )}
+        <div className="ml-auto flex min-w-0 items-center gap-1.5 sm:gap-2">
+          <Preferences />
+          {current && (
+            <>
+              <p className="hidden min-w-0 truncate text-sm text-gray-700 sm:block dark:text-gray-300" title={current.account}>
+                <span className="sr-only md:not-sr-only">{t.signedInAs}</span>
+                <span className="font-medium text-gray-900 dark:text-gray-100" data-testid="account-name">
+                  {current.account}
+                </span>
+              </p>
+              <Button variant="secondary" compact onClick={onLogout} busy={logout.isPending} busyLabel={t.loggingOut} className="shrink-0">
+                {t.logOut}
+              </Button>
+            </>
+          )}
+        </div>
       </div>
+      <nav aria-label={t.mainNavigation} className="mx-auto max-w-6xl overflow-x-auto px-1 sm:px-4">
+        <ul className="flex gap-0.5 text-sm sm:gap-1">
+          <NavItem to="/" icon="home" label={t.allFiles} end />
+          <NavItem to="/recent" icon="clock" label={t.recentUploads} />
+          <NavItem to="/search" icon="search" label={t.search} />
+          <NavItem to="/bin" icon="bin" label={t.recycleBin} />
+        </ul>
+      </nav>
     </header>
+  );
+}
+
+function NavItem({ to, icon, label, end = false }: { readonly to: string; readonly icon: IconName; readonly label: string; readonly end?: boolean }) {
+  return (
+    <li className="shrink-0">
+      <NavLink
+        to={to}
+        end={end}
+        className={({ isActive }) =>
+          `flex items-center gap-1.5 border-b-2 px-1.5 py-2 whitespace-nowrap sm:px-2 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-blue-600 ${
+            isActive
+              ? 'border-blue-600 font-medium text-blue-800 dark:border-blue-400 dark:text-blue-200'
+              : 'border-transparent text-gray-700 hover:text-gray-900 dark:text-gray-300 dark:hover:text-gray-100'
+          }`
+        }
+      >
+        <Icon name={icon} className="hidden size-4 sm:block" />
+        {label}
+      </NavLink>
+    </li>
+  );
+}
+
+const NEXT_THEME: Readonly<Record<Theme, Theme>> = { system: 'light', light: 'dark', dark: 'system' };
+const THEME_ICON: Readonly<Record<Theme, IconName>> = { system: 'monitor', light: 'sun', dark: 'moon' };
+
+/**
+ * Theme and language, both remembered on this device. The theme is one button that goes round
+ * system → light → dark (its name says which is on); the language a select.
+ */
+export function Preferences() {
+  const { t, language } = useI18n();
+  const theme = useTheme();
+  const languageId = useId();
+  const themeLabel: Record<Theme, string> = { system: t.themeSystem, light: t.themeLight, dark: t.themeDark };
+  const themeName = `${t.theme}: ${themeLabel[theme]}`;
+  return (
+    <div className="flex items-center gap-1.5">
+      <button
+        type="button"
+        onClick={() => setTheme(NEXT_THEME[theme])}
+        title={themeName}
+        className="rounded-md border border-gray-400 p-1.5 text-gray-800 hover:bg-gray-100 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-gray-500 dark:text-gray-100 dark:hover:bg-gray-800"
+      >
+        <Icon name={THEME_ICON[theme]} className="size-4" />
+        <span className="sr-only">{themeName}</span>
+      </button>
+      <label htmlFor={languageId} className="sr-only">
+        {t.language}
+      </label>
+      <select
+        id={languageId}
+        value={language}
+        onChange={(event) => {
+          if (isLanguage(event.target.value)) setLanguage(event.target.value);
+        }}
+        className={selectClass}
+      >
+        {LANGUAGES.map((value) => (
+          <option key={value} value={value} lang={value}>
+            {messagesFor(value).languageName}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

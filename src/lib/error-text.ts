@@ -1,4 +1,5 @@
 import { isApiError } from '../api/errors';
+import type { Messages } from '../i18n';
 import { formatDuration } from './format';
 
 export interface ErrorText {
@@ -7,36 +8,39 @@ export interface ErrorText {
 }
 
 /**
- * What to tell the user about a failed call. Decided on the error's code, never its text; the
- * service's own message is shown where it says something the user can act on.
+ * What to tell the user about a failed call, in their language. Decided on the error's code,
+ * never its text; the service's own message is shown where it says something the user can act on
+ * (a name already taken, a move into its own subfolder, …).
  */
-export function describeError(error: unknown, subject = 'this'): ErrorText {
+export function describeError(error: unknown, t: Messages, subject: string = t.subjectThis): ErrorText {
   if (!isApiError(error)) {
-    return { title: 'Something went wrong', message: error instanceof Error ? error.message : String(error) };
+    return { title: t.errUnknownTitle, message: error instanceof Error ? error.message : String(error) };
   }
   switch (error.code) {
     case 'Network':
-      return { title: 'Cannot reach the service', message: 'Check the connection and try again.' };
+      return { title: t.errNetworkTitle, message: t.errNetwork };
     case 'NotImplemented':
-      return { title: 'Not available yet', message: `The service cannot do this yet (${error.message}).` };
+      return { title: t.errNotImplementedTitle, message: t.errNotImplemented(error.message) };
     case 'NotFound':
-      return { title: 'Not found', message: `${capitalize(subject)} does not exist, or it is not yours.` };
+      return { title: t.errNotFoundTitle, message: `${t.errNotFound(subject)} (${error.message})` };
     case 'Locked': {
-      const tip = typeof error.details.tip === 'string' && error.details.tip ? ` Password hint: ${error.details.tip}` : '';
-      return { title: `${capitalize(subject)} is encrypted`, message: `It must be unlocked with its password first.${tip}` };
+      const tip = typeof error.details.tip === 'string' && error.details.tip ? t.passwordHint(error.details.tip) : '';
+      return { title: t.errLockedTitle(subject), message: `${t.errLocked}${tip}` };
     }
     case 'Unauthorized':
-      return { title: 'Your session has ended', message: 'Log in again to continue.' };
+      return { title: t.errUnauthorizedTitle, message: t.errUnauthorized };
     case 'TooManyAttempts':
       return {
-        title: 'Too many attempts',
-        message: error.retryAfter ? `Try again in ${formatDuration(error.retryAfter)}.` : error.message,
+        title: t.errTooManyTitle,
+        message: error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : error.message,
       };
     case 'Protocol':
-      return { title: 'The service could not handle the request', message: error.message };
+      return { title: t.errProtocolTitle, message: error.message };
     default:
-      return { title: 'The service refused the request', message: error.message };
+      return { title: t.errRefusedTitle, message: error.message };
   }
 }
 
-const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+export function durationUnits(t: Messages) {
+  return { hour: t.hours, minute: t.minutes, second: t.seconds, join: t.durationJoin };
+}

@@ -1,63 +1,88 @@
-import { useEffect, useRef } from 'react';
-import { Link, useLocation, useParams, useSearchParams } from 'react-router';
-import { DEFAULT_SORT, isSortKey, useFolderListing, type Sort, type SortKey } from '../api/files';
+/**
+ * A folder: /, or /folder/:id (so that reload, back/forward and bookmarks work), its sort order in
+ * the query string. GetFilesWhitPath gives the items and the breadcrumbs in one call; the items
+ * stay in the query cache, parsed once, and only the rows on screen are rendered.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useCallback, useEffect, useId, useRef } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
+import type { FolderItem, Item } from '../api/results';
 import { ErrorPanel } from '../components/error-panel';
-import { FileTable } from '../components/file-list/file-table';
-import { Spinner } from '../components/ui/button';
+import { Breadcrumbs, folderPath } from '../components/file-browser/breadcrumbs';
+import { useItemActions } from '../components/file-browser/item-actions';
+import { SelectionTools, useContextMenu } from '../components/file-browser/selection-tools';
+import { SortControl, ViewToggle } from '../components/file-browser/sort-control';
+import { useListKeys } from '../components/file-browser/use-list-keys';
+import type { ColumnId } from '../components/file-list/columns';
+import { EmptyState } from '../components/file-list/empty-state';
+import { FileList } from '../components/file-list/file-list';
+import { LineSkeleton, ListSkeleton } from '../components/file-list/skeleton';
+import { Spinner, ToolButton } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useSelection } from '../hooks/use-selection';
+import { useSortParam } from '../hooks/use-sort-param';
+import { useUploads } from '../hooks/use-uploads';
+import { useViewMode } from '../hooks/use-view-mode';
+import { useI18n } from '../i18n';
+import { describeError } from '../lib/error-text';
+import { itemKey } from '../lib/items';
+import { notify } from '../lib/notices';
 
-/** The folder id of the route: /, or /folder/:id with a whole number. */
+const COLUMNS: readonly ColumnId[] = ['size', 'time'];
+const NO_ITEMS: readonly Item[] = [];
+
+/** What other pages may ask of the folder page when they link to it. */
+export interface FolderLinkState {
+  /** The folder's name, for the title until the listing arrives. */
+  readonly name?: string;
+  /** An item key (lib/items.ts) to select and scroll to: a search result shown in its folder. */
+  readonly select?: string;
+}
+
+/** The folder id of the route: /, or /folder/:id with a whole number; null for anything else. */
 function useFolderId(): number | null {
   const { id } = useParams();
   if (id === undefined) return 0;
   return /^\d{1,15}$/.test(id) ? Number(id) : null;
 }
 
-/** The sort order lives in the URL (?order=size&desc=1), so that it survives reloads and links. */
-function useSort(): [Sort, (order: SortKey) => void] {
-  const [params, setParams] = useSearchParams();
-  const order = params.get('order');
-  const sort: Sort = {
-    order: isSortKey(order) ? order : DEFAULT_SORT.order,
-    desc: params.get('desc') === '1',
-  };
-  const toggle = (next: SortKey) => {
-    const desc = next === sort.order ? !sort.desc : false;
-    setParams(
-      (current) => {
-        const updated = new URLSearchParams(current);
-        updated.set('order', next);
-        updated.set('desc', desc ? '1' : '0');
-        return updated;
-      },
-      { replace: true },
-    );
-  };
-  return [sort, toggle];
-}
-
 export function FolderPage() {
+  const { t } = useI18n();
   const dir = useFolderId();
   if (dir === null) {
     return (
       <div role="alert" className="space-y-2">
-        <h1 className="text-xl font-semibold">No such folder</h1>
+        <h1 className="text-xl font-semibold">{t.noSuchFolder}</h1>
         <p>
-          This address does not name a folder. <Link className="text-blue-700 underline dark:text-blue-300" to="/">Go to all files</Link>
+          {t.noSuchFolderText}{' '}
+          <Link className="text-blue-700 underline dark:text-blue-300" to="/">
+            {t.goToFiles}
+          </Link>
         </p>
       </div>
     );
   }
-  return <FolderListing key={dir} dir={dir} />;
+  return <FolderView key={dir} dir={dir} />;
 }
 
-function FolderListing({ dir }: { readonly dir: number }) {
+function FolderView({ dir }: { readonly dir: number }) {
+  const { t } = useI18n();
   const location = useLocation();
-  const knownName = (location.state as { name?: unknown } | null)?.name;
-  const title = dir === 0 ? 'All files' : typeof knownName === 'string' ? knownName : `Folder ${dir}`;
+  const navigate = useNavigate();
+  const uploads = useUploads();
+  const linkState = (location.state ?? {}) as FolderLinkState;
+  const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
+  const [view, setView] = useViewMode();
+  const listing = useQuery({ ...fileQueries.withPath(dir, sort), placeholderData: (previous) => previous });
+  const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  const controls = useSelection(items);
+  const listId = useId();
+
+  const dirs = listing.data?.path.dirs;
+  const title =
+    dir === 0 ? t.allFiles : (dirs?.at(-1)?.name ?? (typeof linkState.name === 'string' ? linkState.name : t.folderNamed(dir)));
   useDocumentTitle(title);
-  const [sort, toggleSort] = useSort();
-  const listing = useFolderListing(dir, sort);
 
   // Moving between folders moves focus to the new folder's heading, as a page load would.
   const heading = useRef<HTMLHeadingElement>(null);
@@ -65,43 +90,103 @@ function FolderListing({ dir }: { readonly dir: number }) {
     if (dir !== 0) heading.current?.focus();
   }, [dir]);
 
+  // Select an item once it is listed: a search result shown here, a folder just created.
+  const pendingSelect = useRef<string[] | null>(typeof linkState.select === 'string' ? [linkState.select] : null);
+  const { list, selectKeys } = controls;
+  useEffect(() => {
+    const keys = pendingSelect.current;
+    if (keys && keys.every((key) => list.position.has(key))) {
+      pendingSelect.current = null;
+      selectKeys(keys);
+    }
+  }, [list, selectKeys]);
+
+  const openItem = useCallback(
+    (item: Item) => {
+      if (item.kind === 'folder') {
+        navigate(folderPath(item.id), { state: { name: item.name } satisfies FolderLinkState });
+      } else {
+        uploads.downloadFile(item.id).catch((error: unknown) => notify('error', `${t.download}: ${item.name}`, describeError(error, t).message));
+      }
+    },
+    [navigate, uploads, t],
+  );
+  const parent = dirs && dirs.length >= 2 ? dirs[dirs.length - 2] : undefined;
+  const goUp = parent ? () => navigate(folderPath(parent.id), { state: { name: parent.name } satisfies FolderLinkState }) : undefined;
+
+  const actions = useItemActions(controls, {
+    primary: { label: t.open, run: openItem },
+    onFolderCreated: (folder) => {
+      pendingSelect.current = [itemKey(folder)];
+    },
+  });
+  const contextMenu = useContextMenu(actions);
+  const onLayout = useListKeys(items, controls, { open: openItem, goUp, remove: actions.remove, rename: actions.rename }, listId, actions.request === null);
+  const onDropOnFolder = useCallback((folder: FolderItem, data: DataTransfer) => uploads.addDropped(folder.id, data), [uploads]);
+
   return (
-    <section aria-labelledby="folder-title" className="space-y-4">
-      <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-        <h1 id="folder-title" ref={heading} tabIndex={-1} className="min-w-0 truncate text-xl font-semibold outline-none">
-          {title}
-        </h1>
-        {dir !== 0 && (
-          <Link to="/" className="text-sm text-blue-700 hover:underline dark:text-blue-300">
-            Back to all files
-          </Link>
-        )}
-        {listing.isFetching && !listing.isPending && (
-          <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-500">
-            <Spinner /> Updating…
-          </span>
-        )}
+    <section aria-labelledby="folder-title" className="flex min-h-0 flex-1 flex-col gap-3">
+      <div className="space-y-1">
+        {dirs ? <Breadcrumbs dirs={dirs} /> : dir !== 0 && !listing.isError && <LineSkeleton />}
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <h1 id="folder-title" ref={heading} tabIndex={-1} className="min-w-0 truncate text-xl font-semibold outline-none">
+            {title}
+          </h1>
+          {listing.isFetching && !listing.isPending && (
+            <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
+              <Spinner /> {t.updating}
+            </span>
+          )}
+        </div>
+      </div>
+
+      <div className="flex flex-wrap items-center gap-2">
+        <div role="group" aria-label={t.folderActions} className="flex flex-wrap items-center gap-2">
+          <ToolButton icon="plusFolder" label={t.newFolder} variant="primary" onClick={() => actions.open({ kind: 'new-folder', dir })} />
+          <ToolButton icon="upload" label={t.upload} onClick={() => uploads.pickFiles(dir)} />
+          <ToolButton icon="uploadFolder" label={t.uploadFolder} onClick={() => uploads.pickFolder(dir)} />
+        </div>
+        <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
+          <SelectionTools actions={actions} count={controls.count} />
+        </div>
+        <div className="ml-auto flex items-center gap-2">
+          <SortControl sort={sort} onChange={setSort} />
+          <ViewToggle view={view} onChange={setView} />
+        </div>
       </div>
 
       {listing.isPending ? (
-        <p role="status" className="flex items-center gap-2 text-gray-600 dark:text-gray-400">
-          <Spinner /> Loading…
-        </p>
+        <ListSkeleton />
       ) : listing.isError ? (
-        <ErrorPanel error={listing.error} subject="this folder" onRetry={() => void listing.refetch()} retrying={listing.isFetching} />
-      ) : listing.data.folders.length + listing.data.files.length === 0 ? (
-        <p className="rounded-md border border-dashed border-gray-300 p-6 text-center text-gray-600 dark:border-gray-700 dark:text-gray-400">
-          This folder is empty.
-        </p>
+        <ErrorPanel error={listing.error} subject={t.subjectFolder} onRetry={() => void listing.refetch()} retrying={listing.isFetching} />
+      ) : items.length === 0 ? (
+        <EmptyState icon="folderOpen" title={t.folderEmpty}>
+          {t.folderEmptyHint}
+        </EmptyState>
       ) : (
         <>
-          <FileTable listing={listing.data} sort={sort} onSort={toggleSort} label={`Contents of ${title}`} />
-          <p className="text-sm text-gray-500 dark:text-gray-400">
-            {listing.data.folders.length} {listing.data.folders.length === 1 ? 'folder' : 'folders'}, {listing.data.files.length}{' '}
-            {listing.data.files.length === 1 ? 'file' : 'files'}
+          <FileList
+            id={listId}
+            items={items}
+            controls={controls}
+            view={view}
+            columns={COLUMNS}
+            sort={sort}
+            onSort={sortBy}
+            label={t.contentsOf(title)}
+            onOpen={openItem}
+            onContextMenu={contextMenu.openAt}
+            onDropOnFolder={onDropOnFolder}
+            onLayout={onLayout}
+          />
+          <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+            <span>{t.itemCounts(listing.data.folders.length, listing.data.files.length)}</span>
+            <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
           </p>
         </>
       )}
+      {actions.dialogs}
+      {contextMenu.element}
     </section>
   );
 }

@@ -4,9 +4,12 @@ import { useLogin } from '../api/auth';
 import { isApiError } from '../api/errors';
 import type { LoginState } from '../components/require-auth';
 import { Button } from '../components/ui/button';
+import { inputClass as fieldClass } from '../components/ui/field';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSession } from '../hooks/use-session';
-import { describeError } from '../lib/error-text';
+import { Preferences } from '../components/app-header';
+import { useI18n, type Messages } from '../i18n';
+import { describeError, durationUnits } from '../lib/error-text';
 import { formatDuration } from '../lib/format';
 
 /** Where to go after logging in: back where the user came from, never to /login itself. */
@@ -16,26 +19,20 @@ function returnPath(state: LoginState | null): string {
   return `${from.pathname}${from.search}${from.hash}`;
 }
 
-function loginErrorText(error: unknown): string {
+function loginErrorText(error: unknown, t: Messages): string {
   if (isApiError(error, 'LoginRefused')) {
     if (error.details.reason === 'throttled') {
-      return error.retryAfter
-        ? `Too many failed attempts. Try again in ${formatDuration(error.retryAfter)}.`
-        : 'Too many failed attempts. Wait a moment and try again.';
+      return error.retryAfter ? t.throttledFor(formatDuration(error.retryAfter, durationUnits(t))) : t.throttled;
     }
-    return 'Wrong account name or password.';
+    return t.wrongCredentials;
   }
-  const { title, message } = describeError(error);
-  return `${title}. ${message}`;
+  const { title, message } = describeError(error, t);
+  return t.errorTitle(title, message);
 }
 
-const inputClass =
-  'mt-1 block w-full rounded-md border border-gray-300 bg-white px-3 py-2 text-base text-gray-900 ' +
-  'focus-visible:border-blue-600 focus-visible:outline-2 focus-visible:outline-blue-600 ' +
-  'dark:border-gray-600 dark:bg-gray-800 dark:text-gray-100';
-
 export function LoginPage() {
-  useDocumentTitle('Log in');
+  const { t } = useI18n();
+  useDocumentTitle(t.logIn);
   const current = useSession();
   const location = useLocation();
   const navigate = useNavigate();
@@ -67,18 +64,16 @@ export function LoginPage() {
     );
   };
 
-  const notice =
-    state?.reason === 'expired'
-      ? 'Your session has ended. Log in again to continue.'
-      : state?.reason === 'logout'
-        ? 'You have logged out.'
-        : null;
-  const error = login.isError ? loginErrorText(login.error) : null;
+  const notice = state?.reason === 'expired' ? t.sessionEnded : state?.reason === 'logout' ? t.loggedOut : null;
+  const error = login.isError ? loginErrorText(login.error, t) : null;
 
   return (
     <main className="flex min-h-dvh items-start justify-center px-4 py-12 sm:items-center">
       <div className="w-full max-w-sm">
-        <h1 className="text-2xl font-semibold">Log in to Files</h1>
+        <div className="mb-6 flex justify-end">
+          <Preferences />
+        </div>
+        <h1 className="text-2xl font-semibold">{t.loginHeading}</h1>
         {notice && !error && (
           <p role="status" className="mt-4 rounded-md bg-blue-50 p-3 text-sm text-blue-900 dark:bg-blue-950 dark:text-blue-100">
             {notice}
@@ -87,12 +82,12 @@ export function LoginPage() {
         <form className="mt-6 space-y-4" onSubmit={onSubmit} aria-describedby={error ? errorId : undefined}>
           <div>
             <label htmlFor="login-account" className="block text-sm font-medium">
-              Account name or ID
+              {t.accountLabel}
             </label>
             <input
               id="login-account"
               name="account"
-              className={inputClass}
+              className={fieldClass}
               value={account}
               onChange={(event) => setAccount(event.target.value)}
               autoComplete="username"
@@ -106,14 +101,14 @@ export function LoginPage() {
           </div>
           <div>
             <label htmlFor="login-password" className="block text-sm font-medium">
-              Password
+              {t.passwordLabel}
             </label>
             <input
               id="login-password"
               name="password"
               type="password"
               ref={passwordRef}
-              className={inputClass}
+              className={fieldClass}
               value={password}
               onChange={(event) => setPassword(event.target.value)}
               autoComplete="current-password"
@@ -130,7 +125,7 @@ export function LoginPage() {
               onChange={(event) => setRemember(event.target.checked)}
             />
             <label htmlFor="login-remember" className="text-sm">
-              Stay logged in on this device
+              {t.rememberLabel}
             </label>
           </div>
           {error && (
@@ -142,8 +137,8 @@ export function LoginPage() {
               {error}
             </p>
           )}
-          <Button type="submit" className="w-full" busy={login.isPending} busyLabel="Logging in…">
-            Log in
+          <Button type="submit" className="w-full" busy={login.isPending} busyLabel={t.loggingIn}>
+            {t.logIn}
           </Button>
         </form>
       </div>

@@ -1,9 +1,10 @@
-import type { ButtonHTMLAttributes } from 'react';
+import type { ButtonHTMLAttributes, ReactNode } from 'react';
+import { Icon, type IconName } from './icons';
 
-type Variant = 'primary' | 'secondary';
+type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
 
 const base =
-  'inline-flex items-center justify-center gap-2 rounded-md px-4 py-2 text-sm font-medium transition-colors ' +
+  'inline-flex items-center justify-center gap-2 rounded-md text-sm font-medium transition-colors ' +
   'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 ' +
   'disabled:cursor-not-allowed disabled:opacity-60';
 
@@ -12,6 +13,8 @@ const variants: Record<Variant, string> = {
   secondary:
     'border border-gray-300 bg-white text-gray-900 hover:bg-gray-100 ' +
     'dark:border-gray-600 dark:bg-gray-800 dark:text-gray-100 dark:hover:bg-gray-700',
+  danger: 'bg-red-700 text-white hover:bg-red-800 dark:bg-red-500 dark:text-gray-950 dark:hover:bg-red-400',
+  ghost: 'text-gray-800 hover:bg-gray-200 dark:text-gray-100 dark:hover:bg-gray-800',
 };
 
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
@@ -19,13 +22,24 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   /** Shows the busy state: disabled, aria-busy, and `busyLabel` instead of the children. */
   readonly busy?: boolean;
   readonly busyLabel?: string;
+  readonly compact?: boolean;
 }
 
-export function Button({ variant = 'primary', busy = false, busyLabel, className = '', disabled, children, type = 'button', ...rest }: ButtonProps) {
+export function Button({
+  variant = 'primary',
+  busy = false,
+  busyLabel,
+  compact = false,
+  className = '',
+  disabled,
+  children,
+  type = 'button',
+  ...rest
+}: ButtonProps) {
   return (
     <button
       type={type}
-      className={`${base} ${variants[variant]} ${className}`}
+      className={`${base} ${compact ? 'px-2.5 py-1.5' : 'px-4 py-2'} ${variants[variant]} ${className}`}
       disabled={disabled || busy}
       aria-busy={busy || undefined}
       {...rest}
@@ -33,6 +47,25 @@ export function Button({ variant = 'primary', busy = false, busyLabel, className
       {busy && <Spinner />}
       {busy && busyLabel ? busyLabel : children}
     </button>
+  );
+}
+
+/**
+ * A toolbar button: an icon and a label; on narrow screens the label is for screen readers only,
+ * so the button keeps its name.
+ */
+export function ToolButton({
+  icon,
+  label,
+  variant = 'secondary',
+  wide = false,
+  ...rest
+}: { readonly icon: IconName; readonly label: ReactNode; readonly wide?: boolean } & Omit<ButtonProps, 'children'>) {
+  return (
+    <Button variant={variant} compact {...rest}>
+      <Icon name={icon} className="size-4" />
+      <span className={wide ? '' : 'sr-only md:not-sr-only'}>{label}</span>
+    </Button>
   );
 }
 

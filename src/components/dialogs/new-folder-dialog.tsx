@@ -1,0 +1,65 @@
+import { useState, type FormEvent } from 'react';
+import { useCreateFolder } from '../../api/files';
+import type { FolderItem } from '../../api/results';
+import { useI18n } from '../../i18n';
+import { notify } from '../../lib/notices';
+import { InlineError } from '../error-panel';
+import { Button } from '../ui/button';
+import { Dialog, DialogActions } from '../ui/dialog';
+import { TextField } from '../ui/field';
+
+/** FolderAdd in the current folder; a taken name shows the service's message and keeps the dialog. */
+export function NewFolderDialog({
+  dir,
+  onClose,
+  onCreated,
+}: {
+  readonly dir: number;
+  readonly onClose: () => void;
+  readonly onCreated?: (folder: FolderItem) => void;
+}) {
+  const { t } = useI18n();
+  const [name, setName] = useState('');
+  const create = useCreateFolder();
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!name.trim() || create.isPending) return;
+    create.mutate(
+      { dir, name },
+      {
+        onSuccess: (folder) => {
+          notify('info', t.folderCreated(folder.name));
+          onCreated?.(folder);
+          onClose();
+        },
+      },
+    );
+  };
+
+  return (
+    <Dialog title={t.newFolder} onClose={onClose}>
+      <form onSubmit={onSubmit} className="space-y-4">
+        <TextField
+          label={t.folderName}
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          required
+          maxLength={255}
+          autoComplete="off"
+          data-autofocus=""
+          aria-invalid={create.isError || undefined}
+        />
+        {create.isError && <InlineError error={create.error} />}
+        <DialogActions>
+          <Button variant="secondary" onClick={onClose}>
+            {t.cancel}
+          </Button>
+          <Button type="submit" busy={create.isPending} busyLabel={t.creating} disabled={!name.trim()}>
+            {t.create}
+          </Button>
+        </DialogActions>
+      </form>
+    </Dialog>
+  );
+}

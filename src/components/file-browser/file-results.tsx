@@ -1,0 +1,86 @@
+/**
+ * A list of files from all over the account (search results, recent uploads): each shows the
+ * folder it is in, and opening one shows it in its folder. Rename, move, delete and download work
+ * as in a folder.
+ */
+import { useCallback, useId, type ReactNode } from 'react';
+import { useNavigate } from 'react-router';
+import type { Sort, SortKey } from '../../api/files';
+import type { Item } from '../../api/results';
+import { useSelection } from '../../hooks/use-selection';
+import { useViewMode } from '../../hooks/use-view-mode';
+import { useI18n } from '../../i18n';
+import { itemKey } from '../../lib/items';
+import type { ColumnId } from '../file-list/columns';
+import { FileList } from '../file-list/file-list';
+import { folderPath } from './breadcrumbs';
+import { useItemActions } from './item-actions';
+import { SelectionTools, useContextMenu } from './selection-tools';
+import { SortControl, ViewToggle } from './sort-control';
+import { useListKeys } from './use-list-keys';
+
+const COLUMNS: readonly ColumnId[] = ['location', 'size', 'time'];
+
+export function FileResults({
+  items,
+  label,
+  sort,
+  setSort,
+  sortBy,
+  footer,
+}: {
+  readonly items: readonly Item[];
+  readonly label: string;
+  readonly sort: Sort;
+  readonly setSort: (sort: Sort) => void;
+  readonly sortBy: (order: SortKey) => void;
+  readonly footer?: ReactNode;
+}) {
+  const { t } = useI18n();
+  const navigate = useNavigate();
+  const [view, setView] = useViewMode();
+  const controls = useSelection(items);
+  const listId = useId();
+
+  const showInFolder = useCallback(
+    (item: Item) => navigate(folderPath(item.dir), { state: { select: itemKey(item) } }),
+    [navigate],
+  );
+  const actions = useItemActions(controls, { primary: { label: t.openContainingFolder, run: showInFolder } });
+  const contextMenu = useContextMenu(actions);
+  const onLayout = useListKeys(items, controls, { open: showInFolder, remove: actions.remove, rename: actions.rename }, listId, actions.request === null);
+
+  return (
+    <>
+      <div className="flex flex-wrap items-center gap-2">
+        <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
+          <SelectionTools actions={actions} count={controls.count} />
+        </div>
+        <div className="ml-auto flex items-center gap-2">
+          <SortControl sort={sort} onChange={setSort} />
+          <ViewToggle view={view} onChange={setView} />
+        </div>
+      </div>
+      <FileList
+        id={listId}
+        items={items}
+        controls={controls}
+        view={view}
+        columns={COLUMNS}
+        sort={sort}
+        onSort={sortBy}
+        label={label}
+        onOpen={showInFolder}
+        onContextMenu={contextMenu.openAt}
+        onLayout={onLayout}
+      />
+      <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+        <span>{t.fileCount(items.length)}</span>
+        {footer}
+        <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
+      </p>
+      {actions.dialogs}
+      {contextMenu.element}
+    </>
+  );
+}

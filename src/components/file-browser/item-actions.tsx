@@ -1,0 +1,122 @@
+/**
+ * What can be done with the selected items, shared by the folder, search and recent-uploads
+ * pages: the actions of the toolbar, the "More actions" menu and the right-click menu, and the
+ * dialogs they open.
+ */
+import { useMemo, useState, type ReactNode } from 'react';
+import { useRenameItem } from '../../api/files';
+import type { FolderItem, Item } from '../../api/results';
+import type { SelectionControls } from '../../hooks/use-selection';
+import { useUploads } from '../../hooks/use-uploads';
+import { useI18n } from '../../i18n';
+import { describeError } from '../../lib/error-text';
+import { notify } from '../../lib/notices';
+import { DeleteDialog } from '../dialogs/delete-dialog';
+import { MoveDialog } from '../dialogs/move-dialog';
+import { NewFolderDialog } from '../dialogs/new-folder-dialog';
+import { RenameDialog } from '../dialogs/rename-dialog';
+import type { MenuAction } from '../ui/menu';
+
+export type DialogRequest =
+  | { readonly kind: 'new-folder'; readonly dir: number }
+  | { readonly kind: 'rename'; readonly item: Item }
+  | { readonly kind: 'move'; readonly items: readonly Item[] }
+  | { readonly kind: 'delete'; readonly items: readonly Item[]; readonly permanent: boolean };
+
+export interface ItemActions {
+  readonly request: DialogRequest | null;
+  readonly open: (request: DialogRequest) => void;
+  readonly dialogs: ReactNode;
+  readonly rename: () => void;
+  readonly move: () => void;
+  readonly remove: (permanent: boolean) => void;
+  readonly download: () => void;
+  readonly hasFiles: boolean;
+  readonly menu: readonly MenuAction[];
+}
+
+export function useItemActions(
+  controls: SelectionControls,
+  options: {
+    /** The first action of the menu: "Open" in a folder, "Show in folder" in search results. */
+    readonly primary?: { readonly label: string; readonly run: (item: Item) => void };
+    readonly onFolderCreated?: (folder: FolderItem) => void;
+  } = {},
+): ItemActions {
+  const { t } = useI18n();
+  const uploads = useUploads();
+  const [request, setRequest] = useState<DialogRequest | null>(null);
+  const renameItem = useRenameItem({
+    onError: (error, { item }) => notify('error', t.renameFailed(item.name), describeError(error, t).message),
+  });
+  const { count } = controls;
+  const selected = controls.selection.selected;
+  const hasFiles = useMemo(() => {
+    for (const key of selected) if (key.startsWith('f')) return true;
+    return false;
+  }, [selected]);
+
+  const rename = () => {
+    const [item] = controls.selectedItems();
+    if (item && count === 1) setRequest({ kind: 'rename', item });
+  };
+  const move = () => {
+    if (count > 0) setRequest({ kind: 'move', items: controls.selectedItems() });
+  };
+  const remove = (permanent: boolean) => {
+    if (count > 0) setRequest({ kind: 'delete', items: controls.selectedItems(), permanent });
+  };
+  const download = () => {
+    void (async () => {
+      for (const item of controls.selectedItems()) {
+        if (item.kind !== 'file') continue;
+        try {
+          await uploads.downloadFile(item.id);
+        } catch (error) {
+          notify('error', `${t.download}: ${item.name}`, describeError(error, t).message);
+        }
+      }
+    })();
+  };
+
+  const primary = options.primary;
+  const menu: MenuAction[] = [
+    ...(primary
+      ? [
+          {
+            id: 'primary',
+            label: primary.label,
+            icon: 'folderOpen' as const,
+            disabled: count !== 1,
+            onSelect: () => {
+              const [item] = controls.selectedItems();
+              if (item) primary.run(item);
+            },
+          },
+        ]
+      : []),
+    { id: 'download', label: t.download, icon: 'download', disabled: !hasFiles, onSelect: download },
+    { id: 'rename', label: t.rename, icon: 'pencil', shortcut: 'F2', disabled: count !== 1, onSelect: rename },
+    { id: 'move', label: t.moveTo, icon: 'move', disabled: count === 0, onSelect: move },
+    { id: 'delete', label: t.moveToBin, icon: 'trash', shortcut: 'Del', disabled: count === 0, onSelect: () => remove(false) },
+    {
+      id: 'delete-permanently',
+      label: t.deletePermanently,
+      icon: 'trash',
+      shortcut: 'Shift+Del',
+      danger: true,
+      disabled: count === 0,
+      onSelect: () => remove(true),
+    },
+    { id: 'select-all', label: t.selectAll, icon: 'checkAll', shortcut: 'Ctrl+A', disabled: controls.list.keys.length === 0, onSelect: controls.selectAll },
+  ];
+
+  const close = () => setRequest(null);
+  let dialogs: ReactNode = null;
+  if (request?.kind === 'new-folder') dialogs = <NewFolderDialog dir={request.dir} onClose={close} onCreated={options.onFolderCreated} />;
+  else if (request?.kind === 'rename') dialogs = <RenameDialog item={request.item} onRename={(item, name) => renameItem.mutate({ item, name })} onClose={close} />;
+  else if (request?.kind === 'move') dialogs = <MoveDialog items={request.items} onClose={close} />;
+  else if (request?.kind === 'delete') dialogs = <DeleteDialog items={request.items} permanent={request.permanent} onClose={close} />;
+
+  return { request, open: setRequest, dialogs, rename, move, remove, download, hasFiles, menu };
+}

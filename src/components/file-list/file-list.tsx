@@ -1,0 +1,456 @@
+/**
+ * The items of a folder, a search or the bin, as a list or a grid, virtualized: only the rows on
+ * screen (and a few beyond) are in the DOM, so 100,000 items scroll like 100. One listbox, its
+ * options the items; the selection is a Set of keys (hooks/use-selection.ts) and rows are memoized
+ * with plain props, so a click re-renders the rows whose state changed. Pointer events are handled
+ * once, on the list, from the row's data-index: no closures per row.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type DragEvent, type FocusEvent, type MouseEvent, type PointerEvent } from 'react';
+import type { Sort, SortKey } from '../../api/files';
+import type { FolderItem, Item } from '../../api/results';
+import type { SelectionControls } from '../../hooks/use-selection';
+import type { ViewMode } from '../../hooks/use-view-mode';
+import { useI18n, type Messages } from '../../i18n';
+import { formatSize } from '../../lib/format';
+import { itemKey } from '../../lib/items';
+import { Icon } from '../ui/icons';
+import { COLUMNS, underName, type ColumnId } from './columns';
+import { ItemBadges, ItemIcon } from './item-icon';
+
+const LIST_ROW_HEIGHT = 52;
+const GRID_ROW_HEIGHT = 160;
+const GRID_MIN_CARD_WIDTH = 148;
+
+/** How the list is laid out now, for the keyboard: items per row (grid) and rows per screen. */
+export interface FileListLayout {
+  readonly perRow: number;
+  readonly pageRows: number;
+}
+
+export interface FileListProps {
+  readonly items: readonly Item[];
+  readonly controls: SelectionControls;
+  readonly view: ViewMode;
+  /** The columns after the name (list view); keep the array stable. */
+  readonly columns: readonly ColumnId[];
+  readonly sort?: Sort;
+  readonly onSort?: (order: SortKey) => void;
+  /** The accessible name of the list: "Contents of Photos". */
+  readonly label: string;
+  /** Double-click, Enter, or a tap on a phone. */
+  readonly onOpen: (item: Item) => void;
+  /** A right-click on an item (which is selected first): open the actions menu there. */
+  readonly onContextMenu?: (x: number, y: number) => void;
+  readonly onDropOnFolder?: (folder: FolderItem, data: DataTransfer) => void;
+  readonly onDropOnList?: (data: DataTransfer) => void;
+  readonly onLayout?: (layout: FileListLayout) => void;
+  readonly id?: string;
+}
+
+function indexFrom(target: EventTarget | null): number {
+  const element = target instanceof Element ? target.closest<HTMLElement>('[data-index]') : null;
+  return element ? Number(element.dataset.index) : -1;
+}
+
+const hasFiles = (event: DragEvent) => event.dataTransfer.types.includes('Files');
+
+export function FileList({
+  items,
+  controls,
+  view,
+  columns,
+  sort,
+  onSort,
+  label,
+  onOpen,
+  onContextMenu,
+  onDropOnFolder,
+  onDropOnList,
+  onLayout,
+  id,
+}: FileListProps) {
+  const { t, language } = useI18n();
+  const generatedId = useId();
+  const listId = id ?? generatedId;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [box, setBox] = useState({ width: 0, height: 0 });
+  const [dropIndex, setDropIndex] = useState<number | null>(null);
+  const pointerType = useRef('mouse');
+
+  useLayoutEffect(() => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const measure = () => setBox({ width: element.clientWidth, height: element.clientHeight });
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  const grid = view === 'grid';
+  const perRow = grid ? Math.max(2, Math.floor((box.width - 16) / GRID_MIN_CARD_WIDTH)) : 1;
+  const rowHeight = grid ? GRID_ROW_HEIGHT : LIST_ROW_HEIGHT;
+  const rowCount = Math.ceil(items.length / perRow);
+
+  const virtualizer = useVirtualizer({
+    count: rowCount,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => rowHeight,
+    overscan: 6,
+    paddingStart: grid ? 8 : 0,
+    paddingEnd: grid ? 8 : 0,
+  });
+
+  useEffect(() => {
+    virtualizer.measure();
+  }, [virtualizer, rowHeight, perRow]);
+
+  const pageRows = Math.max(1, Math.floor(box.height / rowHeight));
+  useEffect(() => {
+    onLayout?.({ perRow, pageRows });
+  }, [onLayout, perRow, pageRows]);
+
+  // The keyboard moves the cursor; the list follows it.
+  const cursor = controls.cursor;
+  useEffect(() => {
+    if (cursor >= 0) virtualizer.scrollToIndex(Math.floor(cursor / perRow), { align: 'auto' });
+  }, [virtualizer, cursor, perRow]);
+
+  const virtualRows = virtualizer.getVirtualItems();
+  const cursorRow = cursor >= 0 ? Math.floor(cursor / perRow) : -1;
+  const cursorRendered = cursorRow >= 0 && virtualRows.some((row) => row.index === cursorRow);
+  const selected = controls.selection.selected;
+
+  const onPointerDown = (event: PointerEvent) => {
+    pointerType.current = event.pointerType;
+  };
+
+  const onClick = (event: MouseEvent<HTMLDivElement>) => {
+    const index = indexFrom(event.target);
+    const toggle = event.ctrlKey || event.metaKey;
+    if (index < 0) {
+      if (!toggle && !event.shiftKey) controls.clear();
+      return;
+    }
+    const onCheck = event.target instanceof Element && event.target.closest('[data-check]') !== null;
+    if (pointerType.current === 'touch' && !toggle && !event.shiftKey) {
+      // Phones: a tap opens; a tap on the check box adds or removes the item (a long press opens the menu).
+      if (onCheck) controls.click(index, { toggle: true });
+      else onOpen(items[index]);
+      return;
+    }
+    controls.click(index, { shift: event.shiftKey, toggle: toggle || onCheck });
+  };
+
+  const onDoubleClick = (event: MouseEvent<HTMLDivElement>) => {
+    const index = indexFrom(event.target);
+    if (index < 0 || (event.target instanceof Element && event.target.closest('[data-check]'))) return;
+    onOpen(items[index]);
+  };
+
+  const onRightClick = (event: MouseEvent<HTMLDivElement>) => {
+    if (!onContextMenu) return;
+    const index = indexFrom(event.target);
+    if (index < 0) return;
+    event.preventDefault();
+    if (!selected.has(itemKey(items[index]))) controls.click(index);
+    onContextMenu(event.clientX, event.clientY);
+  };
+
+  const dropTargetOf = (event: DragEvent): number => {
+    const index = indexFrom(event.target);
+    return index >= 0 && items[index].kind === 'folder' && onDropOnFolder ? index : -1;
+  };
+  const acceptsDrops = Boolean(onDropOnFolder || onDropOnList);
+  const onDragOver = (event: DragEvent<HTMLDivElement>) => {
+    if (!acceptsDrops || !hasFiles(event)) return;
+    const target = dropTargetOf(event);
+    if (target < 0 && !onDropOnList) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    if (target !== dropIndex) setDropIndex(target);
+  };
+  const onDragLeave = (event: DragEvent<HTMLDivElement>) => {
+    if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDropIndex(null);
+  };
+  const onDrop = (event: DragEvent<HTMLDivElement>) => {
+    if (!acceptsDrops || !hasFiles(event)) return;
+    event.preventDefault();
+    const target = dropTargetOf(event);
+    setDropIndex(null);
+    if (target >= 0) onDropOnFolder?.(items[target] as FolderItem, event.dataTransfer);
+    else onDropOnList?.(event.dataTransfer);
+  };
+
+  const onFocus = (event: FocusEvent<HTMLDivElement>) => {
+    // Tabbing in puts the cursor on the first item in view, without selecting it. (Not a click:
+    // the click says where the cursor goes.)
+    if (cursor >= 0 || items.length === 0 || event.target !== event.currentTarget || !event.currentTarget.matches(':focus-visible')) return;
+    const firstInView = virtualRows.find((row) => row.end > (scrollRef.current?.scrollTop ?? 0));
+    controls.moveTo((firstInView?.index ?? 0) * perRow, { toggle: true });
+  };
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col overflow-hidden rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
+      {!grid && <ListHeader columns={columns} sort={sort} onSort={onSort} t={t} />}
+      <div
+        ref={scrollRef}
+        id={listId}
+        role="listbox"
+        aria-label={label}
+        aria-multiselectable="true"
+        tabIndex={0}
+        aria-activedescendant={cursorRendered ? `${listId}-${cursor}` : undefined}
+        onPointerDown={onPointerDown}
+        onClick={onClick}
+        onDoubleClick={onDoubleClick}
+        onContextMenu={onRightClick}
+        onDragOver={onDragOver}
+        onDragLeave={onDragLeave}
+        onDrop={onDrop}
+        onFocus={onFocus}
+        className={`group relative min-h-0 flex-1 overflow-auto overscroll-contain outline-none select-none [scrollbar-gutter:stable] focus-visible:ring-2 focus-visible:ring-blue-600 focus-visible:ring-inset ${
+          dropIndex === -1 ? 'bg-blue-50 ring-2 ring-blue-500 ring-inset dark:bg-blue-950' : ''
+        }`}
+      >
+        <div role="none" style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
+          {grid
+            ? virtualRows.map((row) => {
+                const start = row.index * perRow;
+                const cards: Item[] = items.slice(start, start + perRow);
+                return (
+                  <div
+                    key={row.key}
+                    role="none"
+                    className="absolute inset-x-0 grid gap-2 px-2"
+                    style={{ top: row.start, height: rowHeight - 8, gridTemplateColumns: `repeat(${perRow}, minmax(0, 1fr))` }}
+                  >
+                    {cards.map((item, offset) => {
+                      const index = start + offset;
+                      return (
+                        <GridCard
+                          key={itemKey(item)}
+                          item={item}
+                          index={index}
+                          id={`${listId}-${index}`}
+                          setSize={items.length}
+                          selected={selected.has(itemKey(item))}
+                          active={index === cursor}
+                          dropTarget={index === dropIndex}
+                          t={t}
+                          locale={language}
+                        />
+                      );
+                    })}
+                  </div>
+                );
+              })
+            : virtualRows.map((row) => {
+                const item = items[row.index];
+                return (
+                  <ListRow
+                    key={itemKey(item)}
+                    item={item}
+                    index={row.index}
+                    id={`${listId}-${row.index}`}
+                    top={row.start}
+                    setSize={items.length}
+                    selected={selected.has(itemKey(item))}
+                    active={row.index === cursor}
+                    dropTarget={row.index === dropIndex}
+                    columns={columns}
+                    t={t}
+                    locale={language}
+                  />
+                );
+              })}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function ListHeader({
+  columns,
+  sort,
+  onSort,
+  t,
+}: {
+  readonly columns: readonly ColumnId[];
+  readonly sort?: Sort;
+  readonly onSort?: (order: SortKey) => void;
+  readonly t: Messages;
+}) {
+  return (
+    <div className="flex items-center gap-3 overflow-hidden border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
+      <span className="w-5 shrink-0" />
+      <span className="w-6 shrink-0" />
+      <HeaderCell className="min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
+      {columns.map((column) => (
+        <HeaderCell
+          key={column}
+          className={`shrink-0 ${COLUMNS[column].className}`}
+          label={COLUMNS[column].title(t)}
+          sortKey={COLUMNS[column].sort}
+          sort={sort}
+          onSort={onSort}
+          t={t}
+          alignEnd={column === 'size'}
+        />
+      ))}
+    </div>
+  );
+}
+
+function HeaderCell({
+  className,
+  label,
+  sortKey,
+  sort,
+  onSort,
+  t,
+  alignEnd = false,
+}: {
+  readonly className: string;
+  readonly label: string;
+  readonly sortKey?: SortKey;
+  readonly sort?: Sort;
+  readonly onSort?: (order: SortKey) => void;
+  readonly t: Messages;
+  readonly alignEnd?: boolean;
+}) {
+  if (!sortKey || !onSort || !sort) {
+    return <span className={`${className} py-1`}>{label}</span>;
+  }
+  const active = sort.order === sortKey;
+  return (
+    <span className={`${className} ${alignEnd ? 'justify-end' : ''}`}>
+      <button
+        type="button"
+        onClick={() => onSort(sortKey)}
+        aria-label={active ? `${label}, ${sort.desc ? t.sortedDescending : t.sortedAscending}` : undefined}
+        className={`inline-flex items-center gap-1 rounded px-1 py-1 hover:bg-gray-200 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:bg-gray-800 ${
+          active ? 'text-gray-900 dark:text-gray-100' : ''
+        }`}
+      >
+        {label}
+        <Icon name={sort.desc ? 'arrowDown' : 'arrowUp'} className={`size-3.5 ${active ? '' : 'invisible'}`} />
+      </button>
+    </span>
+  );
+}
+
+interface RowProps {
+  readonly item: Item;
+  readonly index: number;
+  readonly id: string;
+  readonly setSize: number;
+  readonly selected: boolean;
+  readonly active: boolean;
+  readonly dropTarget: boolean;
+  readonly t: Messages;
+  readonly locale: string;
+}
+
+function CheckMark({ selected }: { readonly selected: boolean }) {
+  return (
+    <span
+      data-check=""
+      aria-hidden="true"
+      className={`flex size-5 shrink-0 items-center justify-center rounded border ${
+        selected ? 'border-blue-600 bg-blue-600 text-white dark:border-blue-400 dark:bg-blue-400 dark:text-gray-950' : 'border-gray-400 dark:border-gray-500'
+      }`}
+    >
+      {selected && <Icon name="check" className="size-3.5" strokeWidth={3} />}
+    </span>
+  );
+}
+
+function rowTone(selected: boolean, active: boolean, dropTarget: boolean): string {
+  const tone = dropTarget
+    ? 'bg-blue-100 ring-2 ring-blue-500 ring-inset dark:bg-blue-900'
+    : selected
+      ? 'bg-blue-100 dark:bg-blue-950'
+      : 'hover:bg-gray-100 dark:hover:bg-gray-800';
+  const cursor = active ? 'group-focus-visible:outline-2 group-focus-visible:-outline-offset-2 group-focus-visible:outline-blue-600' : '';
+  return `${tone} ${cursor}`;
+}
+
+const ListRow = memo(function ListRow({
+  item,
+  index,
+  id,
+  top,
+  setSize,
+  selected,
+  active,
+  dropTarget,
+  columns,
+  t,
+  locale,
+}: RowProps & { readonly top: number; readonly columns: readonly ColumnId[] }) {
+  const summary = underName(item, columns, t, locale);
+  return (
+    <div
+      id={id}
+      role="option"
+      aria-selected={selected}
+      aria-setsize={setSize}
+      aria-posinset={index + 1}
+      data-index={index}
+      style={{ top, height: LIST_ROW_HEIGHT }}
+      className={`absolute inset-x-0 flex cursor-default items-center gap-3 border-b border-gray-100 px-3 text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
+    >
+      <CheckMark selected={selected} />
+      <ItemIcon item={item} />
+      <span className="min-w-0 flex-1">
+        <span className="flex min-w-0 items-center">
+          <span className="truncate font-medium" title={item.name}>
+            <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : ''}</span>
+            {item.name}
+          </span>
+          <ItemBadges item={item} t={t} />
+        </span>
+        {summary.length > 0 && (
+          <span className="flex min-w-0 gap-x-2 overflow-hidden text-xs whitespace-nowrap text-gray-600 dark:text-gray-400">
+            {summary.map((part, position) => (
+              <span key={position} className={part.className}>
+                {part.text}
+              </span>
+            ))}
+          </span>
+        )}
+      </span>
+      {columns.map((column) => (
+        <span key={column} className={`shrink-0 truncate text-gray-700 dark:text-gray-300 ${COLUMNS[column].className}`}>
+          {COLUMNS[column].value(item, t, locale)}
+        </span>
+      ))}
+    </div>
+  );
+});
+
+const GridCard = memo(function GridCard({ item, index, id, setSize, selected, active, dropTarget, t, locale }: RowProps) {
+  return (
+    <div
+      id={id}
+      role="option"
+      aria-selected={selected}
+      aria-setsize={setSize}
+      aria-posinset={index + 1}
+      data-index={index}
+      className={`relative flex min-w-0 cursor-default flex-col items-center justify-center gap-1 rounded-lg border border-gray-200 p-2 text-center text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
+    >
+      <span className="absolute top-2 left-2">
+        <CheckMark selected={selected} />
+      </span>
+      <ItemIcon item={item} large />
+      <span className="line-clamp-2 w-full font-medium break-words" title={item.name}>
+        <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : ''}</span>
+        {item.name}
+      </span>
+      <span className="text-xs text-gray-600 dark:text-gray-400">{formatSize(item.size, locale)}</span>
+    </div>
+  );
+});

@@ -1,0 +1,136 @@
+/**
+ * The upload pieces that live once in the signed-in layout: the hidden file and folder pickers
+ * (useUploads().pickFiles/pickFolder open them), the page-wide drop zone for the current folder,
+ * and the upload panel.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { useLocation } from 'react-router';
+import { pickerCancelled, takePicked, useUploads, useUploadSnapshot } from '../../hooks/use-uploads';
+import { useUploadText } from '../../i18n/uploads';
+import { UploadPanel } from './upload-panel';
+
+/** The folder the page shows: 0 on /, the id on /folder/:id, null elsewhere (search, bin…: no drop target). */
+export function folderOfPath(pathname: string): number | null {
+  if (pathname === '/' || pathname === '') return 0;
+  const match = /^\/folder\/(\d{1,15})\/?$/.exec(pathname);
+  return match ? Number(match[1]) : null;
+}
+
+export function UploadRoot() {
+  const { pathname } = useLocation();
+  const folderId = folderOfPath(pathname);
+  return (
+    <>
+      <PickerInput kind="files" folderId={folderId ?? 0} />
+      <PickerInput kind="folder" folderId={folderId ?? 0} />
+      <PageDropZone folderId={folderId} />
+      <LeaveWarning />
+      <UploadPanel />
+    </>
+  );
+}
+
+/**
+ * While files are being uploaded, closing or reloading the tab asks first. (Nothing is lost if
+ * the user goes anyway: adding the same files again resumes them, for 24 hours.)
+ */
+function LeaveWarning() {
+  const active = useUploadSnapshot().totals.active > 0;
+  useEffect(() => {
+    if (!active) return;
+    const onBeforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      event.returnValue = ''; // older browsers ask only when this is set
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => window.removeEventListener('beforeunload', onBeforeUnload);
+  }, [active]);
+  return null;
+}
+
+function PickerInput({ kind, folderId }: { readonly kind: 'files' | 'folder'; readonly folderId: number }) {
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const input = ref.current;
+    if (!input) return;
+    if (kind === 'folder') input.webkitdirectory = true;
+    input.addEventListener('cancel', pickerCancelled);
+    return () => input.removeEventListener('cancel', pickerCancelled);
+  }, [kind]);
+  return (
+    <input
+      ref={ref}
+      type="file"
+      multiple
+      hidden
+      tabIndex={-1}
+      aria-hidden="true"
+      data-upload-picker={kind}
+      data-testid={kind === 'files' ? 'upload-files-input' : 'upload-folder-input'}
+      onChange={(event) => takePicked(event.currentTarget, folderId)}
+    />
+  );
+}
+
+const carriesFiles = (event: DragEvent) => Array.from(event.dataTransfer?.types ?? []).includes('Files');
+
+/**
+ * Files dragged anywhere over the page go into the current folder. A drop target inside the page
+ * (a folder row) that takes the drop calls preventDefault() on its dragover and drop events; this
+ * zone then stands aside. On pages that show no folder (search, the bin) a drop does nothing,
+ * rather than the browser's default of opening the file in place of the app.
+ */
+function PageDropZone({ folderId }: { readonly folderId: number | null }) {
+  const { addDropped } = useUploads();
+  const { u } = useUploadText();
+  const [over, setOver] = useState(false);
+
+  useEffect(() => {
+    let hideTimer: ReturnType<typeof setTimeout> | undefined;
+    // dragover repeats while the pointer is over the page; when it stops (left the window, Escape), hide.
+    const keepShowing = () => {
+      clearTimeout(hideTimer);
+      hideTimer = setTimeout(() => setOver(false), 250);
+    };
+    const onDragOver = (event: DragEvent) => {
+      if (!carriesFiles(event)) return;
+      if (event.defaultPrevented) {
+        setOver(false); // a folder row takes it
+        return;
+      }
+      event.preventDefault();
+      if (event.dataTransfer) event.dataTransfer.dropEffect = folderId === null ? 'none' : 'copy';
+      if (folderId === null) return;
+      setOver(true);
+      keepShowing();
+    };
+    const onDrop = (event: DragEvent) => {
+      clearTimeout(hideTimer);
+      setOver(false);
+      if (event.defaultPrevented || !event.dataTransfer || !carriesFiles(event)) return;
+      event.preventDefault();
+      if (folderId !== null) addDropped(folderId, event.dataTransfer);
+    };
+    window.addEventListener('dragenter', onDragOver);
+    window.addEventListener('dragover', onDragOver);
+    window.addEventListener('drop', onDrop);
+    return () => {
+      clearTimeout(hideTimer);
+      window.removeEventListener('dragenter', onDragOver);
+      window.removeEventListener('dragover', onDragOver);
+      window.removeEventListener('drop', onDrop);
+    };
+  }, [folderId, addDropped]);
+
+  if (!over || folderId === null) return null;
+  return (
+    <div
+      aria-hidden="true"
+      className="pointer-events-none fixed inset-0 z-40 flex items-center justify-center bg-blue-600/10 p-4 outline-4 -outline-offset-8 outline-blue-600 outline-dashed dark:bg-blue-400/10 dark:outline-blue-400"
+    >
+      <p className="rounded-lg bg-white px-4 py-3 text-center text-base font-medium shadow dark:bg-gray-900">
+        {u.dropHere(folderId === 0 ? u.dropRoot : u.dropCurrent)}
+      </p>
+    </div>
+  );
+}

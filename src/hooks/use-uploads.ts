@@ -1,0 +1,79 @@
+/**
+ * Uploads and downloads for components: pick or drop files and folders into a folder, download a
+ * file; and the queue's state for the upload panel. The engine itself is src/lib/uploads/ (no
+ * React); this is its face.
+ */
+import { useSyncExternalStore } from 'react';
+import { downloadFile, uploadDropped, uploadPicked, uploadQueue } from '../lib/uploads/app-uploads';
+import type { UploadSnapshot } from '../lib/uploads/types';
+
+export interface Uploads {
+  /** Opens the file picker; the chosen files are uploaded into `folderId` (0 = the root). */
+  pickFiles(folderId: number): void;
+  /** Opens the folder picker; the chosen folder is recreated in `folderId` and its files uploaded. */
+  pickFolder(folderId: number): void;
+  /**
+   * Uploads what was dropped (files and folders) into `folderId`. Call it synchronously from the
+   * drop handler (the DataTransfer is only readable during the event), and call preventDefault()
+   * on the event: that also tells the page-wide drop zone that the drop has been handled.
+   */
+  addDropped(folderId: number, dataTransfer: DataTransfer): void;
+  /** Asks for a download URL (FileDownload) and starts the browser's download; rejects with an ApiError. */
+  downloadFile(fileId: number): Promise<void>;
+}
+
+export type PickerKind = 'files' | 'folder';
+
+/** The folder the open picker uploads into; null when the input was filled some other way (a test). */
+let pickerTarget: number | null = null;
+
+/** The pickers UploadRoot mounts (so that tests can fill them); a detached input otherwise. */
+function pickerInput(kind: PickerKind): HTMLInputElement {
+  const mounted = document.querySelector<HTMLInputElement>(`input[data-upload-picker="${kind}"]`);
+  if (mounted) return mounted;
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.multiple = true;
+  if (kind === 'folder') input.webkitdirectory = true;
+  input.addEventListener('change', () => takePicked(input, 0));
+  return input;
+}
+
+function openPicker(kind: PickerKind, folderId: number) {
+  const input = pickerInput(kind);
+  pickerTarget = folderId;
+  input.value = '';
+  input.click();
+}
+
+/** The change handler of a picker input: queues its files into the picker's folder (or `fallbackFolder`). */
+export function takePicked(input: HTMLInputElement, fallbackFolder: number) {
+  const files = input.files ? Array.from(input.files) : [];
+  const folderId = pickerTarget ?? fallbackFolder;
+  pickerTarget = null;
+  input.value = '';
+  if (files.length > 0) uploadPicked(folderId, files);
+}
+
+/** The picker was closed without a choice. */
+export function pickerCancelled() {
+  pickerTarget = null;
+}
+
+const uploads: Uploads = {
+  pickFiles: (folderId) => openPicker('files', folderId),
+  pickFolder: (folderId) => openPicker('folder', folderId),
+  addDropped: uploadDropped,
+  downloadFile,
+};
+
+export function useUploads(): Uploads {
+  return uploads;
+}
+
+/** The queue's state, re-rendering on changes (progress at most every 200 ms). */
+export function useUploadSnapshot(): UploadSnapshot {
+  return useSyncExternalStore(uploadQueue.subscribe, uploadQueue.getSnapshot);
+}
+
+export { uploadQueue };

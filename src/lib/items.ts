@@ -1,0 +1,31 @@
+/** Small facts about items that pages and components share. */
+import type { Item } from '../api/results';
+
+/** A key unique among folders and files (their ids are counted separately). */
+export function itemKey(item: Pick<Item, 'kind' | 'id'>): string {
+  return `${item.kind === 'folder' ? 'd' : 'f'}${item.id}`;
+}
+
+/** The folder part of an absolute path: "/A/B/x.txt" → "/A/B", "/x.txt" → "/". */
+export function parentPath(path: string): string {
+  const cut = path.lastIndexOf('/');
+  return cut <= 0 ? '/' : path.slice(0, cut);
+}
+
+/** The folder and file ids of some items, split for the id-list parameters (dirids, fids). */
+export function splitIds(items: readonly Item[]): { readonly folders: number[]; readonly files: number[] } {
+  const folders: number[] = [];
+  const files: number[] = [];
+  for (const item of items) (item.kind === 'folder' ? folders : files).push(item.id);
+  return { folders, files };
+}
+
+/**
+ * The part of a name a rename should select: the name without its extension for a file
+ * ("report.final.pdf" → 0..12), the whole name for a folder or a file without extension.
+ */
+export function nameStemLength(item: Pick<Item, 'kind' | 'name'>): number {
+  if (item.kind === 'folder') return item.name.length;
+  const dot = item.name.lastIndexOf('.');
+  return dot > 0 && dot < item.name.length - 1 ? dot : item.name.length;
+}

@@ -1,0 +1,60 @@
+/**
+ * Light and dark: the system's choice by default (prefers-color-scheme, in CSS, so it holds
+ * before any script runs), or the user's, remembered in localStorage and applied as a class on
+ * <html> (src/index.css defines the dark variant for both).
+ */
+import { useSyncExternalStore } from 'react';
+
+export const THEMES = ['system', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+const STORAGE_KEY = 'fss.theme';
+const isTheme = (value: unknown): value is Theme => THEMES.includes(value as Theme);
+
+function stored(): Theme {
+  try {
+    const value = globalThis.localStorage?.getItem(STORAGE_KEY);
+    return isTheme(value) ? value : 'system';
+  } catch {
+    return 'system';
+  }
+}
+
+let current: Theme = stored();
+const listeners = new Set<() => void>();
+
+/** Puts the theme on <html>: class "dark" or "light" for a choice, neither for the system's. */
+function apply(theme: Theme) {
+  if (typeof document === 'undefined') return;
+  const root = document.documentElement;
+  root.classList.toggle('dark', theme === 'dark');
+  root.classList.toggle('light', theme === 'light');
+  root.style.colorScheme = theme === 'system' ? '' : theme;
+}
+apply(current);
+
+export function getTheme(): Theme {
+  return current;
+}
+
+export function setTheme(theme: Theme): void {
+  try {
+    if (theme === 'system') globalThis.localStorage?.removeItem(STORAGE_KEY);
+    else globalThis.localStorage?.setItem(STORAGE_KEY, theme);
+  } catch {
+    // storage unavailable: the choice lasts for this page
+  }
+  if (theme === current) return;
+  current = theme;
+  apply(theme);
+  for (const listener of [...listeners]) listener();
+}
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
+}
+
+export function useTheme(): Theme {
+  return useSyncExternalStore(subscribe, getTheme, getTheme);
+}

@@ -1,0 +1,82 @@
+/**
+ * The app's one upload queue, built from the browser parts (browser.ts), and what happens around
+ * it: listings are refreshed as files and folders are added, and a change of account stops the
+ * queue and empties the list (remembered uploads stay, per account, for 24 h).
+ */
+import { api } from '../../api/client';
+import { invalidateFiles } from '../../api/files';
+import { session } from '../../api/session';
+import { createTusClient } from '../../api/tus';
+import { queryClient } from '../query-client';
+import { createUploadTransport, createWorkerHasher, localStorageResumeStore } from './browser';
+import { captureDrop, treeFromPicked, type DroppedTree } from './dropped-files';
+import { createUploadQueue, type UploadQueue } from './upload-queue';
+
+/** Listings are refreshed at most this often while files keep arriving (the first change at once). */
+const REFRESH_INTERVAL_MS = 1_000;
+
+let lastRefresh = -Infinity;
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Every listing (the folder's own, its ancestors' sizes, recent uploads, searches) may have changed. */
+function refreshListings() {
+  if (refreshTimer !== undefined) return;
+  const wait = Math.max(0, lastRefresh + REFRESH_INTERVAL_MS - Date.now());
+  refreshTimer = setTimeout(() => {
+    refreshTimer = undefined;
+    lastRefresh = Date.now();
+    void invalidateFiles(queryClient);
+  }, wait);
+}
+
+export const uploadQueue: UploadQueue = createUploadQueue({
+  transport: createUploadTransport(api, createTusClient()),
+  hasher: createWorkerHasher(),
+  store: localStorageResumeStore(),
+  scope: () => String(session.get()?.uid ?? ''),
+  onFileAdded: refreshListings,
+  onFolderAdded: refreshListings,
+});
+
+// Back online: the files waiting to retry a broken connection go on at once.
+globalThis.addEventListener?.('online', () => uploadQueue.retryNow());
+
+let uploadsFor = session.get()?.token;
+session.subscribe(() => {
+  const token = session.get()?.token;
+  if (token !== uploadsFor) uploadQueue.reset();
+  uploadsFor = token;
+});
+
+function enqueueTree(folderId: number, tree: DroppedTree) {
+  if (tree.files.length === 0 && tree.dirs.length === 0) return;
+  if (tree.dirs.length === 0) uploadQueue.add(tree.files.map(({ source }) => ({ source, folder: folderId })));
+  else uploadQueue.addTree(folderId, tree.files, tree.dirs);
+}
+
+/** Queues the files of a file picker, or the tree of a folder picker (webkitRelativePath). */
+export function uploadPicked(folderId: number, files: Iterable<File>) {
+  enqueueTree(folderId, treeFromPicked(files));
+}
+
+/** Queues what was dropped. Must be called during the drop event (see captureDrop). */
+export function uploadDropped(folderId: number, dataTransfer: DataTransfer) {
+  const walk = captureDrop(dataTransfer);
+  walk().then(
+    (tree) => enqueueTree(folderId, tree),
+    (error: unknown) => console.error('Reading the dropped folders failed', error),
+  );
+}
+
+/** Asks for a download URL (FileDownload) and lets the browser download it (Content-Disposition: attachment). */
+export async function downloadFile(fileId: number): Promise<void> {
+  const { url } = await api.fileDownload({ fid: fileId });
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = '';
+  anchor.rel = 'noopener';
+  anchor.hidden = true;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+}

@@ -1,0 +1,173 @@
+/**
+ * The upload engine's vocabulary: what it needs from the outside (the transport, a hasher, a place
+ * to remember unfinished uploads) and what it shows (immutable snapshots). No React, no DOM beyond
+ * Blob and AbortSignal, so that the engine runs in node tests with fakes.
+ */
+import type { FileAddParams, FolderAddParams } from '../../api/generated/operations';
+import type { FileItem, FolderItem, Listing } from '../../api/results';
+
+/**
+ * One file's life:
+ *
+ *   queued → hashing → checking ─(FileAdd with the hash succeeded: instant)──────────→ done
+ *                         └─(404: not owned yet)→ uploading (tus) → adding (FileAdd) → done
+ *
+ * and from any of them: paused (until resumed: back to queued), cancelled (for good), error (until
+ * retried: back to queued). A file whose unfinished upload is remembered skips hashing (the hash
+ * was remembered with it) and resumes from the offset the server answers to HEAD.
+ */
+export type UploadState = 'queued' | 'hashing' | 'checking' | 'uploading' | 'adding' | 'done' | 'error' | 'paused' | 'cancelled';
+
+export const ACTIVE_STATES: ReadonlySet<UploadState> = new Set(['hashing', 'checking', 'uploading', 'adding']);
+export const FINISHED_STATES: ReadonlySet<UploadState> = new Set(['done', 'cancelled']);
+
+/** What is uploaded: a File (or, in tests, anything with the same four members). */
+export interface UploadSource {
+  readonly name: string;
+  readonly size: number;
+  readonly lastModified: number;
+  slice(start?: number, end?: number): Blob;
+}
+
+// ---- What the engine needs ------------------------------------------------------------------------
+
+/** The answer to a tus request that may have completed the upload. */
+export interface TusProgress {
+  /** Upload-Offset: bytes the server has. */
+  readonly offset: number;
+  /** Upload-SHA256, when the upload is complete. */
+  readonly sha256?: string;
+}
+
+export interface TusCreated extends TusProgress {
+  /** The upload's URL (Location). */
+  readonly url: string;
+  /** Upload-Expires as ms since the epoch, when the server said. */
+  readonly expires?: number;
+}
+
+export interface TusStatus extends TusProgress {
+  /** Upload-Length. */
+  readonly length: number;
+}
+
+export interface PatchOptions {
+  readonly signal: AbortSignal;
+  /** Bytes of this chunk sent so far; called as they go (for progress), not necessarily at the end. */
+  readonly onProgress?: (sent: number) => void;
+}
+
+/**
+ * The tus 1.0 endpoint and the three operations an upload needs. Failures are ApiErrors: 'Network'
+ * when the service could not be reached (or the connection broke), otherwise the code of the HTTP
+ * status (NotFound, Conflict, TooLarge, Unauthorized, …) with `status` set.
+ */
+export interface UploadTransport {
+  createUpload(length: number, metadata: Readonly<Record<string, string>>, signal: AbortSignal): Promise<TusCreated>;
+  headUpload(url: string, signal: AbortSignal): Promise<TusStatus>;
+  patchUpload(url: string, offset: number, chunk: Blob, options: PatchOptions): Promise<TusProgress>;
+  /** Termination: frees the server's quota reservation. Best effort. */
+  deleteUpload(url: string): Promise<void>;
+  /** FileAdd. Never aborted: a FileAdd the server committed must be known (else a retry duplicates the file). */
+  fileAdd(params: FileAddParams): Promise<FileItem>;
+  folderAdd(params: FolderAddParams): Promise<FolderItem>;
+  /** GetFiles of one folder (to find a folder whose name FolderAdd said is taken). */
+  listFolder(folderId: number): Promise<Listing>;
+}
+
+export interface HashOptions {
+  readonly signal: AbortSignal;
+  readonly onProgress?: (hashedBytes: number) => void;
+}
+
+/** SHA-256 of a file's content, lowercase hex (in the browser: in a Web Worker). */
+export interface Hasher {
+  hash(source: Blob, options: HashOptions): Promise<string>;
+}
+
+/** What is remembered about an unfinished upload, to resume it after a reload (24 h at most). */
+export interface ResumeRecord {
+  readonly url: string;
+  readonly sha256: string;
+  readonly name: string;
+  readonly size: number;
+  readonly folderId: number;
+  /** Who created it (the account id): another account's records are not used nor shown. */
+  readonly scope: string;
+  /** ms since the epoch after which the server no longer resumes it. */
+  readonly expires: number;
+}
+
+/** Where resume records live (localStorage in the browser), by fingerprint. */
+export interface ResumeStore {
+  get(key: string): ResumeRecord | undefined;
+  set(key: string, record: ResumeRecord): void;
+  remove(key: string): void;
+  /** Every record, with its key. */
+  list(): ReadonlyArray<readonly [string, ResumeRecord]>;
+}
+
+// ---- What the engine shows ------------------------------------------------------------------------
+
+export interface UploadError {
+  /** An ApiError code ('Network', 'TooLarge', 'NotFound', …), 'Changed' or 'Unknown'. */
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface UploadItem {
+  readonly id: string;
+  readonly name: string;
+  /** The path below the dropped or picked folder (`Photos/2024/a.jpg`), when it came in one. */
+  readonly relativePath?: string;
+  readonly size: number;
+  /** The destination folder; null while a dropped folder's tree is still being created. */
+  readonly folderId: number | null;
+  readonly state: UploadState;
+  /** Bytes hashed so far (hashing). */
+  readonly hashed: number;
+  /** Bytes the server has (uploading), or the whole size once done. */
+  readonly uploaded: number;
+  /** Bytes per second while transferring (0 otherwise). */
+  readonly speed: number;
+  /** Seconds left for the transfer, when it can be estimated. */
+  readonly secondsLeft?: number;
+  /** Where a resumed upload started again (bytes), when it resumed an earlier one. */
+  readonly resumedFrom?: number;
+  /** The content was already the account's: nothing was transferred. */
+  readonly instant: boolean;
+  /** While a broken connection is being retried: when the next attempt starts (ms since the epoch). */
+  readonly retryAt?: number;
+  readonly error?: UploadError;
+  /** The added file, once done. */
+  readonly file?: FileItem;
+}
+
+/** An unfinished upload remembered from an earlier page: adding the same file again resumes it. */
+export interface InterruptedUpload {
+  readonly key: string;
+  readonly name: string;
+  readonly size: number;
+  readonly folderId: number;
+}
+
+export interface UploadTotals {
+  /** Files not cancelled. */
+  readonly files: number;
+  readonly done: number;
+  readonly failed: number;
+  /** Files queued or under way (paused ones not counted). */
+  readonly active: number;
+  readonly paused: number;
+  readonly bytes: number;
+  /** Bytes that have reached the server (or needed no transfer). */
+  readonly uploaded: number;
+  readonly speed: number;
+  readonly secondsLeft?: number;
+}
+
+export interface UploadSnapshot {
+  readonly items: readonly UploadItem[];
+  readonly totals: UploadTotals;
+  readonly interrupted: readonly InterruptedUpload[];
+}

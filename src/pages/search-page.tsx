@@ -1,0 +1,120 @@
+/**
+ * Search: file names containing what is typed (FileSearch), in the whole account. The keyword is
+ * in the address (?q=), written once typing pauses, so a search can be reloaded and shared; each
+ * result shows its folder's path and opens there.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
+import { ErrorPanel } from '../components/error-panel';
+import { FileResults } from '../components/file-browser/file-results';
+import { EmptyState } from '../components/file-list/empty-state';
+import { ListSkeleton } from '../components/file-list/skeleton';
+import { inputClass } from '../components/ui/field';
+import { Spinner } from '../components/ui/button';
+import { useDebouncedValue } from '../hooks/use-debounced-value';
+import { useDocumentTitle } from '../hooks/use-document-title';
+import { useSortParam } from '../hooks/use-sort-param';
+import { useI18n } from '../i18n';
+
+/** FSS_MAX_KEYWORD_LENGTH: the service refuses longer keywords. */
+const MAX_KEYWORD = 100;
+const DEBOUNCE_MS = 300;
+
+export function SearchPage() {
+  const { t } = useI18n();
+  const [params, setParams] = useSearchParams();
+  const addressKeyword = params.get('q') ?? '';
+  const [text, setText] = useState(addressKeyword);
+  const settled = useDebouncedValue(text, DEBOUNCE_MS);
+  const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
+  const inputId = useId();
+  const hintId = useId();
+
+  // Back and forward change the address: the field follows (but not when the typing wrote it).
+  const written = useRef(addressKeyword);
+  useEffect(() => {
+    if (addressKeyword === written.current) return;
+    written.current = addressKeyword;
+    setText(addressKeyword);
+  }, [addressKeyword]);
+  useEffect(() => {
+    if (settled === written.current) return;
+    written.current = settled;
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        if (settled) next.set('q', settled);
+        else next.delete('q');
+        return next;
+      },
+      { replace: true },
+    );
+  }, [settled, setParams]);
+
+  const keyword = addressKeyword;
+  const tooLong = [...keyword].length > MAX_KEYWORD;
+  const search = useQuery({
+    ...fileQueries.search(keyword, sort),
+    enabled: keyword.length > 0 && !tooLong,
+    placeholderData: (previous) => previous,
+  });
+  useDocumentTitle(keyword ? t.searchResultsFor(keyword) : t.search);
+  const items = search.data ? itemsOf(search.data) : [];
+
+  return (
+    <section aria-labelledby="search-title" className="flex min-h-0 flex-1 flex-col gap-3">
+      <h1 id="search-title" className="text-xl font-semibold">
+        {t.search}
+      </h1>
+      <form role="search" onSubmit={(event) => event.preventDefault()} className="max-w-xl">
+        <label htmlFor={inputId} className="block text-sm font-medium">
+          {t.searchLabel}
+        </label>
+        <div className="relative">
+          <input
+            id={inputId}
+            type="search"
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+            placeholder={t.searchPlaceholder}
+            aria-describedby={hintId}
+            autoComplete="off"
+            spellCheck={false}
+            autoFocus
+            className={inputClass}
+          />
+          {search.isFetching && (
+            <span className="absolute top-1/2 right-3 -translate-y-1/2 text-gray-600">
+              <Spinner />
+            </span>
+          )}
+        </div>
+        <p id={hintId} className="mt-1 text-sm text-gray-700 dark:text-gray-300">
+          {tooLong ? t.searchTooLong : t.searchHint}
+        </p>
+      </form>
+
+      {!keyword || tooLong ? null : search.isPending ? (
+        <ListSkeleton />
+      ) : search.isError ? (
+        <ErrorPanel error={search.error} subject={t.subjectSearch} onRetry={() => void search.refetch()} retrying={search.isFetching} />
+      ) : items.length === 0 ? (
+        <EmptyState icon="search" title={t.searchNoResults(keyword)} />
+      ) : (
+        <>
+          <h2 className="sr-only">{t.searchResultsFor(keyword)}</h2>
+          <FileResults
+            items={items}
+            label={t.searchResultsFor(keyword)}
+            sort={sort}
+            setSort={setSort}
+            sortBy={sortBy}
+            footer={search.data?.truncated ? <span>{t.searchTruncated}</span> : null}
+          />
+        </>
+      )}
+    </section>
+  );
+}
