@@ -23,6 +23,8 @@ export default defineConfig({
       '^/d/': service,
       '^/l/': service,
       '^/files/': service,
+      // A share's cover image; the share page itself (/s/:code) stays with the app.
+      '^/s/[^/]+/image/': service,
     },
   },
 });

@@ -125,3 +125,43 @@ export async function useSessionIn(page: Page, session: ApiSession): Promise<voi
     if (!sessionStorage.getItem('fss.session')) sessionStorage.setItem('fss.session', value);
   }, stored);
 }
+
+export interface ShareSettings {
+  readonly downpwd?: string;
+  readonly downValue?: number;
+  readonly description?: string;
+}
+
+/** FileShare or FolderShare of one item; answers the share's code and page URL. */
+export async function shareItem(session: ApiSession, item: { readonly file: number } | { readonly folder: number }, settings: ShareSettings = {}) {
+  const ids: Record<string, number> = 'file' in item ? { fids: item.file } : { dirids: item.folder };
+  const xml = await call(session, 'file' in item ? 'FileShare' : 'FolderShare', {
+    ...ids,
+    downpwd: settings.downpwd ?? '',
+    downValue: settings.downValue ?? 0,
+    description: settings.description ?? '',
+  });
+  // The item's attributes, not the result's (<result code="0">).
+  const element = /<(?:file|folder)\s[^>]*>/.exec(xml)?.[0] ?? '';
+  const code = attribute(element, 'code');
+  const url = attribute(element, 'url');
+  if (!code || !url) throw new Error(`no share in ${xml}`);
+  return { code, url };
+}
+
+/** Unshare: the share's links stop at once. */
+export async function unshareItem(session: ApiSession, item: { readonly file: number } | { readonly folder: number }): Promise<void> {
+  await call(session, 'Unshare', 'file' in item ? { dirids: '', fids: item.file } : { dirids: item.folder, fids: '' });
+}
+
+/** ShareImageUpload (token, no sign): the cover image of a file's share; answers its URL. */
+export async function uploadShareImage(session: ApiSession, fid: number, image: Buffer): Promise<string> {
+  const response = await fetch(`${session.base}/FileService.asmx/ShareImageUpload`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ uid: String(session.uid), token: session.token, fid: String(fid), ImagefileName: 'cover.png', byteFileStream: image.toString('base64') }),
+  });
+  const text = />([^<]*)<\/string>/.exec(await response.text())?.[1];
+  if (!response.ok || !text || text.startsWith('ERROR')) throw new Error(`ShareImageUpload failed: ${response.status} ${text}`);
+  return text.replace(/&amp;/g, '&');
+}

@@ -59,3 +59,11 @@ export async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, 
 
 /** The list of a folder page. */
 export const folderList = (page: Page, folderName: string) => page.getByRole('listbox', { name: `Contents of ${folderName}` });
+
+/**
+ * Narrows the shares or links view to names containing `text` (its "Filter by name" box): the
+ * tests share one account, and a virtualized view shows only the rows on screen.
+ */
+export async function filterView(page: Page, text: string): Promise<void> {
+  await page.getByRole('searchbox', { name: 'Filter by name' }).fill(text);
+}

@@ -14,7 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { addFolder, addFolders, apiLogin } from './files-api';
+import { startSmtpMailbox } from './smtp-mailbox';
 import {
+  MAILBOX_VARIABLE,
   BASE_URL_VARIABLE,
   BIG_FOLDER_NAME,
   BIG_FOLDER_SIZE,
@@ -96,6 +98,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     throw new Error(`fss user add failed: ${(error as Error).message}\n${stdout}${stderr}`);
   }
 
+  // E-mail: a real SMTP server on loopback that keeps each message it receives as a .eml file in
+  // the folder named by FSS_E2E_MAILBOX (e2e/smtp-mailbox.ts; read with e2e/mailbox.ts). Started
+  // before the service, which sends share e-mails through it (plain SMTP: no TLS on loopback).
+  const mailbox = await startSmtpMailbox();
+  env.FSS_SMTP_URL = mailbox.url;
+  env.FSS_MAIL_FROM = 'File Storage <no-reply@files.example>';
+  process.env[MAILBOX_VARIABLE] = mailbox.folder;
+
   // The service's output goes to .tmp/e2e-service.log (kept after the run, for failures).
   await mkdir(path.join(root, '.tmp'), { recursive: true });
   const log = createWriteStream(path.join(root, '.tmp', 'e2e-service.log'));
@@ -113,6 +123,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     baseUrl = await waitUntilListening(child, () => output);
   } catch (error) {
     await stop(child);
+    await mailbox.close();
     log.end();
     await rm(dataDir, { recursive: true, force: true });
     throw error;
@@ -134,6 +145,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     });
   } catch (error) {
     await stop(child);
+    await mailbox.close();
     log.end();
     await rm(dataDir, { recursive: true, force: true });
     throw error;
@@ -144,6 +156,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     stopFilling.abort();
     await filling;
     await stop(child);
+    // After the service: it finishes the messages it is sending when it stops.
+    await mailbox.close();
     log.end();
     await rm(dataDir, { recursive: true, force: true });
   };

@@ -9,6 +9,11 @@ export const FILES_ACCOUNT = 'files';
 export const FILES_PASSWORD = 'files-secret-1';
 /** The environment variable that carries the running service's base URL to the tests. */
 export const BASE_URL_VARIABLE = 'FSS_E2E_BASE_URL';
+/**
+ * The folder where the tests' SMTP server (e2e/smtp-mailbox.ts, started by the global setup)
+ * writes each message it receives as a .eml file; e2e/mailbox.ts reads it.
+ */
+export const MAILBOX_VARIABLE = 'FSS_E2E_MAILBOX';
 /** The folder of 10,000 items that the global setup fills while the other tests run (its id). */
 export const BIG_FOLDER_VARIABLE = 'FSS_E2E_BIG_FOLDER';
 export const BIG_FOLDER_NAME = 'Ten thousand';

@@ -18,6 +18,7 @@ import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
 import type { Outcome } from './protocol/results';
 import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/share-images';
+import { SharePreviews } from './protocol/share-preview';
 import { UploadEndpoint } from './protocol/uploads';
 import { WebApp } from './protocol/web-app';
 import { closeDatabase, openDatabase } from './storage/db/database';
@@ -76,7 +77,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailSender.start();
   }
   const router = new ServiceRouter(env);
-  const web = new WebApp(config.webRoot);
+  const web = new WebApp(config.webRoot, new SharePreviews(services, log));
   const uploads = new UploadEndpoint(services, log);
   const downloads = new DownloadRoute(services, log);
   const shareImages = new ShareImageRoute(services, log);

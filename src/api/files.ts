@@ -40,18 +40,31 @@ export const fileKeys = {
   recent: (sort: Sort) => [...fileKeys.recents(), sortKey(sort)] as const,
 };
 
+/** How often a listing is fetched again while a folder in it is being encrypted or decrypted. */
+export const JOB_PROGRESS_INTERVAL_MS = 2_000;
+
+/** Whether a folder of the listing shows a background encryption job's `progress` (docs/encryption.md §4). */
+export const hasRunningJobs = (listing: Listing | undefined) =>
+  listing !== undefined && listing.folders.some((folder) => folder.progress !== undefined && folder.progress < 100);
+
+/** Listings poll while a job runs, so that its progress moves and its end shows; then they stop. */
+const whileJobsRun = (query: { readonly state: { readonly data?: Listing } }) =>
+  hasRunningJobs(query.state.data) ? JOB_PROGRESS_INTERVAL_MS : false;
+
 export const fileQueries = {
   /** GetFiles: the folders, then the files, of one folder. */
   listing: (dir: number, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.listing(dir, sort),
       queryFn: ({ signal }) => api.getFiles({ dir: String(dir), ...sortParams(sort) }, { signal }),
+      refetchInterval: whileJobsRun,
     }),
   /** GetFilesWhitPath: a folder's items and the folders from the root down to it. */
   withPath: (dir: number, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.withPath(dir, sort),
       queryFn: ({ signal }) => api.getFilesWhitPath({ dir: String(dir), ...sortParams(sort) }, { signal }),
+      refetchInterval: whileJobsRun,
     }),
   /** FileSearch: file names containing the keyword (at most 1,000; `truncated` says when there were more). */
   search: (keyword: string, sort: Sort = DEFAULT_SORT) =>

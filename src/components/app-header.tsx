@@ -43,33 +43,55 @@ export function AppHeader() {
         </div>
       </div>
       <nav aria-label={t.mainNavigation} className="mx-auto max-w-6xl overflow-x-auto px-1 sm:px-4">
-        <ul className="flex gap-0.5 text-sm sm:gap-1">
-          <NavItem to="/" icon="home" label={t.allFiles} end />
-          <NavItem to="/recent" icon="clock" label={t.recentUploads} />
+        <ul className="flex text-xs sm:gap-1 sm:text-sm">
+          <NavItem to="/" icon="home" label={t.allFiles} short={t.allFilesShort} end />
+          <NavItem to="/recent" icon="clock" label={t.recentUploads} short={t.recentUploadsShort} />
           <NavItem to="/search" icon="search" label={t.search} />
-          <NavItem to="/bin" icon="bin" label={t.recycleBin} />
+          <NavItem to="/shares" icon="share" label={t.sharingPageTitle} short={t.sharesShort} />
+          <NavItem to="/links" icon="directLink" label={t.linksTitle} />
+          <NavItem to="/bin" icon="bin" label={t.recycleBin} short={t.recycleBinShort} />
         </ul>
       </nav>
     </header>
   );
 }
 
-function NavItem({ to, icon, label, end = false }: { readonly to: string; readonly icon: IconName; readonly label: string; readonly end?: boolean }) {
+/**
+ * A section of the main navigation. On a phone the six sections share the width as icons over
+ * short words ("Recent" for "Recent uploads"); the link's name stays the full label, which
+ * contains the short word (WCAG 2.5.3, label in name).
+ */
+function NavItem({
+  to,
+  icon,
+  label,
+  short = label,
+  end = false,
+}: {
+  readonly to: string;
+  readonly icon: IconName;
+  readonly label: string;
+  readonly short?: string;
+  readonly end?: boolean;
+}) {
   return (
-    <li className="shrink-0">
+    <li className="min-w-0 flex-1 sm:flex-none sm:shrink-0">
       <NavLink
         to={to}
         end={end}
+        aria-label={short === label ? undefined : label}
+        title={label}
         className={({ isActive }) =>
-          `flex items-center gap-1.5 border-b-2 px-1.5 py-2 whitespace-nowrap sm:px-2 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-blue-600 ${
+          `flex flex-col items-center gap-0.5 border-b-2 px-0.5 py-1.5 whitespace-nowrap sm:flex-row sm:gap-1.5 sm:px-2 sm:py-2 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-blue-600 ${
             isActive
               ? 'border-blue-600 font-medium text-blue-800 dark:border-blue-400 dark:text-blue-200'
               : 'border-transparent text-gray-700 hover:text-gray-900 dark:text-gray-300 dark:hover:text-gray-100'
           }`
         }
       >
-        <Icon name={icon} className="hidden size-4 sm:block" />
-        {label}
+        <Icon name={icon} className="size-5 sm:size-4" />
+        <span className="max-w-full truncate sm:hidden">{short}</span>
+        <span className="hidden sm:inline">{label}</span>
       </NavLink>
     </li>
   );

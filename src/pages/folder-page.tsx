@@ -6,8 +6,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { lockOf } from '../api/encryption';
 import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
 import type { FolderItem, Item } from '../api/results';
+import { LockedFolderPrompt } from '../components/encryption/unlock-form';
 import { ErrorPanel } from '../components/error-panel';
 import { Breadcrumbs, folderPath } from '../components/file-browser/breadcrumbs';
 import { useItemActions } from '../components/file-browser/item-actions';
@@ -76,6 +78,8 @@ function FolderView({ dir }: { readonly dir: number }) {
   const [view, setView] = useViewMode();
   const listing = useQuery({ ...fileQueries.withPath(dir, sort), placeholderData: (previous) => previous });
   const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  // A locked folder (423) asks for its password in place of the listing.
+  const lock = listing.isError ? lockOf(listing.error) : null;
   const controls = useSelection(items);
   const listId = useId();
 
@@ -142,9 +146,10 @@ function FolderView({ dir }: { readonly dir: number }) {
 
       <div className="flex flex-wrap items-center gap-2">
         <div role="group" aria-label={t.folderActions} className="flex flex-wrap items-center gap-2">
-          <ToolButton icon="plusFolder" label={t.newFolder} variant="primary" onClick={() => actions.open({ kind: 'new-folder', dir })} />
-          <ToolButton icon="upload" label={t.upload} onClick={() => uploads.pickFiles(dir)} />
-          <ToolButton icon="uploadFolder" label={t.uploadFolder} onClick={() => uploads.pickFolder(dir)} />
+          {/* Nothing can be added to a locked folder (423) until it is unlocked. */}
+          <ToolButton icon="plusFolder" label={t.newFolder} variant="primary" disabled={lock !== null} onClick={() => actions.open({ kind: 'new-folder', dir })} />
+          <ToolButton icon="upload" label={t.upload} disabled={lock !== null} onClick={() => uploads.pickFiles(dir)} />
+          <ToolButton icon="uploadFolder" label={t.uploadFolder} disabled={lock !== null} onClick={() => uploads.pickFolder(dir)} />
         </div>
         <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
           <SelectionTools actions={actions} count={controls.count} />
@@ -157,6 +162,8 @@ function FolderView({ dir }: { readonly dir: number }) {
 
       {listing.isPending ? (
         <ListSkeleton />
+      ) : listing.isError && lock ? (
+        <LockedFolderPrompt lock={lock} folder={{ type: 'folder', id: dir }} onUnlocked={() => heading.current?.focus()} />
       ) : listing.isError ? (
         <ErrorPanel error={listing.error} subject={t.subjectFolder} onRetry={() => void listing.refetch()} retrying={listing.isFetching} />
       ) : items.length === 0 ? (

@@ -86,7 +86,12 @@ export function addressProblem(address: string): string | null {
   if (domain === '') return 'has no domain after the @';
   if (local.length > MAX_LOCAL_LENGTH) return `has more than ${MAX_LOCAL_LENGTH} characters before the @`;
   if (!LOCAL_PART.test(local)) return 'has characters before the @ that an address cannot have';
-  const ascii = /^[\x00-\x7f]*$/.test(domain) ? domain : domainToASCII(domain);
+  // domainToASCII parses the domain as a URL host, which ends at / ? # \ and decodes %xx: an
+  // internationalized domain may hold no ASCII but letters, digits, dots and hyphens, or
+  // "bob@bücher.example/x" would be checked as bücher.example.
+  const isAscii = /^[\x00-\x7f]*$/.test(domain);
+  if (!isAscii && /[^\x80-\u{10ffff}A-Za-z0-9.-]/u.test(domain)) return 'has an invalid domain';
+  const ascii = isAscii ? domain : domainToASCII(domain);
   if (ascii === '' || ascii.length > MAX_ADDRESS_LENGTH) return 'has an invalid domain';
   const labels = ascii.split('.');
   if (labels.length < 2) return 'has a domain without a dot';

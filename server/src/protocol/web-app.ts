@@ -1,11 +1,14 @@
 /**
  * The built web app (vite build → dist/web), served from the same origin as the services. Client
- * routes (/folder/12, /s/code…) all answer index.html; hashed assets are cached for good.
+ * routes (/folder/12, /s/code…) all answer index.html; hashed assets are cached for good. A share
+ * page (/s/{code}) answers index.html with the share's link preview in <head> (share-preview.ts):
+ * never stored by caches (it names the share), and marked noindex.
  */
 import { createReadStream, promises as fs } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { answer } from './http-common';
+import { SHARE_PAGE_PATH, withPreview, type SharePreviews } from './share-preview';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -39,7 +42,11 @@ const NOT_BUILT = `<!DOCTYPE html>
 export class WebApp {
   private readonly root: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    /** Link previews of share pages; without them /s/{code} is index.html as it is. */
+    private readonly sharePreviews?: SharePreviews,
+  ) {
     this.root = path.resolve(root);
   }
 
@@ -66,8 +73,25 @@ export class WebApp {
       return;
     }
     const index = path.join(this.root, 'index.html');
+    const share = SHARE_PAGE_PATH.exec(decoded);
+    if (share && this.sharePreviews && (await isFile(index))) return this.sendSharePage(req, res, index, share[1]);
     if (await isFile(index)) return this.sendFile(res, index, 'no-cache');
     answer(res, { status: 200, contentType: 'text/html; charset=utf-8', headers: APP_SECURITY_HEADERS }, NOT_BUILT);
+  }
+
+  private async sendSharePage(req: IncomingMessage, res: ServerResponse, index: string, code: string): Promise<void> {
+    const [template, preview] = await Promise.all([fs.readFile(index, 'utf8'), this.sharePreviews!.lookup(req, code)]);
+    const html = withPreview(template, preview);
+    answer(
+      res,
+      {
+        status: 200,
+        contentType: CONTENT_TYPES['.html'],
+        cacheControl: 'no-store',
+        headers: { ...APP_SECURITY_HEADERS, 'X-Robots-Tag': 'noindex' },
+      },
+      html,
+    );
   }
 
   private async sendFile(res: ServerResponse, file: string, cacheControl: string): Promise<void> {

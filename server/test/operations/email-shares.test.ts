@@ -103,6 +103,13 @@ describe('recipients', () => {
     expect(addressProblem('hans@bücher.example')).toBeNull();
   });
 
+  test.each(['hans@bücher.example/x', 'hans@bücher.example?x', 'hans@bücher.example#x', 'hans@bücher.example\\x', 'hans@bü%63her.example'])(
+    '%s is refused: an internationalized domain is not read as a URL host that stops early or decodes %%xx',
+    (address) => {
+      expect(addressProblem(address)).toBe('has an invalid domain');
+    },
+  );
+
   test('a bad address is a 400 that names it', async () => {
     const error = await rejected(Promise.resolve().then(() => parseRecipients('ann@example.com, bob@@example.com', 20)));
     expect(error.code).toBe(ResultCode.InvalidArgument);
@@ -199,17 +206,19 @@ describe('FileEmailShare and FolderEmailShare', () => {
     const bobsFolder = await addFolder(services, bob, 0, 'B');
     const binned = await addFile(services, alice, 0, 'gone.txt', 1);
     await moveToBin(services, alice, { folderIds: [], fileIds: [binned.id] });
-    for (const refusal of [
-      emailFile(services, alice, bobsFile.id, 'ann@example.com'),
-      emailFolder(services, alice, bobsFolder.id, 'ann@example.com'),
-      emailFile(services, alice, binned.id, 'ann@example.com'),
-      emailFile(services, alice, 999_999, 'ann@example.com'),
-      emailFolder(services, alice, 0, 'ann@example.com'),
-      fileInfo(services, alice, bobsFile.id),
-      folderInfo(services, alice, bobsFolder.id),
-    ]) {
-      expect((await rejected(refusal)).code).toBe(ResultCode.NotFound);
-    }
+    // Awaited together: they run at once on a PostgreSQL pool, so none may reject unobserved.
+    const refusals = await Promise.all(
+      [
+        emailFile(services, alice, bobsFile.id, 'ann@example.com'),
+        emailFolder(services, alice, bobsFolder.id, 'ann@example.com'),
+        emailFile(services, alice, binned.id, 'ann@example.com'),
+        emailFile(services, alice, 999_999, 'ann@example.com'),
+        emailFolder(services, alice, 0, 'ann@example.com'),
+        fileInfo(services, alice, bobsFile.id),
+        folderInfo(services, alice, bobsFolder.id),
+      ].map(rejected),
+    );
+    for (const refusal of refusals) expect(refusal.code).toBe(ResultCode.NotFound);
     expect(await queued(services)).toEqual([]);
     expect(await shareCount(services)).toBe(0);
   });
@@ -224,12 +233,12 @@ describe('FileEmailShare and FolderEmailShare', () => {
     await services.db.updateTable('files').set({ encrypted: 1 }).where('id', '=', file.id).execute();
 
     for (const [refusal, lockedId] of [
-      [emailFolder(services, alice, outer.id, 'ann@example.com'), outer.id],
-      [emailFolder(services, alice, inner.id, 'ann@example.com'), outer.id],
-      [emailFile(services, alice, beneath.id, 'ann@example.com'), outer.id],
-      [emailFile(services, alice, file.id, 'ann@example.com'), file.id],
+      [() => emailFolder(services, alice, outer.id, 'ann@example.com'), outer.id],
+      [() => emailFolder(services, alice, inner.id, 'ann@example.com'), outer.id],
+      [() => emailFile(services, alice, beneath.id, 'ann@example.com'), outer.id],
+      [() => emailFile(services, alice, file.id, 'ann@example.com'), file.id],
     ] as const) {
-      const error = await rejected(refusal);
+      const error = await rejected(refusal());
       expect(error.code).toBe(ResultCode.Locked);
       expect(error.details).toMatchObject({ id: lockedId });
     }

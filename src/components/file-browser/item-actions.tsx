@@ -15,13 +15,23 @@ import { DeleteDialog } from '../dialogs/delete-dialog';
 import { MoveDialog } from '../dialogs/move-dialog';
 import { NewFolderDialog } from '../dialogs/new-folder-dialog';
 import { RenameDialog } from '../dialogs/rename-dialog';
+import { ShareDialog } from '../sharing/share-dialog';
+import { EmailShareDialog } from '../email-share/email-share-dialog';
+import { DecryptDialog } from '../encryption/decrypt-dialog';
+import { EncryptDialog } from '../encryption/encrypt-dialog';
+import { UnlockRequests } from '../encryption/unlock-dialog';
+import { LinkDialogs, useLinkMenu, type LinkDialogRequest } from '../links/link-actions';
 import type { MenuAction } from '../ui/menu';
 
 export type DialogRequest =
   | { readonly kind: 'new-folder'; readonly dir: number }
   | { readonly kind: 'rename'; readonly item: Item }
   | { readonly kind: 'move'; readonly items: readonly Item[] }
-  | { readonly kind: 'delete'; readonly items: readonly Item[]; readonly permanent: boolean };
+  | { readonly kind: 'delete'; readonly items: readonly Item[]; readonly permanent: boolean }
+  | { readonly kind: 'share'; readonly items: readonly Item[] }
+  | { readonly kind: 'email-share'; readonly item: Item }
+  | { readonly kind: 'encrypt' | 'decrypt'; readonly item: Item }
+  | LinkDialogRequest;
 
 export interface ItemActions {
   readonly request: DialogRequest | null;
@@ -31,6 +41,8 @@ export interface ItemActions {
   readonly move: () => void;
   readonly remove: (permanent: boolean) => void;
   readonly download: () => void;
+  /** Opens the share dialog for the selected items. */
+  readonly share: () => void;
   readonly hasFiles: boolean;
   readonly menu: readonly MenuAction[];
 }
@@ -66,6 +78,9 @@ export function useItemActions(
   const remove = (permanent: boolean) => {
     if (count > 0) setRequest({ kind: 'delete', items: controls.selectedItems(), permanent });
   };
+  const share = () => {
+    if (count > 0) setRequest({ kind: 'share', items: controls.selectedItems() });
+  };
   const download = () => {
     void (async () => {
       for (const item of controls.selectedItems()) {
@@ -78,6 +93,15 @@ export function useItemActions(
       }
     })();
   };
+
+  const linkMenu = useLinkMenu(controls, setRequest);
+
+  // Encrypt and Decrypt take one item: Encrypt one that is not encrypted, Decrypt one that is.
+  const single = count === 1 ? controls.selectedItems()[0] : undefined;
+  const encryptionMenu: MenuAction[] = [
+    { id: 'encrypt', label: t.encryptMenu, icon: 'lock', disabled: !single || single.encrypted, onSelect: () => single && setRequest({ kind: 'encrypt', item: single }) },
+    { id: 'decrypt', label: t.decryptMenu, icon: 'unlock', disabled: !single?.encrypted, onSelect: () => single && setRequest({ kind: 'decrypt', item: single }) },
+  ];
 
   const primary = options.primary;
   const menu: MenuAction[] = [
@@ -98,6 +122,20 @@ export function useItemActions(
     { id: 'download', label: t.download, icon: 'download', disabled: !hasFiles, onSelect: download },
     { id: 'rename', label: t.rename, icon: 'pencil', shortcut: 'F2', disabled: count !== 1, onSelect: rename },
     { id: 'move', label: t.moveTo, icon: 'move', disabled: count === 0, onSelect: move },
+    { id: 'share', label: t.sharingMenu, icon: 'share', disabled: count === 0, onSelect: share },
+    {
+      // FolderEmailShare / FileEmailShare take one item.
+      id: 'email-share',
+      label: t.emailShareAction,
+      icon: 'mail',
+      disabled: count !== 1,
+      onSelect: () => {
+        const [item] = controls.selectedItems();
+        if (item && count === 1) setRequest({ kind: 'email-share', item });
+      },
+    },
+    ...linkMenu,
+    ...encryptionMenu,
     { id: 'delete', label: t.moveToBin, icon: 'trash', shortcut: 'Del', disabled: count === 0, onSelect: () => remove(false) },
     {
       id: 'delete-permanently',
@@ -117,6 +155,18 @@ export function useItemActions(
   else if (request?.kind === 'rename') dialogs = <RenameDialog item={request.item} onRename={(item, name) => renameItem.mutate({ item, name })} onClose={close} />;
   else if (request?.kind === 'move') dialogs = <MoveDialog items={request.items} onClose={close} />;
   else if (request?.kind === 'delete') dialogs = <DeleteDialog items={request.items} permanent={request.permanent} onClose={close} />;
+  else if (request?.kind === 'share') dialogs = <ShareDialog items={request.items} onClose={close} />;
+  else if (request?.kind === 'email-share') dialogs = <EmailShareDialog item={request.item} onClose={close} />;
+  else if (request?.kind === 'link' || request?.kind === 'unlink') dialogs = <LinkDialogs request={request} onClose={close} />;
+  else if (request?.kind === 'encrypt') dialogs = <EncryptDialog item={request.item} onClose={close} />;
+  else if (request?.kind === 'decrypt') dialogs = <DecryptDialog item={request.item} onClose={close} />;
+  // Always there: a download of a locked file asks for its password (api/encryption.ts requestUnlock).
+  dialogs = (
+    <>
+      {dialogs}
+      <UnlockRequests />
+    </>
+  );
 
-  return { request, open: setRequest, dialogs, rename, move, remove, download, hasFiles, menu };
+  return { request, open: setRequest, dialogs, rename, move, remove, download, share, hasFiles, menu };
 }

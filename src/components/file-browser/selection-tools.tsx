@@ -12,10 +12,10 @@ export function SelectionTools({ actions, count }: { readonly actions: ItemActio
     <>
       {count > 0 && (
         <>
-          {actions.hasFiles && <ToolButton icon="download" label={t.download} onClick={actions.download} />}
-          {count === 1 && <ToolButton icon="pencil" label={t.rename} onClick={actions.rename} />}
-          <ToolButton icon="move" label={t.moveTo} onClick={actions.move} />
-          <ToolButton icon="trash" label={t.moveToBin} onClick={() => actions.remove(false)} />
+          {actions.hasFiles && <ToolButton icon="download" label={t.download} onClick={actions.download} iconOnly />}
+          {count === 1 && <ToolButton icon="pencil" label={t.rename} onClick={actions.rename} iconOnly />}
+          <ToolButton icon="move" label={t.moveTo} onClick={actions.move} iconOnly />
+          <ToolButton icon="trash" label={t.moveToBin} onClick={() => actions.remove(false)} iconOnly />
         </>
       )}
       <MenuButton

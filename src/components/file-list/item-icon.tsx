@@ -1,6 +1,6 @@
 import { memo } from 'react';
 import type { Item } from '../../api/results';
-import type { Messages } from '../../i18n';
+import { useI18n, type Messages } from '../../i18n';
 import { fileType, type FileType } from '../../lib/file-types';
 
 const FILE_OUTLINE = 'M6 2.75h8.25L19.25 7.75v13.5H6z M14 2.75V8h5.25';
@@ -19,8 +19,64 @@ const typeStyle: Readonly<Record<FileType, { readonly color: string; readonly ma
   other: { color: 'text-gray-500 dark:text-gray-400' },
 };
 
-/** A folder, or a file with a glyph for its type. Decorative: the row says what the item is in words. */
+/**
+ * A folder, or a file with a glyph for its type (decorative: the row says what the item is in
+ * words); an encrypted item wears a lock, which is named (it says what nothing else in the row
+ * says); in the grid, a folder being encrypted or decrypted shows how far the job is.
+ */
 export const ItemIcon = memo(function ItemIcon({ item, large = false }: { readonly item: Item; readonly large?: boolean }) {
+  const glyph = <TypeGlyph item={item} large={large} />;
+  const progress = jobProgress(item);
+  const showProgress = large && progress !== undefined;
+  if (!item.encrypted && !showProgress) return glyph;
+  return (
+    <span className="relative inline-flex shrink-0">
+      {glyph}
+      {item.encrypted && <LockMark large={large} />}
+      {showProgress && <ProgressPill item={item} progress={progress} />}
+    </span>
+  );
+});
+
+const LOCK_SHACKLE = 'M8.5 11V8a3.5 3.5 0 0 1 7 0v3';
+
+function LockMark({ large }: { readonly large: boolean }) {
+  const { t } = useI18n();
+  return (
+    <svg
+      role="img"
+      aria-label={t.encrypted}
+      focusable="false"
+      viewBox="0 0 24 24"
+      className={`absolute ${large ? '-right-1.5 -bottom-1 size-6' : '-right-1.5 -bottom-1 size-4'} rounded-full bg-white text-gray-900 ring-1 ring-gray-300 dark:bg-gray-950 dark:text-gray-100 dark:ring-gray-600`}
+      data-testid="lock-mark"
+    >
+      <title>{t.encrypted}</title>
+      <rect x="6" y="11" width="12" height="9" rx="1.5" fill="currentColor" />
+      <path d={LOCK_SHACKLE} fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" />
+    </svg>
+  );
+}
+
+/** A background encryption job's percentage on a folder, while it runs (docs/encryption.md §4). */
+export function jobProgress(item: Item): number | undefined {
+  return item.progress !== undefined && item.progress < 100 ? Math.max(0, Math.floor(item.progress)) : undefined;
+}
+
+/** In words: an encrypted folder with a job is being encrypted; one no longer encrypted, decrypted. */
+const jobText = (item: Item, progress: number, t: Messages) => (item.encrypted ? t.encryptingProgress(progress) : t.decryptingProgress(progress));
+
+function ProgressPill({ item, progress }: { readonly item: Item; readonly progress: number }) {
+  const { t } = useI18n();
+  return (
+    <span className="absolute -bottom-1 -left-2 rounded bg-blue-700 px-1 text-[11px] leading-4 font-semibold text-white dark:bg-blue-300 dark:text-gray-950">
+      <span className="sr-only">{jobText(item, progress, t)}</span>
+      <span aria-hidden="true">{progress}%</span>
+    </span>
+  );
+}
+
+function TypeGlyph({ item, large }: { readonly item: Item; readonly large: boolean }) {
   const size = large ? 'size-12' : 'size-6';
   if (item.kind === 'folder') {
     return (
@@ -41,11 +97,16 @@ export const ItemIcon = memo(function ItemIcon({ item, large = false }: { readon
       )}
     </svg>
   );
-});
+}
 
-/** Small words after a name: encrypted, shared, linked. */
+/**
+ * Small words after a name: a running encryption job, shared, linked. (That an item is encrypted
+ * is said by the lock on its icon.)
+ */
 export function ItemBadges({ item, t }: { readonly item: Item; readonly t: Messages }) {
-  const badges = [item.encrypted && t.encrypted, item.shared && t.shared, item.linked && t.linked].filter(
+  const progress = jobProgress(item);
+  const job = progress === undefined ? false : jobText(item, progress, t);
+  const badges = [job, item.shared && t.shared, item.linked && t.linked].filter(
     (badge): badge is string => Boolean(badge),
   );
   if (badges.length === 0) return null;

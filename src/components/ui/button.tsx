@@ -54,17 +54,25 @@ export function Button({
  * A toolbar button: an icon and a label; on narrow screens the label is for screen readers only,
  * so the button keeps its name.
  */
+/**
+ * A toolbar button: an icon, and its label shown when there is room (`wide`: always; by default
+ * from the lg breakpoint; `iconOnly`: never, with the label as the tooltip). Labels that appear
+ * only when something is selected are iconOnly, so that selecting never makes the toolbar wrap
+ * and push the list down under the pointer.
+ */
 export function ToolButton({
   icon,
   label,
   variant = 'secondary',
   wide = false,
+  iconOnly = false,
   ...rest
-}: { readonly icon: IconName; readonly label: ReactNode; readonly wide?: boolean } & Omit<ButtonProps, 'children'>) {
+}: { readonly icon: IconName; readonly label: ReactNode; readonly wide?: boolean; readonly iconOnly?: boolean } & Omit<ButtonProps, 'children'>) {
+  const labelClass = wide ? '' : iconOnly ? 'sr-only' : 'sr-only lg:not-sr-only';
   return (
-    <Button variant={variant} compact {...rest}>
+    <Button variant={variant} compact title={!wide && typeof label === 'string' ? label : undefined} {...rest}>
       <Icon name={icon} className="size-4" />
-      <span className={wide ? '' : 'sr-only md:not-sr-only'}>{label}</span>
+      <span className={labelClass}>{label}</span>
     </Button>
   );
 }

@@ -16,6 +16,8 @@ export interface MenuAction {
   readonly danger?: boolean;
   /** A hint such as "F2", shown beside the label. */
   readonly shortcut?: string;
+  /** Why the action is disabled, or more about it: the item's tooltip and accessible description. */
+  readonly hint?: string;
 }
 
 export type MenuAnchor = { readonly element: HTMLElement } | { readonly x: number; readonly y: number };
@@ -126,6 +128,7 @@ export function Menu({ label, actions, anchor, onClose, id }: MenuProps) {
           role="menuitem"
           tabIndex={-1}
           aria-disabled={action.disabled || undefined}
+          title={action.hint}
           onClick={() => run(action)}
           onKeyDown={(event) => {
             if (event.key === 'Enter' || event.key === ' ') {

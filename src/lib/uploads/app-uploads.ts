@@ -4,6 +4,7 @@
  * queue and empties the list (remembered uploads stay, per account, for 24 h).
  */
 import { api } from '../../api/client';
+import { withUnlock } from '../../api/encryption';
 import { invalidateFiles } from '../../api/files';
 import { session } from '../../api/session';
 import { createTusClient } from '../../api/tus';
@@ -68,9 +69,15 @@ export function uploadDropped(folderId: number, dataTransfer: DataTransfer) {
   );
 }
 
-/** Asks for a download URL (FileDownload) and lets the browser download it (Content-Disposition: attachment). */
+/**
+ * Asks for a download URL (FileDownload) and lets the browser download it (Content-Disposition:
+ * attachment). A locked file (423) asks for its password first; if the user cancels, nothing
+ * happens (no error: it was their choice).
+ */
 export async function downloadFile(fileId: number): Promise<void> {
-  const { url } = await api.fileDownload({ fid: fileId });
+  const answer = await withUnlock(() => api.fileDownload({ fid: fileId }));
+  if (!answer) return;
+  const { url } = answer;
   const anchor = document.createElement('a');
   anchor.href = url;
   anchor.download = '';

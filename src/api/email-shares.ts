@@ -1,0 +1,67 @@
+/**
+ * E-mail sharing (docs/protocol.md §16): the query keys, the history of an item's messages
+ * (Get*EmailShareInfo, asked for again while any message is on its way) and sending
+ * (FolderEmailShare / FileEmailShare). Sending queues the messages and shares the item if it was
+ * not shared, so it invalidates the item's history, the shares and the file listings.
+ */
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { pollInterval } from '../lib/email-deliveries';
+import { recipientsParam } from '../lib/email-addresses';
+import { api } from './client';
+import { invalidateFiles } from './files';
+import type { EmailShareInfo, Item } from './results';
+import { shareKeys } from './shares';
+
+/** The item whose e-mail share is meant: folders and files have separate ids. */
+export interface EmailShareTarget {
+  readonly kind: Item['kind'];
+  readonly id: number;
+}
+
+export const emailShareKeys = {
+  all: ['email-shares'] as const,
+  /** Get*EmailShareInfo of one folder or file. */
+  info: (target: EmailShareTarget) => [...emailShareKeys.all, target.kind, target.id] as const,
+};
+
+export const emailShareQueries = {
+  /**
+   * The item with its share attributes and one entry per message, oldest first. Refetched every
+   * few seconds while a message is queued or being retried, and no more once all are sent or failed.
+   */
+  info: (target: EmailShareTarget) =>
+    queryOptions({
+      queryKey: emailShareKeys.info(target),
+      queryFn: ({ signal }): Promise<EmailShareInfo> =>
+        target.kind === 'folder'
+          ? api.getFolderEmailShareInfo({ dirid: target.id }, { signal })
+          : api.getFileEmailShareInfo({ fid: target.id }, { signal }),
+      refetchInterval: (query) => pollInterval(query.state.data?.emails),
+    }),
+};
+
+export function useEmailShareInfo(target: EmailShareTarget) {
+  return useQuery(emailShareQueries.info(target));
+}
+
+/**
+ * FolderEmailShare / FileEmailShare: one message per recipient, queued (not yet sent) when the
+ * call succeeds. The history is fetched again at once, and then polled until every message is final.
+ */
+export function useSendEmailShare(target: EmailShareTarget) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (recipients: readonly string[]) => {
+      const to = recipientsParam(recipients);
+      return target.kind === 'folder' ? api.folderEmailShare({ dirid: target.id, to }) : api.fileEmailShare({ fid: target.id, to });
+    },
+    onSuccess: () => {
+      // The item may have just been shared: its listings' `shared` flag and the shares page change.
+      // Not awaited: a big listing need not keep the dialog busy.
+      void client.invalidateQueries({ queryKey: shareKeys.all });
+      void invalidateFiles(client);
+      // Awaited: the dialog shows the new messages (queued) as soon as it says they were accepted.
+      return client.invalidateQueries({ queryKey: emailShareKeys.info(target) });
+    },
+  });
+}

@@ -1,0 +1,213 @@
+/**
+ * Encryption (docs/encryption.md): FileEncrypt / FolderEncrypt, Unlock and Decrypt as mutations,
+ * which invalidate through `fileKeys` (there is no query of its own: encryption shows in the
+ * listings, as `encrypted`, `tip` and a background job's `progress`); what a 423 says is locked;
+ * and the unlock requests by which code outside React (a download) asks the user for a password.
+ */
+import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useSyncExternalStore } from 'react';
+import { api } from './client';
+import { isApiError } from './errors';
+import { fileKeys, invalidateFiles } from './files';
+import type { Item, Listing } from './results';
+
+// ---- Locks -----------------------------------------------------------------------------------------
+
+/** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
+export interface ItemLock {
+  readonly type: 'folder' | 'file';
+  readonly id: number;
+  /** The password hint; "" when there is none. */
+  readonly tip: string;
+}
+
+/**
+ * The item a refusal asks to unlock: a 423 with `id` and `type`. Null for anything else, including
+ * the 423 "already encrypted" of FileEncrypt and FolderEncrypt, which names no type.
+ */
+export function lockOf(error: unknown): ItemLock | null {
+  if (!isApiError(error, 'Locked')) return null;
+  const { id, type, tip } = error.details;
+  if (typeof id !== 'number' || (type !== 'folder' && type !== 'file')) return null;
+  return { type, id, tip: typeof tip === 'string' ? tip : '' };
+}
+
+/** Unlock's and Decrypt's item: the folder's id in dirid, or the file's in fid, the other 0. */
+const targetParams = (item: { readonly type: 'folder' | 'file'; readonly id: number }) =>
+  item.type === 'folder' ? { dirid: item.id, fid: 0 } : { dirid: 0, fid: item.id };
+
+const refOf = (item: Item) => ({ type: item.kind, id: item.id }) as const;
+
+/**
+ * The name of a folder or file, if a listing in the cache shows it (as an item, or as a folder
+ * on a breadcrumb path). The service's 423 and 409 name an item by id only; a name the user saw
+ * is better than none.
+ */
+export function cachedItemName(client: QueryClient, item: { readonly type: 'folder' | 'file'; readonly id: number }): string | undefined {
+  for (const [, listing] of client.getQueriesData<Listing>({ queryKey: fileKeys.all })) {
+    if (!listing || typeof listing !== 'object' || !('folders' in listing)) continue;
+    const found = (item.type === 'folder' ? listing.folders : listing.files).find((candidate) => candidate.id === item.id);
+    if (found) return found.name;
+    if (item.type === 'folder') {
+      const dir = listing.path?.dirs.find((segment) => segment.id === item.id);
+      if (dir && dir.id !== 0) return dir.name;
+    }
+  }
+  return undefined;
+}
+
+// ---- Mutations ---------------------------------------------------------------------------------------
+
+export interface EncryptVariables {
+  readonly item: Item;
+  readonly password: string;
+  readonly tip: string;
+}
+
+/**
+ * FileEncrypt / FolderEncrypt. A small folder is done within the call; a big one goes on in the
+ * background, and its listing shows `progress` until it is done (fileQueries refetch meanwhile).
+ * Either way the item is locked at once: encrypting does not unlock it for this session.
+ */
+export function useEncryptItem() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ item, password, tip }: EncryptVariables) =>
+      item.kind === 'folder'
+        ? api.folderEncrypt({ dirid: item.id, password, password_tip: tip })
+        : api.fileEncrypt({ fid: item.id, password, password_tip: tip }),
+    onSettled: () => invalidateFiles(client),
+  });
+}
+
+/**
+ * Decrypt: the encryption is removed (a big folder's files in the background, with `progress`).
+ * An item inside an encrypted folder answers 409 with that folder's `id` (see `insideFolderOf`).
+ */
+export function useDecryptItem() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ item, password }: { readonly item: Item; readonly password: string }) => api.decrypt({ ...targetParams(refOf(item)), password }),
+    onSettled: () => invalidateFiles(client),
+  });
+}
+
+/** The encrypted folder a Decrypt refusal (409 with an id) says the item is inside; undefined otherwise. */
+export function insideFolderOf(error: unknown): number | undefined {
+  if (!isApiError(error, 'Conflict')) return undefined;
+  const { id } = error.details;
+  return typeof id === 'number' ? id : undefined;
+}
+
+/**
+ * Unlock, for this session (until it ends). Every listing is fetched again (the locked folder's
+ * own, and searches, which now find files beneath it); then `onUnlocked` runs. It is given here,
+ * not to mutate(), because the form that asked is often gone by then (the listing replaced it),
+ * and mutate()'s callbacks do not run for an unmounted component.
+ */
+export function useUnlockItem({ onUnlocked }: { readonly onUnlocked?: () => void } = {}) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ lock, password }: { readonly lock: ItemLock; readonly password: string }) => api.unlock({ ...targetParams(lock), password }),
+    onSuccess: async () => {
+      await invalidateFiles(client);
+      onUnlocked?.();
+    },
+  });
+}
+
+// ---- Unlock requests --------------------------------------------------------------------------------
+
+/**
+ * Code outside React (downloadFile) that meets a locked item asks the user to unlock it here; the
+ * UnlockRequests component (components/encryption/unlock-dialog.tsx), mounted with every page's
+ * dialogs, shows the request and answers it. Requests wait in turn; several for the same item
+ * share one dialog.
+ */
+export type UnlockAnswer = 'unlocked' | 'cancelled' | 'unavailable';
+
+export interface UnlockRequest {
+  readonly lock: ItemLock;
+  /** Answers every caller waiting for this item, and takes the request away. */
+  readonly answer: (answer: Exclude<UnlockAnswer, 'unavailable'>) => void;
+}
+
+let requests: readonly UnlockRequest[] = [];
+/** The callers waiting for each requested item ("folder:12"). */
+const waitingFor = new Map<string, ((answer: UnlockAnswer) => void)[]>();
+let hosts = 0;
+const listeners = new Set<() => void>();
+const emit = () => {
+  for (const listener of [...listeners]) listener();
+};
+
+/** Asks the user to unlock `lock`; 'unavailable' at once when no page can show the dialog. */
+export function requestUnlock(lock: ItemLock): Promise<UnlockAnswer> {
+  if (hosts === 0) return Promise.resolve('unavailable');
+  return new Promise((resolve) => {
+    const key = `${lock.type}:${lock.id}`;
+    const waiting = waitingFor.get(key);
+    if (waiting) {
+      waiting.push(resolve);
+      return;
+    }
+    const callers: ((answer: UnlockAnswer) => void)[] = [resolve];
+    waitingFor.set(key, callers);
+    const request: UnlockRequest = {
+      lock,
+      answer: (answer) => {
+        if (waitingFor.get(key) !== callers) return; // answered already
+        waitingFor.delete(key);
+        requests = requests.filter((candidate) => candidate !== request);
+        emit();
+        for (const caller of callers) caller(answer);
+      },
+    };
+    requests = [...requests, request];
+    emit();
+  });
+}
+
+/** Passwords one call may ask for in turn: a file with its own password in an encrypted folder needs two. */
+const MAX_UNLOCKS_PER_CALL = 3;
+
+/**
+ * Runs `call`; when the service answers that an item is locked, asks the user to unlock it and,
+ * once unlocked, runs `call` again (again asking, when another password on the way is needed).
+ * Undefined when the user chose not to unlock; the original error when no dialog can be shown.
+ */
+export async function withUnlock<T>(call: () => Promise<T>): Promise<T | undefined> {
+  for (let unlocks = 0; ; unlocks++) {
+    try {
+      return await call();
+    } catch (error) {
+      const lock = lockOf(error);
+      if (!lock || unlocks >= MAX_UNLOCKS_PER_CALL) throw error;
+      const answer = await requestUnlock(lock);
+      if (answer === 'unavailable') throw error;
+      if (answer === 'cancelled') return undefined;
+    }
+  }
+}
+
+const subscribe = (listener: () => void) => {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
+};
+/** The request to show now: the oldest one waiting, or null. */
+export const currentUnlockRequest = (): UnlockRequest | null => requests[0] ?? null;
+
+/** currentUnlockRequest, re-rendering the host when it changes. */
+export function useUnlockRequest(): UnlockRequest | null {
+  return useSyncExternalStore(subscribe, currentUnlockRequest, currentUnlockRequest);
+}
+
+/** Says that a component can show unlock requests (from its mount to the returned function). */
+export function registerUnlockHost(): () => void {
+  hosts++;
+  return () => {
+    hosts--;
+    // The last host went (the page changed): nobody will answer what waits.
+    if (hosts === 0) for (const request of [...requests]) request.answer('cancelled');
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The anonymous ShareService of the public share page (docs/sharing.md §5): ShareOpen, ShareList
+ * and ShareDownload. No uid, token or sign: the catalog marks them anonymous and the transport
+ * sends only their own parameters, even when someone is logged in in this tab
+ * (share-service.test.ts). Every call carries the share code and the extraction code.
+ *
+ * Query keys go through `visitorShareKeys`; a download refreshes ShareOpen, whose `downloads` the page
+ * shows (a URL counts against the limit when it is issued).
+ */
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from './client';
+import { isApiError } from './errors';
+import type { FileItem, Item, Listing } from './results';
+import type { Sort } from './files';
+
+export const visitorShareKeys = {
+  all: ['share-page'] as const,
+  /** Everything of one share. */
+  share: (code: string) => [...visitorShareKeys.all, code] as const,
+  /** ShareOpen of one share, with any extraction code. */
+  opens: (code: string) => [...visitorShareKeys.share(code), 'open'] as const,
+  open: (code: string, downpwd: string) => [...visitorShareKeys.opens(code), downpwd] as const,
+  lists: (code: string) => [...visitorShareKeys.share(code), 'list'] as const,
+  /** ShareList of one folder of the share (0 = the shared folder) in one order. */
+  list: (code: string, downpwd: string, dir: number, sort: Sort) =>
+    [...visitorShareKeys.lists(code), downpwd, dir, { order: sort.order, desc: sort.desc }] as const,
+};
+
+/**
+ * What visitors see of an item: the owner's own marks (shared elsewhere, linked) are not theirs.
+ * Encrypted stays: such a folder cannot be opened, and the list says so before it is tried.
+ */
+function forVisitors<T extends Item>(item: T): T {
+  return item.shared || item.linked ? { ...item, shared: false, linked: false } : item;
+}
+
+export const visitorShareQueries = {
+  /** ShareOpen: the shared file or folder and its share attributes (downloads, limit, description, cover). */
+  open: (code: string, downpwd: string) =>
+    queryOptions({
+      queryKey: visitorShareKeys.open(code, downpwd),
+      queryFn: async ({ signal }) => {
+        const { item } = await api.shareOpen({ code, downpwd }, { signal });
+        return forVisitors(item);
+      },
+    }),
+  /** ShareList: a folder within the shared folder; 0 is the shared folder itself. */
+  list: (code: string, downpwd: string, dir: number, sort: Sort) =>
+    queryOptions({
+      queryKey: visitorShareKeys.list(code, downpwd, dir, sort),
+      queryFn: async ({ signal }): Promise<Listing> => {
+        const listing = await api.shareList({ code, downpwd, dir: String(dir), order: sort.order, desc: sort.desc ? '1' : '0' }, { signal });
+        return { ...listing, folders: listing.folders.map(forVisitors), files: listing.files.map(forVisitors) };
+      },
+    }),
+};
+
+/** Why a ShareService call did not give what was asked: the page has one state for each. */
+export type ShareProblem =
+  | { readonly kind: 'code-required' }
+  | { readonly kind: 'code-wrong' }
+  | { readonly kind: 'throttled'; readonly retryAfter: number }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'download-limit' }
+  | { readonly kind: 'locked' }
+  | { readonly kind: 'network' }
+  | { readonly kind: 'other'; readonly error: unknown };
+
+/** Decided on the result code and the 403's `reason`, never on the message. */
+export function shareProblem(error: unknown): ShareProblem {
+  if (!isApiError(error)) return { kind: 'other', error };
+  switch (error.code) {
+    case 'Forbidden':
+      if (error.details.reason === 'downpwd-required') return { kind: 'code-required' };
+      if (error.details.reason === 'downpwd-wrong') return { kind: 'code-wrong' };
+      if (error.details.reason === 'download-limit') return { kind: 'download-limit' };
+      return { kind: 'other', error };
+    case 'TooManyAttempts':
+      // Without retryAfter (an older service), a minute: the shortest block.
+      return { kind: 'throttled', retryAfter: error.retryAfter ?? 60 };
+    case 'NotFound':
+      return { kind: 'not-found' };
+    case 'Locked':
+      return { kind: 'locked' };
+    case 'Network':
+      return { kind: 'network' };
+    default:
+      return { kind: 'other', error };
+  }
+}
+
+/** Hands a download URL to the browser (the service answers it with Content-Disposition: attachment). */
+export function startBrowserDownload(url: string): void {
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = '';
+  anchor.rel = 'noopener';
+  anchor.hidden = true;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+}
+
+/**
+ * ShareDownload of one file, then the browser's download. Settled either way, ShareOpen is fetched
+ * again: a URL issued has used one download, and a refusal may mean the limit was reached.
+ */
+export function useShareDownload(code: string, downpwd: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (file: FileItem) => {
+      const { url } = await api.shareDownload({ code, downpwd, fid: file.id });
+      startBrowserDownload(url);
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: visitorShareKeys.opens(code) }),
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * "Share by e-mail" for one folder or file (FolderEmailShare / FileEmailShare take one id): the
+ * recipients, Send, and below them the history of the item's messages (Get*EmailShareInfo),
+ * refreshed right after Send and then every few seconds while any message is on its way.
+ *
+ * Sending shares the item if it is not shared yet (an open share: no extraction code), and each
+ * message carries the share page's link and, for a share with one, its extraction code; the
+ * dialog says which before anything is sent. The messages are queued: the service sends them in
+ * the background and retries failures for up to a day.
+ */
+import { useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEmailShareInfo, useSendEmailShare } from '../../api/email-shares';
+import { isApiError } from '../../api/errors';
+import type { Item } from '../../api/results';
+import { useI18n, type Messages } from '../../i18n';
+import { MAX_EMAIL_RECIPIENTS } from '../../lib/email-addresses';
+import { durationUnits } from '../../lib/error-text';
+import { formatDuration } from '../../lib/format';
+import { InlineError } from '../error-panel';
+import { Button } from '../ui/button';
+import { Dialog, DialogActions } from '../ui/dialog';
+import { HistoryList } from './history-list';
+import { RecipientsField, useRecipients } from './recipients-field';
+
+/** What Send will do with the item's share, said before anything is sent. */
+function shareExplanation(t: Messages, item: Item, what: string, knowsCode: boolean): string {
+  if (item.encrypted) return t.emailShareEncrypted(what);
+  if (!item.shared) return t.emailShareCreatesShare(what);
+  if (knowsCode && item.downpwd) return `${t.emailShareExisting(what)} ${t.emailShareWithCode}`;
+  return t.emailShareExisting(what);
+}
+
+/**
+ * The sending limit (429) in the user's words, with when it lifts; other refusals as everywhere
+ * (describeError: 404 gone, 423 encrypted with its hint, 400 in the service's words).
+ */
+function SendError({ error, subject }: { readonly error: unknown; readonly subject: string }) {
+  const { t } = useI18n();
+  if (isApiError(error, 'TooManyAttempts')) {
+    const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
+    return (
+      <p
+        role="alert"
+        className="rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+      >
+        {t.emailLimitReached} {wait} <span className="text-red-800 dark:text-red-200">({error.message})</span>
+      </p>
+    );
+  }
+  return <InlineError error={error} subject={subject} />;
+}
+
+export function EmailShareDialog({ item, onClose }: { readonly item: Item; readonly onClose: () => void }) {
+  const { t } = useI18n();
+  const target = useMemo(() => ({ kind: item.kind, id: item.id }), [item.kind, item.id]);
+  const info = useEmailShareInfo(target);
+  const send = useSendEmailShare(target);
+  const recipients = useRecipients(MAX_EMAIL_RECIPIENTS, t);
+  const input = useRef<HTMLInputElement>(null);
+  /** How many recipients the last Send queued, for the confirmation. */
+  const [queued, setQueued] = useState<number | null>(null);
+
+  const what = item.kind === 'folder' ? t.emailWhatFolder : t.emailWhatFile;
+  const subject = item.kind === 'folder' ? t.subjectFolder : t.emailSubjectFile;
+  // The history's item is fresh and carries the share's attributes; the listing's may be neither.
+  const current = info.data?.item ?? item;
+  const encrypted = current.encrypted;
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (send.isPending) return;
+    setQueued(null);
+    const to = recipients.take();
+    if (!to) {
+      input.current?.focus();
+      return;
+    }
+    send.mutate(to, {
+      onSuccess: () => {
+        recipients.clear();
+        setQueued(to.length);
+        input.current?.focus();
+      },
+    });
+  };
+
+  return (
+    <Dialog
+      wide
+      title={t.emailShareTitle(item.name)}
+      description={<p>{shareExplanation(t, current, what, info.data !== undefined)}</p>}
+      onClose={onClose}
+    >
+      <form onSubmit={onSubmit} className="space-y-4" noValidate>
+        <RecipientsField recipients={recipients} disabled={send.isPending} inputRef={input} />
+        {send.isError && <SendError error={send.error} subject={subject} />}
+        <p role="status" className={queued === null ? 'sr-only' : 'text-sm text-green-900 dark:text-green-200'}>
+          {queued === null ? '' : t.emailQueued(queued)}
+        </p>
+        <DialogActions>
+          <Button variant="secondary" onClick={onClose}>
+            {t.close}
+          </Button>
+          <Button type="submit" busy={send.isPending} busyLabel={t.emailSending} disabled={encrypted}>
+            {t.emailSend}
+          </Button>
+        </DialogActions>
+      </form>
+      <HistoryList
+        emails={info.data?.emails}
+        loading={info.isPending}
+        error={info.error}
+        onRetry={() => void info.refetch()}
+        retrying={info.isFetching}
+        subject={subject}
+        what={what}
+      />
+    </Dialog>
+  );
+}

@@ -1,0 +1,45 @@
+/** Copying direct links, and saying how it went: "Link copied.", or how to copy it by hand. */
+import type { Messages } from '../../i18n';
+import { copyText } from '../../lib/clipboard';
+import { describeError } from '../../lib/error-text';
+import { notify } from '../../lib/notices';
+
+/**
+ * Safari lets a page write to the clipboard only during the click, and the links of the menu's
+ * "Copy link" are looked up after it: a ClipboardItem takes the text as a promise, which the
+ * browser waits for. Answers false where that is not supported or refused.
+ */
+async function copyPromised(text: Promise<string>): Promise<boolean> {
+  if (typeof ClipboardItem === 'undefined' || !navigator.clipboard?.write) return false;
+  try {
+    await navigator.clipboard.write([new ClipboardItem({ 'text/plain': text.then((value) => new Blob([value], { type: 'text/plain' })) })]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Copies one link or several (one a line); the links may still be on their way. `field` is the
+ * visible field that shows the link, selected for copying by hand when the browser will not copy.
+ * Answers whether they were copied; either way the user has been told.
+ */
+export async function copyLinks(
+  t: Messages,
+  urls: readonly string[] | Promise<readonly string[]>,
+  field?: HTMLInputElement | null,
+): Promise<boolean> {
+  const list = Promise.resolve(urls);
+  const text = list.then((values) => values.join('\n'));
+  try {
+    const copied = ('then' in urls && (await copyPromised(text))) || (await copyText(await text, field)) === 'copied';
+    if (copied) {
+      notify('info', t.linksCopied((await list).length));
+      return true;
+    }
+    notify('error', t.linksCopyFailed);
+  } catch (error) {
+    notify('error', t.linksCopyFailed, describeError(error, t).message);
+  }
+  return false;
+}

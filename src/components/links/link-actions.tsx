@@ -1,0 +1,79 @@
+/**
+ * The direct-link entries of the actions menu, as the selection calls for them, and their
+ * dialogs (item-actions.tsx shows them with the others):
+ * - "Create link" while a selected file has none ("Show link" once they all have one); disabled,
+ *   with the reason as its tooltip, when only folders are selected: folders cannot be linked;
+ * - "Copy link" when every selected file has one: copied at once, "Link copied.";
+ * - "Remove link" when a selected file has one, after asking.
+ */
+import { useQueryClient } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { ApiError } from '../../api/errors';
+import { currentLinkUrls, linkSummary } from '../../api/links';
+import type { FileItem } from '../../api/results';
+import type { SelectionControls } from '../../hooks/use-selection';
+import { useI18n } from '../../i18n';
+import type { MenuAction } from '../ui/menu';
+import { copyLinks } from './copy-links';
+import { LinkDialog, type LinkDialogMode } from './link-dialog';
+import { RemoveLinkDialog } from './remove-link-dialog';
+
+export type LinkDialogRequest =
+  | { readonly kind: 'link'; readonly files: readonly FileItem[]; readonly mode: LinkDialogMode; readonly foldersLeftOut: number }
+  | { readonly kind: 'unlink'; readonly files: readonly FileItem[] };
+
+export function useLinkMenu(controls: SelectionControls, open: (request: LinkDialogRequest) => void): MenuAction[] {
+  const { t } = useI18n();
+  const client = useQueryClient();
+  const { selection, list, selectedItems } = controls;
+  // Once per selection (selectedItems reads the current list; it is stable).
+  const summary = useMemo(() => linkSummary(selectedItems()), [selection, list, selectedItems]);
+  const selectedFiles = () => selectedItems().filter((item): item is FileItem => item.kind === 'file');
+  const allLinked = summary.files > 0 && summary.linked === summary.files;
+
+  const copy = () => {
+    const files = selectedFiles();
+    // Looked up after the click, yet handed to the clipboard within it (see lib/clipboard.ts).
+    const urls = currentLinkUrls(
+      client,
+      files.map((file) => file.id),
+    ).then((found) => {
+      const list = files.flatMap((file) => found.get(file.id) ?? []);
+      if (list.length === 0) throw new ApiError('NotFound', t.linksGone);
+      return list;
+    });
+    void copyLinks(t, urls).then((copied) => {
+      // Not copied: the dialog shows the links to copy by hand (or says that they are gone).
+      if (!copied) open({ kind: 'link', files, mode: 'show', foldersLeftOut: 0 });
+    });
+  };
+
+  const actions: MenuAction[] = [
+    {
+      id: 'link',
+      label: allLinked ? t.linksShow(summary.linked) : t.linksCreate,
+      icon: 'directLink',
+      disabled: summary.files === 0,
+      hint: summary.files === 0 && summary.folders > 0 ? t.linksFoldersCannot : undefined,
+      onSelect: () => {
+        const files = selectedFiles();
+        if (files.length > 0) open({ kind: 'link', files, mode: allLinked ? 'show' : 'create', foldersLeftOut: summary.folders });
+      },
+    },
+  ];
+  if (allLinked) actions.push({ id: 'copy-link', label: t.linksCopy(summary.linked), icon: 'copyText', onSelect: copy });
+  if (summary.linked > 0) {
+    actions.push({
+      id: 'remove-link',
+      label: t.linksRemove(summary.linked),
+      icon: 'directUnlink',
+      onSelect: () => open({ kind: 'unlink', files: selectedFiles().filter((file) => file.linked) }),
+    });
+  }
+  return actions;
+}
+
+export function LinkDialogs({ request, onClose }: { readonly request: LinkDialogRequest; readonly onClose: () => void }) {
+  if (request.kind === 'link') return <LinkDialog files={request.files} mode={request.mode} foldersLeftOut={request.foldersLeftOut} onClose={onClose} />;
+  return <RemoveLinkDialog files={request.files} onClose={onClose} />;
+}

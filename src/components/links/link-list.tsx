@@ -1,0 +1,172 @@
+/**
+ * The linked files, virtualized like the file list (only the rows on screen and a few beyond are
+ * in the DOM), but a plain list rather than a listbox: each row has buttons of its own (copy,
+ * open, remove), which options may not hold. The row that has focus stays rendered while it
+ * scrolls away, so Tab never loses its place; the columns follow the list's width, not the
+ * screen's, and so does the rows' height, which the virtualizer needs to know.
+ */
+import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FocusEvent } from 'react';
+import type { Sort, SortKey } from '../../api/files';
+import type { FileItem } from '../../api/results';
+import { useI18n, type Messages } from '../../i18n';
+import { Icon } from '../ui/icons';
+import { LinkRow, layoutFor, type LinkRowLayout } from './link-row';
+
+export interface LinkListProps {
+  readonly items: readonly FileItem[];
+  readonly sort: Sort;
+  readonly onSort: (order: SortKey) => void;
+  readonly onCopy: (item: FileItem) => void;
+  readonly onRemove: (item: FileItem, index: number) => void;
+  /** After a removal: the row to put focus in once the list has changed (the next one takes its place). */
+  readonly focusIndex?: number | null;
+  readonly onFocusPlaced?: () => void;
+}
+
+function indexFrom(target: EventTarget | null): number | null {
+  const element = target instanceof Element ? target.closest<HTMLElement>('[data-index]') : null;
+  return element ? Number(element.dataset.index) : null;
+}
+
+export function LinkList({ items, sort, onSort, onCopy, onRemove, focusIndex = null, onFocusPlaced }: LinkListProps) {
+  const { t, language } = useI18n();
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+  const [focused, setFocused] = useState<number | null>(null);
+
+  useLayoutEffect(() => {
+    const element = scrollRef.current;
+    if (!element) return;
+    const measure = () => setWidth(element.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  const layout = layoutFor(width);
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const indexes = defaultRangeExtractor(range);
+      if (focused === null || focused >= range.count || indexes.includes(focused)) return indexes;
+      return [...indexes, focused].sort((a, b) => a - b);
+    },
+    [focused],
+  );
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => layout.rowHeight,
+    overscan: 6,
+    rangeExtractor,
+  });
+  useEffect(() => {
+    virtualizer.measure();
+  }, [virtualizer, layout.rowHeight]);
+
+  // Focus after a removal: the row that took the removed one's place, else the one before.
+  useEffect(() => {
+    if (focusIndex === null) return;
+    if (items.length > 0) {
+      const index = Math.min(focusIndex, items.length - 1);
+      virtualizer.scrollToIndex(index, { align: 'auto' });
+      requestAnimationFrame(() => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"] button`)?.focus());
+    }
+    onFocusPlaced?.();
+  }, [focusIndex, items, virtualizer, onFocusPlaced]);
+
+  const onFocus = (event: FocusEvent<HTMLUListElement>) => setFocused(indexFrom(event.target));
+  const onBlur = (event: FocusEvent<HTMLUListElement>) => {
+    if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setFocused(null);
+  };
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col overflow-hidden rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
+      {!layout.narrow && <ListHeader layout={layout} sort={sort} onSort={onSort} t={t} />}
+      <div ref={scrollRef} className="relative min-h-0 flex-1 overflow-auto overscroll-contain [scrollbar-gutter:stable]">
+        <ul
+          aria-label={t.linksListLabel}
+          onFocus={onFocus}
+          onBlur={onBlur}
+          style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}
+        >
+          {virtualizer.getVirtualItems().map((row) => {
+            const item = items[row.index];
+            return (
+              <LinkRow
+                key={item.id}
+                item={item}
+                index={row.index}
+                setSize={items.length}
+                top={row.start}
+                layout={layout}
+                onCopy={onCopy}
+                onRemove={onRemove}
+                t={t}
+                locale={language}
+              />
+            );
+          })}
+        </ul>
+      </div>
+    </div>
+  );
+}
+
+function ListHeader({
+  layout,
+  sort,
+  onSort,
+  t,
+}: {
+  readonly layout: LinkRowLayout;
+  readonly sort: Sort;
+  readonly onSort: (order: SortKey) => void;
+  readonly t: Messages;
+}) {
+  return (
+    <div className="flex items-center gap-3 border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
+      <span className="w-6 shrink-0" />
+      <SortHeader className="min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
+      <span className="w-48 shrink-0 py-1">{t.colLocation}</span>
+      <SortHeader className="w-20 shrink-0 justify-end" label={t.colSize} sortKey="size" sort={sort} onSort={onSort} t={t} />
+      {layout.time && <SortHeader className="w-44 shrink-0" label={t.colModified} sortKey="time" sort={sort} onSort={onSort} t={t} />}
+      <span className="w-28 shrink-0 py-1 text-right">{t.linksColDownloads}</span>
+      <span className="w-[6.25rem] shrink-0" />
+    </div>
+  );
+}
+
+function SortHeader({
+  className,
+  label,
+  sortKey,
+  sort,
+  onSort,
+  t,
+}: {
+  readonly className: string;
+  readonly label: string;
+  readonly sortKey: SortKey;
+  readonly sort: Sort;
+  readonly onSort: (order: SortKey) => void;
+  readonly t: Messages;
+}) {
+  const active = sort.order === sortKey;
+  return (
+    <span className={`flex ${className}`}>
+      <button
+        type="button"
+        onClick={() => onSort(sortKey)}
+        aria-label={active ? `${label}, ${sort.desc ? t.sortedDescending : t.sortedAscending}` : undefined}
+        className={`inline-flex items-center gap-1 rounded px-1 py-1 hover:bg-gray-200 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:bg-gray-800 ${
+          active ? 'text-gray-900 dark:text-gray-100' : ''
+        }`}
+      >
+        {label}
+        <Icon name={sort.desc ? 'arrowDown' : 'arrowUp'} className={`size-3.5 ${active ? '' : 'invisible'}`} />
+      </button>
+    </span>
+  );
+}

@@ -1,0 +1,34 @@
+import { shareProblem, useShareDownload } from '../../api/share-service';
+import type { FileItem } from '../../api/results';
+import { useI18n } from '../../i18n';
+import { formatSize } from '../../lib/format';
+import { notify } from '../../lib/notices';
+import { InlineError } from '../error-panel';
+import { Button } from '../ui/button';
+import { Icon } from '../ui/icons';
+
+/**
+ * The download button of a shared file. ShareDownload issues a URL (which counts one download)
+ * and the browser downloads it; ShareOpen is fetched again before the button is free, so the
+ * downloads left are current, and a share that has just reached its limit shows that state.
+ */
+export function SharedFileDownload({ code, downpwd, file }: { readonly code: string; readonly downpwd: string; readonly file: FileItem }) {
+  const { t, language } = useI18n();
+  const download = useShareDownload(code, downpwd);
+  const problem = download.error ? shareProblem(download.error) : null;
+
+  const start = () =>
+    download.mutate(file, {
+      onSuccess: () => notify('info', t.sharePageDownloadStarted(file.name)),
+    });
+
+  return (
+    <div className="space-y-3 pt-1">
+      <Button className="min-h-12 w-full text-base!" onClick={start} busy={download.isPending} busyLabel={t.sharePageDownloadPreparing}>
+        <Icon name="download" className="size-5" />
+        {t.sharePageDownloadWithSize(formatSize(file.size, language))}
+      </Button>
+      {problem && problem.kind !== 'download-limit' && <InlineError error={download.error} subject={t.sharePageSubjectFile} />}
+    </div>
+  );
+}

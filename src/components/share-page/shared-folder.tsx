@@ -1,0 +1,197 @@
+/**
+ * A shared folder's contents, read-only: the listing of one folder of the share (ShareList), its
+ * breadcrumbs, sorting, list or grid, and download. The folder and the order are in the address
+ * (`?dir=12&order=name&desc=0`), so back/forward, reload and links work; the list is the file
+ * manager's virtualized one, so a folder of 100,000 items scrolls like one of 100. Selecting is
+ * for downloading: the Download button takes the selected files (folders are opened, not
+ * downloaded), and opening a file (double-click, Enter, a tap) downloads it.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { DEFAULT_SORT, itemsOf, type SortKey } from '../../api/files';
+import type { FileItem, FolderItem, Item } from '../../api/results';
+import { visitorShareKeys, shareProblem, visitorShareQueries, useShareDownload } from '../../api/share-service';
+import { useSelection } from '../../hooks/use-selection';
+import { useSortParam } from '../../hooks/use-sort-param';
+import { useViewMode } from '../../hooks/use-view-mode';
+import { useI18n } from '../../i18n';
+import { notify } from '../../lib/notices';
+import { shareCodeStore } from '../../lib/share-code-store';
+import { describeError } from '../../lib/error-text';
+import { ErrorPanel } from '../error-panel';
+import { SortControl, ViewToggle } from '../file-browser/sort-control';
+import { useListKeys } from '../file-browser/use-list-keys';
+import type { ColumnId } from '../file-list/columns';
+import { EmptyState } from '../file-list/empty-state';
+import { FileList } from '../file-list/file-list';
+import { ListSkeleton } from '../file-list/skeleton';
+import { Spinner, ToolButton } from '../ui/button';
+import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
+import { ShareState } from './share-state';
+
+const COLUMNS: readonly ColumnId[] = ['size', 'time'];
+/** Visitors sort by what they can see: the owner's shared and linked marks are not shown. */
+const VISITOR_SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
+const NO_ITEMS: readonly Item[] = [];
+
+export function SharedFolder({ code, downpwd, root }: { readonly code: string; readonly downpwd: string; readonly root: FolderItem }) {
+  const [params] = useSearchParams();
+  const dir = dirFromParams(params, root.id);
+  return <FolderListing key={dir} code={code} downpwd={downpwd} root={root} dir={dir} />;
+}
+
+function FolderListing({ code, downpwd, root, dir }: { readonly code: string; readonly downpwd: string; readonly root: FolderItem; readonly dir: number }) {
+  const { t } = useI18n();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
+  const [view, setView] = useViewMode();
+  const listing = useQuery({ ...visitorShareQueries.list(code, downpwd, dir, sort), placeholderData: (previous) => previous });
+  const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  const controls = useSelection(items);
+  const listId = useId();
+  const download = useShareDownload(code, downpwd);
+  const [downloading, setDownloading] = useState(false);
+
+  const trail = useMemo(() => shareCodeStore.trail(code, root.id, root.name, dir), [code, root.id, root.name, dir]);
+  const title = dir === 0 ? root.name : trail.at(-1)?.name || t.sharePageFolderUnknown;
+
+  // Moving between folders moves focus to the folder's heading, as a page load would.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (dir !== 0) heading.current?.focus();
+  }, [dir]);
+
+  // A folder that is gone, or a code that changed, may mean the share itself changed: ask again.
+  const problem = listing.error ? shareProblem(listing.error) : null;
+  const problemKind = problem?.kind;
+  useEffect(() => {
+    if (problemKind === 'not-found' || problemKind === 'code-wrong' || problemKind === 'code-required') {
+      void client.invalidateQueries({ queryKey: visitorShareKeys.opens(code) });
+    }
+  }, [problemKind, client, code]);
+
+  const goTo = useCallback((folder: number) => navigate({ search: shareFolderSearch(folder, sort) }), [navigate, sort]);
+
+  const downloadFiles = useCallback(
+    async (files: readonly FileItem[]) => {
+      if (files.length === 0 || downloading) return;
+      setDownloading(true);
+      try {
+        // One after another: each URL counts one download, and the limit may stop the run.
+        for (const file of files) {
+          try {
+            await download.mutateAsync(file);
+            notify('info', t.sharePageDownloadStarted(file.name));
+          } catch (error) {
+            // The limit: ShareOpen, fetched again, now shows the share's state.
+            if (shareProblem(error).kind === 'download-limit') return;
+            notify('error', t.sharePageDownloadFailed(file.name), describeError(error, t, t.sharePageSubjectFile).message);
+            if (shareProblem(error).kind === 'not-found') void client.invalidateQueries({ queryKey: visitorShareKeys.lists(code) });
+            return;
+          }
+        }
+      } finally {
+        setDownloading(false);
+      }
+    },
+    [download, downloading, t, client, code],
+  );
+
+  const openItem = useCallback(
+    (item: Item) => {
+      if (item.kind === 'folder') {
+        shareCodeStore.rememberFolder(code, item.id, { name: item.name, parent: item.dir });
+        goTo(item.id);
+      } else {
+        void downloadFiles([item]);
+      }
+    },
+    [code, goTo, downloadFiles],
+  );
+
+  const parent = trail.length >= 2 ? trail[trail.length - 2] : undefined;
+  const goUp = dir !== 0 ? () => goTo(parent && parent.id > 0 ? parent.id : 0) : undefined;
+  const onLayout = useListKeys(items, controls, { open: openItem, goUp }, listId);
+
+  const selectedFiles = controls.count > 0 ? controls.selectedItems().filter((item): item is FileItem => item.kind === 'file') : [];
+
+  return (
+    <section aria-labelledby={dir === 0 ? 'share-title' : 'share-folder-title'} className="flex min-h-[26rem] flex-1 flex-col gap-3">
+      {dir !== 0 && (
+        <div className="space-y-1">
+          <ShareBreadcrumbs trail={trail} sort={sort} />
+          <h2 id="share-folder-title" ref={heading} tabIndex={-1} className="min-w-0 truncate text-lg font-semibold outline-none">
+            {title}
+          </h2>
+        </div>
+      )}
+
+      <div className="flex flex-wrap items-center gap-2">
+        <div role="group" aria-label={t.selectionActions} className="flex items-center gap-2">
+          <ToolButton
+            icon="download"
+            label={t.download}
+            variant="primary"
+            wide
+            disabled={selectedFiles.length === 0}
+            busy={downloading}
+            busyLabel={t.sharePageDownloadPreparing}
+            onClick={() => void downloadFiles(selectedFiles)}
+          />
+        </div>
+        {listing.isFetching && !listing.isPending && (
+          <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
+            <Spinner /> {t.updating}
+          </span>
+        )}
+        <div className="ml-auto flex items-center gap-2">
+          <SortControl sort={sort} onChange={setSort} keys={VISITOR_SORT_KEYS} />
+          <ViewToggle view={view} onChange={setView} />
+        </div>
+      </div>
+
+      {listing.isPending ? (
+        <ListSkeleton />
+      ) : problem?.kind === 'not-found' || problem?.kind === 'locked' ? (
+        <ShareState
+          level={2}
+          icon={problem.kind === 'locked' ? 'key' : 'folderOpen'}
+          tone="warning"
+          title={problem.kind === 'locked' ? t.sharePageFolderLockedTitle : t.sharePageFolderMissingTitle}
+          actions={
+            <Link to={{ search: shareFolderSearch(0, sort) }} className="text-blue-700 underline dark:text-blue-300">
+              {t.sharePageBackToTop(root.name)}
+            </Link>
+          }
+        >
+          <p>{problem.kind === 'locked' ? t.sharePageFolderLockedText : t.sharePageFolderMissingText}</p>
+        </ShareState>
+      ) : listing.isError ? (
+        <ErrorPanel error={listing.error} subject={t.subjectFolder} onRetry={() => void listing.refetch()} retrying={listing.isFetching} />
+      ) : items.length === 0 ? (
+        <EmptyState icon="folderOpen" title={t.folderEmpty} />
+      ) : (
+        <>
+          <FileList
+            id={listId}
+            items={items}
+            controls={controls}
+            view={view}
+            columns={COLUMNS}
+            sort={sort}
+            onSort={(order) => VISITOR_SORT_KEYS.includes(order) && sortBy(order)}
+            label={t.contentsOf(title)}
+            onOpen={openItem}
+            onLayout={onLayout}
+          />
+          <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+            <span>{t.itemCounts(listing.data.folders.length, listing.data.files.length)}</span>
+            <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
+          </p>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,35 @@
+import { isApiError } from '../../api/errors';
+import type { Item } from '../../api/results';
+import { useI18n, type Messages } from '../../i18n';
+import { describeError, type ErrorText } from '../../lib/error-text';
+
+/**
+ * What to say when sharing fails. An encrypted item (423) cannot be shared even while unlocked
+ * (docs/encryption.md), so the general "unlock it first" would mislead: the message names the
+ * encrypted item when it is one of those being shared, or says that a folder above it is.
+ */
+export function shareErrorText(error: unknown, t: Messages, items: readonly Item[]): ErrorText {
+  if (isApiError(error, 'Locked')) {
+    // The refusal names the encrypted item by id (folder and file ids are separate counts, and
+    // ShareImageUpload's gives none): one of ours only if it is flagged encrypted itself.
+    const { id, type } = error.details;
+    const locked = items.find((item) => item.encrypted && (id === undefined || item.id === id) && (type === undefined || item.kind === type));
+    return { title: t.sharingLockedTitle, message: locked ? t.sharingLocked(locked.name) : t.sharingLockedAbove };
+  }
+  return describeError(error, t, t.itemsPhrase(items.length, items[0]?.name));
+}
+
+/** A failed share, unshare or upload inside the dialog, announced. */
+export function ShareError({ error, items, lead }: { readonly error: unknown; readonly items: readonly Item[]; readonly lead?: string }) {
+  const { t } = useI18n();
+  const { title, message } = shareErrorText(error, t, items);
+  return (
+    <p
+      role="alert"
+      className="rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
+    >
+      {lead && <span className="block font-medium">{lead}</span>}
+      {title === t.errRefusedTitle ? message : `${title}. ${message}`}
+    </p>
+  );
+}

@@ -1,0 +1,108 @@
+/**
+ * The links view (/links): every file with a direct link (GetLinkFiles), where it is, its size,
+ * its link and how often the link was downloaded; copy, open and remove each link. The service
+ * sorts (name, time, size: ?order=…&desc=…). Hits change with every visitor's download, so the
+ * list is asked for again whenever the page is shown, and on Refresh.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { LINKS_SORT, LINK_SORT_KEYS, linkQueries } from '../api/links';
+import type { FileItem } from '../api/results';
+import { ErrorPanel } from '../components/error-panel';
+import { SortControl } from '../components/file-browser/sort-control';
+import { EmptyState } from '../components/file-list/empty-state';
+import { ListSkeleton } from '../components/file-list/skeleton';
+import { copyLinks } from '../components/links/copy-links';
+import { LinkList } from '../components/links/link-list';
+import { RemoveLinkDialog } from '../components/links/remove-link-dialog';
+import { Spinner, ToolButton } from '../components/ui/button';
+import { FilterField } from '../components/ui/filter-field';
+import { useDocumentTitle } from '../hooks/use-document-title';
+import { useSortParam } from '../hooks/use-sort-param';
+import { useI18n } from '../i18n';
+import { filterByName } from '../lib/name-filter';
+
+const NO_FILES: readonly FileItem[] = [];
+
+export function LinksPage() {
+  const { t } = useI18n();
+  useDocumentTitle(t.linksTitle);
+  const { sort, setSort, sortBy } = useSortParam(LINKS_SORT);
+  const links = useQuery({ ...linkQueries.list(sort), placeholderData: (previous) => previous });
+  const all = links.data?.files ?? NO_FILES;
+  const [filter, setFilter] = useState('');
+  const files = useMemo(() => filterByName(all, filter), [all, filter]);
+  const [removing, setRemoving] = useState<{ readonly item: FileItem; readonly index: number } | null>(null);
+  const [focusIndex, setFocusIndex] = useState<number | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  const onCopy = useCallback((item: FileItem) => void copyLinks(t, item.url ? [item.url] : []), [t]);
+  const onRemove = useCallback((item: FileItem, index: number) => setRemoving({ item, index }), []);
+  const onFocusPlaced = useCallback(() => setFocusIndex(null), []);
+
+  return (
+    <section aria-labelledby="links-title" className="flex min-h-0 flex-1 flex-col gap-3">
+      <div>
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <h1 id="links-title" ref={heading} tabIndex={-1} className="text-xl font-semibold outline-none">
+            {t.linksTitle}
+          </h1>
+          {links.isFetching && !links.isPending && (
+            <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
+              <Spinner /> {t.updating}
+            </span>
+          )}
+        </div>
+        <p className="text-sm text-gray-700 dark:text-gray-300">{t.linksHint}</p>
+      </div>
+
+      {all.length > 0 && (
+        <div className="flex flex-wrap items-center gap-2">
+          <FilterField label={t.filterByName} value={filter} onChange={setFilter} />
+          <ToolButton icon="reload" label={t.linksRefresh} wide onClick={() => void links.refetch()} disabled={links.isFetching} />
+          <div className="ml-auto">
+            <SortControl sort={sort} onChange={setSort} keys={LINK_SORT_KEYS} />
+          </div>
+        </div>
+      )}
+
+      {links.isPending ? (
+        <ListSkeleton />
+      ) : links.isError ? (
+        <ErrorPanel error={links.error} subject={t.linksSubject} onRetry={() => void links.refetch()} retrying={links.isFetching} />
+      ) : all.length === 0 ? (
+        <EmptyState icon="directLink" title={t.linksEmpty}>
+          {t.linksEmptyHint}
+        </EmptyState>
+      ) : files.length === 0 ? (
+        <p className="text-sm text-gray-700 dark:text-gray-300">{t.filterNoMatch(all.length)}</p>
+      ) : (
+        <>
+          <LinkList
+            items={files}
+            sort={sort}
+            onSort={sortBy}
+            onCopy={onCopy}
+            onRemove={onRemove}
+            focusIndex={focusIndex}
+            onFocusPlaced={onFocusPlaced}
+          />
+          <p className="text-sm text-gray-700 dark:text-gray-300">{t.linksCount(files.length)}</p>
+        </>
+      )}
+
+      {removing && (
+        <RemoveLinkDialog
+          files={[removing.item]}
+          onClose={() => setRemoving(null)}
+          onRemoved={() => {
+            // The row goes away with its buttons: focus goes to the row that takes its place, or
+            // to the heading when the list is empty now.
+            if (files.length > 1) setFocusIndex(removing.index);
+            else requestAnimationFrame(() => heading.current?.focus());
+          }}
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,104 @@
+/**
+ * /shares: everything the account has shared (GetShareFiles), each with its folder, extraction
+ * code, download limit, downloads so far, description and cover, and its link actions: copy the
+ * link (with or without its code), edit the share, stop sharing. The service sorts; the order is in
+ * the address like every listing's.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { useMemo, useRef, useState } from 'react';
+import { Link } from 'react-router';
+import { itemsOf, type SortKey } from '../api/files';
+import type { Item } from '../api/results';
+import { SHARES_SORT, shareQueries } from '../api/shares';
+import { ErrorPanel } from '../components/error-panel';
+import { SortControl } from '../components/file-browser/sort-control';
+import { EmptyState } from '../components/file-list/empty-state';
+import { ListSkeleton } from '../components/file-list/skeleton';
+import { ShareDialog } from '../components/sharing/share-dialog';
+import { SharesList } from '../components/sharing/shares-list';
+import { StopSharingDialog } from '../components/sharing/stop-sharing-dialog';
+import { Spinner } from '../components/ui/button';
+import { FilterField } from '../components/ui/filter-field';
+import { useDocumentTitle } from '../hooks/use-document-title';
+import { useSortParam } from '../hooks/use-sort-param';
+import { useI18n } from '../i18n';
+import { filterByName } from '../lib/name-filter';
+
+const NO_ITEMS: readonly Item[] = [];
+/** "Shared" and "Link" sort nothing here: every item is shared. */
+const SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
+
+export function SharesPage() {
+  const { t } = useI18n();
+  useDocumentTitle(t.sharingPageTitle);
+  const param = useSortParam(SHARES_SORT);
+  // An address with ?order=share or link (valid elsewhere) sorts by name here.
+  const sort = SORT_KEYS.includes(param.sort.order) ? param.sort : SHARES_SORT;
+  const setSort = param.setSort;
+  const shares = useQuery({ ...shareQueries.list(sort), placeholderData: (previous) => previous });
+  const all = shares.data ? itemsOf(shares.data) : NO_ITEMS;
+  const [filter, setFilter] = useState('');
+  const items = useMemo(() => filterByName(all, filter), [all, filter]);
+  const [editing, setEditing] = useState<Item | null>(null);
+  const [stopping, setStopping] = useState<Item | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+
+  return (
+    <section aria-labelledby="shares-title" className="flex min-h-0 flex-1 flex-col gap-3">
+      <div>
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <h1 id="shares-title" ref={heading} tabIndex={-1} className="text-xl font-semibold outline-none">
+            {t.sharingPageTitle}
+          </h1>
+          {shares.isFetching && !shares.isPending && (
+            <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
+              <Spinner /> {t.updating}
+            </span>
+          )}
+        </div>
+        <p className="text-sm text-gray-700 dark:text-gray-300">{t.sharingPageHint}</p>
+      </div>
+
+      {all.length > 0 && (
+        <div className="flex flex-wrap items-center gap-2">
+          <FilterField label={t.filterByName} value={filter} onChange={setFilter} />
+          <p className="text-sm text-gray-700 dark:text-gray-300" aria-live="polite">
+            {t.sharingPageCount(items.length)}
+          </p>
+          <div className="ml-auto">
+            <SortControl sort={sort} onChange={setSort} keys={SORT_KEYS} />
+          </div>
+        </div>
+      )}
+
+      {shares.isPending ? (
+        <ListSkeleton />
+      ) : shares.isError ? (
+        <ErrorPanel error={shares.error} subject={t.sharingPageSubject} onRetry={() => void shares.refetch()} retrying={shares.isFetching} />
+      ) : all.length === 0 ? (
+        <EmptyState icon="share" title={t.sharingPageEmpty}>
+          <p>{t.sharingPageEmptyHint}</p>
+          <p className="mt-2">
+            <Link to="/" className="text-blue-800 underline underline-offset-2 dark:text-blue-200">
+              {t.goToFiles}
+            </Link>
+          </p>
+        </EmptyState>
+      ) : items.length === 0 ? (
+        <p className="text-sm text-gray-700 dark:text-gray-300">{t.filterNoMatch(all.length)}</p>
+      ) : (
+        <SharesList items={items} label={t.sharingPageListLabel} onEdit={setEditing} onStop={setStopping} />
+      )}
+
+      {editing && <ShareDialog items={[editing]} onClose={() => setEditing(null)} />}
+      {stopping && (
+        <StopSharingDialog
+          items={[stopping]}
+          onClose={() => setStopping(null)}
+          // Its card is gone, and with it the button that had the focus.
+          onStopped={() => requestAnimationFrame(() => heading.current?.focus())}
+        />
+      )}
+    </section>
+  );
+}
