@@ -18,6 +18,7 @@ import { RemoveLinkDialog } from '../components/links/remove-link-dialog';
 import { Spinner, ToolButton } from '../components/ui/button';
 import { FilterField } from '../components/ui/filter-field';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useFilterParam } from '../hooks/use-filter-param';
 import { useSortParam } from '../hooks/use-sort-param';
 import { useI18n } from '../i18n';
 import { filterByName } from '../lib/name-filter';
@@ -30,7 +31,7 @@ export function LinksPage() {
   const { sort, setSort, sortBy } = useSortParam(LINKS_SORT);
   const links = useQuery({ ...linkQueries.list(sort), placeholderData: (previous) => previous });
   const all = links.data?.files ?? NO_FILES;
-  const [filter, setFilter] = useState('');
+  const [filter, setFilter] = useFilterParam();
   const files = useMemo(() => filterByName(all, filter), [all, filter]);
   const [removing, setRemoving] = useState<{ readonly item: FileItem; readonly index: number } | null>(null);
   const [focusIndex, setFocusIndex] = useState<number | null>(null);

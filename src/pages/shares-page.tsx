@@ -20,6 +20,7 @@ import { StopSharingDialog } from '../components/sharing/stop-sharing-dialog';
 import { Spinner } from '../components/ui/button';
 import { FilterField } from '../components/ui/filter-field';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useFilterParam } from '../hooks/use-filter-param';
 import { useSortParam } from '../hooks/use-sort-param';
 import { useI18n } from '../i18n';
 import { filterByName } from '../lib/name-filter';
@@ -37,7 +38,7 @@ export function SharesPage() {
   const setSort = param.setSort;
   const shares = useQuery({ ...shareQueries.list(sort), placeholderData: (previous) => previous });
   const all = shares.data ? itemsOf(shares.data) : NO_ITEMS;
-  const [filter, setFilter] = useState('');
+  const [filter, setFilter] = useFilterParam();
   const items = useMemo(() => filterByName(all, filter), [all, filter]);
   const [editing, setEditing] = useState<Item | null>(null);
   const [stopping, setStopping] = useState<Item | null>(null);

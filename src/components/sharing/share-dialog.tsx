@@ -200,9 +200,13 @@ function ShareForm({
       }
     }
     setOutcome(firstShare ? 'shared' : 'saved');
-    // A new share: the next thing to do is to copy its link.
-    if (firstShare) requestAnimationFrame(() => copyButtons.current?.querySelector('button')?.focus());
   };
+
+  // A new share: the next thing to do is to copy its link. After the commit that shows the link
+  // (an effect, not a frame callback: under load the render may come later than the next frame).
+  useEffect(() => {
+    if (outcome === 'shared') copyButtons.current?.querySelector('button')?.focus();
+  }, [outcome]);
 
   const busy = share.isPending || upload.isPending;
   const limitError = !parsedLimit.ok && (submitted || limit.trim() !== '') ? t.sharingLimitInvalid : undefined;
