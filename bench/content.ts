@@ -1,0 +1,203 @@
+/**
+ * Section 4: content. A file of `bytes` (1 GiB) goes up over tus on loopback as the web app sends
+ * it (POST /upload/, then PATCH in 8 MiB chunks one after another, then FileAdd with the SHA-256
+ * the upload answered), and comes back down through a FileDownload URL. Then the same with an
+ * encrypted file: FolderEncrypt of an empty folder, Unlock, the same upload into it, and the time
+ * until the file is encrypted at rest (its listing says encrypted="1"); then its download, which
+ * decrypts. The client checks every byte that comes back (SHA-256 against the upload's).
+ *
+ * Throughput is bytes / seconds, in MB/s (10^6 bytes). Memory is the service's peak resident
+ * memory (VmHWM, reset before each transfer, and sampled) during each transfer.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { attribute, callSigned, login, type Session } from './calls';
+import { PASSWORD, BENCH_ACCOUNT, type Manifest } from './populate';
+import { startService, type ChildServer } from './service';
+import { log, MiB, round, sleep } from './util';
+
+export interface ContentOptions {
+  readonly dataDir: string;
+  readonly runDir: string;
+  readonly manifest: Manifest;
+  readonly bytes: number;
+  readonly profileDir?: string;
+}
+
+export interface Transfer {
+  readonly bytes: number;
+  readonly seconds: number;
+  readonly mbPerSecond: number;
+  readonly peakRssBytes: number;
+}
+
+export interface ContentResult {
+  readonly chunkBytes: number;
+  readonly plain: { readonly upload: Transfer; readonly fileAddMs: number; readonly download: Transfer };
+  readonly encrypted: {
+    /** From the first byte sent to the file encrypted at rest (tus, FileAdd, the encryption job). */
+    readonly upload: Transfer;
+    /** The tus part alone. */
+    readonly tusSeconds: number;
+    readonly download: Transfer;
+  };
+  readonly serviceRssBytes: { readonly start: number; readonly end: number };
+}
+
+const CHUNK = 8 * MiB;
+const ENCRYPTION_PASSWORD = 'bench-encryption-1';
+
+function request(url: URL, method: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent: uploadAgent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** Watches the service's memory during `work`: its peak resident memory, bytes. */
+async function withPeak<T>(service: ChildServer, work: () => Promise<T>): Promise<{ value: T; peak: number }> {
+  const reset = service.resetPeak();
+  let sampled = service.rss();
+  const sampler = setInterval(() => (sampled = Math.max(sampled, service.rss())), 20);
+  try {
+    const value = await work();
+    return { value, peak: Math.max(sampled, reset ? service.peak() : 0) };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/** The file's bytes, chunk by chunk: random, each chunk made distinct by its index and a run nonce. */
+function chunkOf(base: Buffer, nonce: Buffer, index: number, size: number): Buffer {
+  const chunk = Buffer.from(base.subarray(0, size));
+  nonce.copy(chunk, 0);
+  chunk.writeUInt32BE(index, nonce.length);
+  return chunk;
+}
+
+/** tus upload of `bytes` bytes; answers the SHA-256 the service answered (checked against the client's). */
+async function upload(service: ChildServer, session: Session, bytes: number, name: string): Promise<{ sha256: string; seconds: number }> {
+  const base = randomBytes(CHUNK);
+  const nonce = randomBytes(16);
+  const hash = createHash('sha256');
+  const auth = { 'Tus-Resumable': '1.0.0', Authorization: `Bearer ${session.token}` };
+  const started = performance.now();
+  const created = await request(new URL('/upload/', service.url), 'POST', {
+    ...auth,
+    'Upload-Length': String(bytes),
+    'Upload-Metadata': `filename ${Buffer.from(name).toString('base64')}`,
+  });
+  if (created.status !== 201 || !created.headers.location) throw new Error(`tus POST: ${created.status} ${created.text}`);
+  const location = new URL(created.headers.location, service.url);
+  let offset = 0;
+  let answered = '';
+  for (let index = 0; offset < bytes; index++) {
+    const chunk = chunkOf(base, nonce, index, Math.min(CHUNK, bytes - offset));
+    hash.update(chunk);
+    const patched = await request(location, 'PATCH', {
+      ...auth,
+      'Upload-Offset': String(offset),
+      'Content-Type': 'application/offset+octet-stream',
+      'Content-Length': String(chunk.length),
+    }, chunk);
+    if (patched.status !== 204) throw new Error(`tus PATCH at ${offset}: ${patched.status} ${patched.text}`);
+    offset += chunk.length;
+    answered = String(patched.headers['upload-sha256'] ?? '');
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const sha256 = hash.digest('hex');
+  if (answered !== sha256) throw new Error(`the upload answered SHA-256 ${answered}, the client sent ${sha256}`);
+  return { sha256, seconds };
+}
+
+/** Downloads through a FileDownload URL; checks size and SHA-256. */
+async function download(session: Session, service: ChildServer, fileId: number, bytes: number, sha256: string): Promise<number> {
+  const url = attribute(await callSigned(service.url, session, 'FileService', 'FileDownload', { fid: fileId }), 'url');
+  if (!url) throw new Error('FileDownload answered no url');
+  const started = performance.now();
+  const hash = createHash('sha256');
+  let received = 0;
+  await new Promise<void>((resolve, reject) => {
+    http
+      .get(new URL(url, service.url), { agent: uploadAgent }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`download: ${res.statusCode}`));
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          hash.update(chunk);
+        });
+        res.on('end', resolve);
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (received !== bytes || hash.digest('hex') !== sha256) throw new Error(`the download gave ${received} bytes that differ from the upload`);
+  return seconds;
+}
+
+const transfer = (bytes: number, seconds: number, peak: number): Transfer => ({ bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssBytes: peak });
+
+async function fileAdd(service: ChildServer, session: Session, folder: number, name: string, bytes: number, sha256: string): Promise<number> {
+  const xml = await callSigned(service.url, session, 'FileService', 'FileAdd', { name, ext: 'bin', size: bytes, dirid: folder, hash: sha256 });
+  const id = Number(attribute(xml.slice(xml.indexOf('<file')), 'id'));
+  if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`FileAdd answered ${xml}`);
+  return id;
+}
+
+export async function measureContent(options: ContentOptions): Promise<ContentResult> {
+  const { manifest, bytes } = options;
+  const service = await startService({ dataDir: options.dataDir, logFile: path.join(options.runDir, 'logs', 'content-service.log'), profileDir: options.profileDir });
+  const rssStart = service.rss();
+  try {
+    const session = await login(service.url, BENCH_ACCOUNT, PASSWORD);
+    const size = `${round(bytes / 2 ** 30, 2)} GiB`;
+
+    // ---- plaintext
+    const up = await withPeak(service, () => upload(service, session, bytes, 'plain.bin'));
+    const addStarted = performance.now();
+    const plainId = await fileAdd(service, session, manifest.bench.uploads, 'plain.bin', bytes, up.value.sha256);
+    const fileAddMs = performance.now() - addStarted;
+    const down = await withPeak(service, () => download(session, service, plainId, bytes, up.value.sha256));
+    const plain = { upload: transfer(bytes, up.value.seconds, up.peak), fileAddMs, download: transfer(bytes, down.value, down.peak) };
+    log(`content: ${size} plaintext: upload ${round(plain.upload.mbPerSecond, 0)} MB/s, download ${round(plain.download.mbPerSecond, 0)} MB/s`);
+
+    // ---- encrypted
+    const folder = manifest.bench.encrypted;
+    await callSigned(service.url, session, 'FileService', 'FolderEncrypt', { dirid: folder, password: ENCRYPTION_PASSWORD, password_tip: 'bench' });
+    await callSigned(service.url, session, 'FileService', 'Unlock', { dirid: folder, fid: 0, password: ENCRYPTION_PASSWORD });
+    const GetFiles = { dir: String(folder), order: 'name', desc: '0' };
+    const encUp = await withPeak(service, async () => {
+      const started = performance.now();
+      const sent = await upload(service, session, bytes, 'secret.bin');
+      const id = await fileAdd(service, session, folder, 'secret.bin', bytes, sent.sha256);
+      // Encrypted at rest once its listing says so (the job that encrypts it runs in the background).
+      for (;;) {
+        const listing = await callSigned(service.url, session, 'UserService', 'GetFiles', GetFiles);
+        const element = new RegExp(`<file [^>]*id="${id}"[^>]*>`).exec(listing)?.[0] ?? '';
+        if (attribute(element, 'encrypted') === '1') break;
+        if (performance.now() - started > 600_000) throw new Error('the encrypted upload was not encrypted within 10 minutes');
+        await sleep(50);
+      }
+      return { id, sha256: sent.sha256, tusSeconds: sent.seconds, seconds: (performance.now() - started) / 1000 };
+    });
+    const encDown = await withPeak(service, () => download(session, service, encUp.value.id, bytes, encUp.value.sha256));
+    const encrypted = {
+      upload: transfer(bytes, encUp.value.seconds, encUp.peak),
+      tusSeconds: encUp.value.tusSeconds,
+      download: transfer(bytes, encDown.value, encDown.peak),
+    };
+    log(`content: ${size} encrypted: upload ${round(encrypted.upload.mbPerSecond, 0)} MB/s, download ${round(encrypted.download.mbPerSecond, 0)} MB/s`);
+    return { chunkBytes: CHUNK, plain, encrypted, serviceRssBytes: { start: rssStart, end: service.rss() } };
+  } finally {
+    await service.stop();
+  }
+}

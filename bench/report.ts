@@ -1,0 +1,231 @@
+/**
+ * The results of a run: the machine, the figures of each section, and each goal of issue 8 with
+ * whether it is met, as JSON (bench/results/latest.json) and as markdown (latest.md).
+ */
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import SQLite from 'better-sqlite3';
+import type { AppResult } from './app';
+import type { BigResult } from './big';
+import type { ContentResult } from './content';
+import type { ThroughputResult } from './throughput';
+import { median, round } from './util';
+
+export interface Machine {
+  readonly os: string;
+  readonly kernel: string;
+  readonly cpuModel: string;
+  readonly cpus: number;
+  readonly memoryBytes: number;
+  readonly node: string;
+  readonly sqlite: string;
+  readonly chromium?: string;
+  readonly taskset: boolean;
+  /** 1-, 5- and 15-minute load averages at the start and the end of the run: other work on the machine. */
+  readonly loadAverage: { readonly start: number[]; readonly end?: number[] };
+}
+
+export interface Goal {
+  readonly section: string;
+  readonly goal: string;
+  readonly measured: string;
+  /** null: not measured in this run (section skipped or failed). */
+  readonly met: boolean | null;
+}
+
+export interface Results {
+  readonly date: string;
+  readonly mode: 'quick' | 'full';
+  readonly machine: Machine;
+  readonly notes: string[];
+  readonly seconds: number;
+  readonly dataset: { readonly key: string; readonly files: number; readonly folders: number; readonly sqliteBytes: number };
+  readonly throughput?: ThroughputResult;
+  readonly big?: BigResult;
+  readonly content?: ContentResult;
+  readonly app?: AppResult;
+  readonly errors: Record<string, string>;
+  goals: Goal[];
+}
+
+function osName(): string {
+  try {
+    const release = execFileSync('sh', ['-c', '. /etc/os-release && echo "$PRETTY_NAME"'], { encoding: 'utf8' }).trim();
+    if (release) return release;
+  } catch {
+    // fall through
+  }
+  return `${os.type()} ${os.release()}`;
+}
+
+export function machine(taskset: boolean): Machine {
+  const db = new SQLite(':memory:');
+  const sqlite = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
+  db.close();
+  return {
+    os: osName(),
+    kernel: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    cpus: os.cpus().length,
+    memoryBytes: os.totalmem(),
+    node: process.version,
+    sqlite,
+    taskset,
+    loadAverage: { start: os.loadavg().map((v) => round(v, 2)) },
+  };
+}
+
+const ms = (v: number) => `${round(v, v < 10 ? 1 : 0)} ms`;
+const mib = (v: number) => `${round(v / 2 ** 20, 1)} MiB`;
+const mb = (v: number) => `${round(v / 1e6, 1)} MB`;
+const rps = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : `${Math.round(v).toLocaleString('en-US')}`);
+const ratio = (v: number) => (Number.isFinite(v) ? `${round(v, 2)}×` : '—');
+const mark = (met: boolean | null) => (met === null ? 'not measured' : met ? 'met' : '**not met**');
+
+/** Each goal of the issue, judged on the figures (README: what each figure means). */
+export function judge(results: Omit<Results, 'goals'>): Goal[] {
+  const goals: Goal[] = [];
+  const add = (section: string, goal: string, measured: string, met: boolean | null) => goals.push({ section, goal, measured, met });
+  const t = results.throughput;
+  if (t) {
+    const valid = t.cases.every((c) => c.service.valid && c.limit.valid);
+    add('2', 'req/s ≥ 0.5 × the limit, in every form', t.cases.map((c) => `${c.id} ${ratio(c.ratioToLimit)}`).join(', '), valid && t.cases.every((c) => c.ratioToLimit >= 0.5));
+    add('2', 'req/s ≥ 10 × the peer, in every form', t.cases.map((c) => `${c.id} ${ratio(c.ratioToPeer)}`).join(', '), valid && t.cases.every((c) => c.ratioToPeer >= 10));
+    add(
+      '2',
+      `p99 < 10 ms at ${t.connections} connections`,
+      t.cases.map((c) => `${c.id} ${c.service.figures ? ms(c.service.figures.latencyMs.p99) : '—'}`).join(', '),
+      valid && t.cases.every((c) => (c.service.figures?.latencyMs.p99 ?? Infinity) < 10),
+    );
+  } else {
+    for (const g of ['req/s ≥ 0.5 × the limit, in every form', 'req/s ≥ 10 × the peer, in every form', 'p99 < 10 ms at 32 connections']) add('2', g, '—', null);
+  }
+  const b = results.big;
+  if (b) {
+    add('3', 'GetFiles of 100,000 items: last byte < 1 s (median)', b.listing.map((l) => `${l.form} ${ms(l.medianMs)} (worst ${ms(l.worstMs)})`).join(', '), b.listing.every((l) => l.medianMs < 1000));
+    add('3', 'GetFiles of 100,000 items: memory growth < 64 MB', b.listing.map((l) => `${l.form} +${mib(l.memoryGrowthBytes)}`).join(', '), b.listing.every((l) => l.memoryGrowthBytes < 64 * 2 ** 20));
+    add('3', 'FileSearch over 1,000,000 files: p50 < 30 ms', ms(b.search.p50Ms), b.search.p50Ms < 30);
+    add('3', 'FileSearch over 1,000,000 files: p99 < 100 ms', ms(b.search.p99Ms), b.search.p99Ms < 100);
+    const del = Math.max(...b.deleteRestore.deleteMs);
+    const res = Math.max(...b.deleteRestore.restoreMs);
+    add('3', 'delete of a folder with 100,000 descendants < 2 s', `worst ${ms(del)}`, del < 2000);
+    add('3', 'restore of a folder with 100,000 descendants < 2 s', `worst ${ms(res)}`, res < 2000);
+  } else {
+    for (const g of ['GetFiles of 100,000 items: last byte < 1 s', 'GetFiles of 100,000 items: memory growth < 64 MB', 'FileSearch: p50 < 30 ms', 'FileSearch: p99 < 100 ms', 'delete < 2 s', 'restore < 2 s'])
+      add('3', g, '—', null);
+  }
+  const c = results.content;
+  if (c) {
+    const size = `${round(c.plain.upload.bytes / 2 ** 30, 2)} GiB`;
+    add('4', `tus upload of ${size} ≥ 300 MB/s`, `${round(c.plain.upload.mbPerSecond, 0)} MB/s`, c.plain.upload.mbPerSecond >= 300);
+    add('4', `download of ${size} ≥ 300 MB/s`, `${round(c.plain.download.mbPerSecond, 0)} MB/s`, c.plain.download.mbPerSecond >= 300);
+    const plainPeak = Math.max(c.plain.upload.peakRssBytes, c.plain.download.peakRssBytes);
+    add('4', 'server memory < 200 MB (plaintext transfers)', `peak RSS ${mb(plainPeak)}`, plainPeak < 200e6);
+    add('4', `encrypted upload of ${size} ≥ 200 MB/s`, `${round(c.encrypted.upload.mbPerSecond, 0)} MB/s`, c.encrypted.upload.mbPerSecond >= 200);
+    add('4', `encrypted download of ${size} ≥ 200 MB/s`, `${round(c.encrypted.download.mbPerSecond, 0)} MB/s`, c.encrypted.download.mbPerSecond >= 200);
+    const encPeak = Math.max(c.encrypted.upload.peakRssBytes, c.encrypted.download.peakRssBytes);
+    add('4', 'server memory < 200 MB (encrypted transfers)', `peak RSS ${mb(encPeak)}`, encPeak < 200e6);
+  } else {
+    for (const g of ['upload ≥ 300 MB/s', 'download ≥ 300 MB/s', 'memory < 200 MB', 'encrypted upload ≥ 200 MB/s', 'encrypted download ≥ 200 MB/s', 'memory < 200 MB (encrypted)']) add('4', g, '—', null);
+  }
+  const a = results.app;
+  if (a) {
+    add('5', 'initial JavaScript < 250 KB gzipped', `${round(a.initialJs.gzipBytes / 1000, 1)} KB`, a.initialJs.gzipBytes < 250_000);
+    add('5', 'first render of 100,000 items < 1.5 s (median)', `${ms(a.firstRender.medianMs)} (worst ${ms(a.firstRender.worstMs)})`, a.firstRender.medianMs < 1500);
+    const tasks = a.scroll.jump.longTasks + a.scroll.smooth.longTasks;
+    const longest = Math.max(a.scroll.jump.longestTaskMs, a.scroll.smooth.longestTaskMs);
+    add('5', 'scrolling top to bottom: no task > 50 ms', tasks === 0 ? 'none' : `${tasks} long task(s), longest ${ms(longest)}`, tasks === 0);
+  } else {
+    for (const g of ['initial JavaScript < 250 KB gzipped', 'first render < 1.5 s', 'no task > 50 ms while scrolling']) add('5', g, '—', null);
+  }
+  return goals;
+}
+
+export function markdown(results: Results): string {
+  const m = results.machine;
+  const lines: string[] = [];
+  const push = (...l: string[]) => lines.push(...l);
+  push(`# Benchmark results (${results.mode} run)`, '');
+  push(`- **Date**: ${results.date}`);
+  push(`- **Machine**: ${m.cpuModel}, ${m.cpus} CPUs, ${round(m.memoryBytes / 2 ** 30, 1)} GiB RAM; ${m.os}; ${m.kernel}`);
+  push(`- **Software**: Node.js ${m.node}, SQLite ${m.sqlite}${m.chromium ? `, Chromium ${m.chromium}` : ''}`);
+  push(
+    `- **Load average** (1, 5, 15 min): ${m.loadAverage.start.join(', ')} at the start, ${m.loadAverage.end?.join(', ') ?? '—'} at the end ` +
+      `(on ${m.cpus} CPUs: anything near or above ${m.cpus / 2} means other work shared the machine)`,
+  );
+  push(`- **Pinning**: ${m.taskset ? 'servers on CPU 0, load generator and client on CPU 1 (taskset)' : 'none (taskset not found)'}`);
+  push(`- **Database**: ${results.dataset.files.toLocaleString('en-US')} files, ${results.dataset.folders.toLocaleString('en-US')} folders, ${mib(results.dataset.sqliteBytes)} SQLite (cache ${results.dataset.key})`);
+  push(`- **Run time**: ${Math.round(results.seconds)} s`);
+  for (const note of results.notes) push(`- **Note**: ${note}`);
+  push('');
+  push('## Goals', '', '| § | goal | measured | |', '|---|---|---|---|');
+  for (const g of results.goals) push(`| ${g.section} | ${g.goal} | ${g.measured} | ${mark(g.met)} |`);
+  push('');
+  for (const [section, error] of Object.entries(results.errors)) push(`**${section} failed**: \`${error.split('\n')[0]}\``, '');
+
+  const t = results.throughput;
+  if (t) {
+    push(`## Call throughput (signed GetFiles, ${t.connections} connections, ${t.seconds} s each after ${t.warmupSeconds} s of warm-up)`, '');
+    push('| call | answer | limit req/s | service req/s | peer req/s | service ÷ limit | service ÷ peer | service p50 / p99 / max | limit p99 | peer p99 |');
+    push('|---|---|---|---|---|---|---|---|---|---|');
+    for (const c of t.cases) {
+      const s = c.service.figures;
+      const peerCell = c.peer.figures ? rps(c.peer.figures.rps) : `— (${c.peer.note})`;
+      push(
+        `| ${c.label} | ${round(c.answerBytes / 1024, 1)} KiB | ${rps(c.limit.figures?.rps)} | ${rps(s?.rps)} | ${peerCell} | ${ratio(c.ratioToLimit)} | ${ratio(c.ratioToPeer)}${c.peer.figures ? '' : ' ¹'} | ` +
+          `${s ? `${s.latencyMs.p50} / ${s.latencyMs.p99} / ${s.latencyMs.max} ms` : '—'} | ${c.limit.figures ? `${c.limit.figures.latencyMs.p99} ms` : '—'} | ${c.peer.figures ? `${c.peer.figures.latencyMs.p99} ms` : '—'} |`,
+      );
+    }
+    push('', '¹ compared with the peer\'s SOAP 1.1 figure for the same folder: the soap package serves no HTTP GET or POST.');
+    const invalid = t.cases.flatMap((c) => (['service', 'limit', 'peer'] as const).filter((k) => c[k].figures && !c[k].valid).map((k) => `${c.id} ${k}: ${c[k].note}`));
+    if (invalid.length) push('', `**Invalid figures**: ${invalid.join('; ')}`);
+    push('');
+  }
+  const b = results.big;
+  if (b) {
+    push('## Big folders', '', '| figure | calls | median | worst | memory growth |', '|---|---|---|---|---|');
+    for (const l of b.listing) push(`| GetFiles of 100,000 items (${l.form}, ${mib(l.answerBytes)}), time to last byte | 1 warm-up + ${l.ms.length} | ${ms(l.medianMs)} | ${ms(l.worstMs)} | +${mib(l.memoryGrowthBytes)} (RSS before ${mib(l.rssBeforeBytes)}) |`);
+    push(`| FolderAndFileDelete of ${b.deleteRestore.descendants.toLocaleString('en-US')} descendants | ${b.deleteRestore.deleteMs.length} | ${ms(Math.min(...b.deleteRestore.deleteMs))} (best) | ${ms(Math.max(...b.deleteRestore.deleteMs))} | |`);
+    push(`| FolderAndFileRestore of ${b.deleteRestore.descendants.toLocaleString('en-US')} descendants | ${b.deleteRestore.restoreMs.length} | ${ms(Math.min(...b.deleteRestore.restoreMs))} (best) | ${ms(Math.max(...b.deleteRestore.restoreMs))} | |`);
+    push('');
+    push(`FileSearch over ${b.search.files.toLocaleString('en-US')} files in ${b.search.folders.toLocaleString('en-US')} folders, ${b.search.calls} calls one after another: p50 ${ms(b.search.p50Ms)}, p99 ${ms(b.search.p99Ms)}, max ${ms(b.search.maxMs)}.`, '');
+    push('| keywords | hits | calls | p50 | p99 | max |', '|---|---|---|---|---|---|');
+    for (const [kind, k] of Object.entries(b.search.byKind)) {
+      push(`| ${kind}: ${k.keywords.map((w) => `\`${w}\``).join(', ')} | ${k.hits.join(', ')} | ${k.calls} | ${ms(k.p50Ms)} | ${ms(k.p99Ms)} | ${ms(k.maxMs)} |`);
+    }
+    push('');
+  }
+  const c = results.content;
+  if (c) {
+    push(`## Content (${round(c.plain.upload.bytes / 2 ** 30, 2)} GiB, tus PATCH chunks of ${c.chunkBytes / 2 ** 20} MiB)`, '');
+    push('| transfer | seconds | MB/s | service peak RSS |', '|---|---|---|---|');
+    push(`| tus upload | ${round(c.plain.upload.seconds, 2)} | ${round(c.plain.upload.mbPerSecond, 0)} | ${mb(c.plain.upload.peakRssBytes)} |`);
+    push(`| download | ${round(c.plain.download.seconds, 2)} | ${round(c.plain.download.mbPerSecond, 0)} | ${mb(c.plain.download.peakRssBytes)} |`);
+    push(`| encrypted upload (tus ${round(c.encrypted.tusSeconds, 2)} s, then FileAdd and encryption until encrypted at rest) | ${round(c.encrypted.upload.seconds, 2)} | ${round(c.encrypted.upload.mbPerSecond, 0)} | ${mb(c.encrypted.upload.peakRssBytes)} |`);
+    push(`| encrypted download (decrypting) | ${round(c.encrypted.download.seconds, 2)} | ${round(c.encrypted.download.mbPerSecond, 0)} | ${mb(c.encrypted.download.peakRssBytes)} |`);
+    push('', `FileAdd after the plaintext upload: ${ms(c.plain.fileAddMs)}. Service RSS at start ${mb(c.serviceRssBytes.start)}.`, '');
+  }
+  const a = results.app;
+  if (a) {
+    push('## The web app (headless Chromium)', '');
+    push(`- Initial JavaScript: ${round(a.initialJs.gzipBytes / 1000, 1)} KB gzipped (${round(a.initialJs.bytes / 1000, 1)} KB minified) in ${a.initialJs.files.length} file(s): ${a.initialJs.files.map((f) => `\`${f.url}\` ${round(f.gzipBytes / 1000, 1)} KB`).join(', ')}`);
+    push(`- First render of 100,000 items (fresh context, navigation start to the frame after the first row): ${a.firstRender.ms.map((v) => ms(v)).join(', ')}; median ${ms(a.firstRender.medianMs)}`);
+    if (a.firstRender.listing.length) {
+      const l = a.firstRender.listing;
+      const med = (f: (x: (typeof l)[number]) => number) => ms(median(l.map(f)));
+      push(
+        `  - of which (medians): GetFiles sent at ${med((x) => x.sentMs)}, its first byte at ${med((x) => x.firstByteMs)}, its last byte at ${med((x) => x.lastByteMs)}; ` +
+          `then ${med((x) => x.afterLastByteMs)} in the page (parsing the XML, rendering)`,
+      );
+    }
+    for (const [mode, s] of Object.entries(a.scroll)) {
+      push(
+        `- Scrolling (${mode === 'jump' ? 'jumps from top to bottom' : '100 px per frame'}, ${s.frames} frames in ${round(s.seconds, 1)} s): ` +
+          `${s.longTasks} long task(s)${s.longTasks ? `, longest ${ms(s.longestTaskMs)}` : ''}; ${s.longAnimationFrames} long animation frame(s); ` +
+          `frame interval p50 ${ms(s.frameP50Ms)}, p99 ${ms(s.frameP99Ms)}, max ${ms(s.frameMaxMs)}`,
+      );
+    }
+    push('');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,143 @@
+/**
+ * `npm run bench`: measures, on this machine, what users feel (issue 8), and writes
+ * bench/results/latest.md and latest.json. bench/README.md explains every figure.
+ *
+ *   npm run bench                 the full run (about 15–20 minutes on 2 cores)
+ *   npm run bench -- --quick      shorter measurements, same data (a few minutes once the
+ *                                 populated database is cached)
+ *   options:
+ *     --only=throughput,big,content,app   some sections (results go to .tmp/bench-run/ only)
+ *     --profile                    run the service under --cpu-prof and summarize the profiles
+ *                                  (results go to .tmp/bench-run/ only: profiling slows it)
+ *     --content-mib=N              size of the content transfers (default 1024)
+ *     --note="…"                   a note printed with the results (e.g. what else ran)
+ *     --no-write                   do not write bench/results/
+ */
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { measureApp } from './app';
+import { measureBig } from './big';
+import { measureContent } from './content';
+import { ensureDataset } from './populate';
+import { judge, machine, markdown, type Results } from './report';
+import { profileFiles, summarize, summaryMarkdown } from './profile';
+import { measureThroughput } from './throughput';
+import { BENCH_DIR, HAS_TASKSET, log, MiB, round, RUN_DIR } from './util';
+
+const SECTIONS = ['throughput', 'big', 'content', 'app'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    full: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    'content-mib': { type: 'string' },
+    note: { type: 'string', multiple: true },
+    'no-write': { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+const quick = values.quick === true && values.full !== true;
+const only = values.only ? (values.only.split(',').map((s) => s.trim()) as Section[]) : [...SECTIONS];
+for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
+const contentBytes = values['content-mib'] ? Number(values['content-mib']) * MiB : 1024 * MiB;
+if (!Number.isSafeInteger(contentBytes) || contentBytes <= 0) throw new Error('--content-mib must be a whole number of MiB');
+const writeResults = !values['no-write'] && !values.profile && only.length === SECTIONS.length;
+
+const settings = quick
+  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300 }
+  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200 };
+
+/** Pins this process (and so the clients it runs) to `cpus`, all threads. */
+function pinSelf(cpus: string): void {
+  if (!HAS_TASKSET || os.cpus().length < 2) return;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    log(`could not pin the benchmark to CPU ${cpus}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const date = new Date().toISOString();
+  const pinned = HAS_TASKSET && os.cpus().length >= 2;
+  // The clients (load generator, the calls timed here) on CPU 1; the servers are started on CPU 0.
+  pinSelf('1');
+  const info = machine(pinned);
+  log(`${quick ? 'quick' : 'full'} run on ${info.cpuModel} × ${info.cpus}, load average ${info.loadAverage.start.join(' ')}`);
+
+  const dataset = await ensureDataset();
+  await rm(RUN_DIR, { recursive: true, force: true });
+  await mkdir(path.join(RUN_DIR, 'logs'), { recursive: true });
+  const dataDir = path.join(RUN_DIR, 'data');
+  await cp(dataset.dataDir, dataDir, { recursive: true });
+  const profileDir = (section: string) => (values.profile ? path.join(RUN_DIR, 'profiles', section) : undefined);
+  const common = { dataDir, runDir: RUN_DIR, manifest: dataset.manifest };
+
+  const errors: Record<string, string> = {};
+  const partial: { -readonly [K in 'throughput' | 'big' | 'content' | 'app']?: Results[K] } = {};
+  const attempt = async <T>(section: Section, work: () => Promise<T>): Promise<T | undefined> => {
+    if (!only.includes(section)) return undefined;
+    log(`— ${section}`);
+    try {
+      return await work();
+    } catch (error) {
+      errors[section] = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      log(`${section} failed: ${errors[section]}`);
+      return undefined;
+    }
+  };
+  partial.throughput = await attempt('throughput', () =>
+    measureThroughput({ ...common, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: 32, profileDir: profileDir('throughput') }),
+  );
+  partial.big = await attempt('big', () =>
+    measureBig({ ...common, listingCalls: settings.listingCalls, searchRounds: settings.searchRounds, deleteRestoreRounds: settings.deleteRestoreRounds, profileDir: profileDir('big') }),
+  );
+  partial.content = await attempt('content', () => measureContent({ ...common, bytes: contentBytes, profileDir: profileDir('content') }));
+  // The browser gets both CPUs, as on a user's machine; the service stays on CPU 0.
+  pinSelf('0-' + (os.cpus().length - 1));
+  partial.app = await attempt('app', () => measureApp({ ...common, renders: settings.renders, jumpSteps: settings.jumpSteps, smoothFrames: settings.smoothFrames }));
+
+  const notes = [
+    ...(values.note ?? []),
+    ...(values.profile ? ['profiled run (--profile): the service ran under --cpu-prof, which slows it'] : []),
+    ...(only.length < SECTIONS.length ? [`only: ${only.join(', ')}`] : []),
+  ];
+  const base = {
+    date,
+    mode: quick ? ('quick' as const) : ('full' as const),
+    machine: { ...info, chromium: partial.app?.chromium, loadAverage: { ...info.loadAverage, end: os.loadavg().map((v) => round(v, 2)) } },
+    notes,
+    seconds: (performance.now() - started) / 1000,
+    dataset: { key: dataset.manifest.key, files: dataset.manifest.totals.files, folders: dataset.manifest.totals.folders, sqliteBytes: dataset.manifest.totals.sqliteBytes },
+    ...partial,
+    errors,
+  };
+  const results: Results = { ...base, goals: judge(base) };
+  const md = markdown(results);
+  const outDir = writeResults ? path.join(BENCH_DIR, 'results') : RUN_DIR;
+  await mkdir(outDir, { recursive: true });
+  const name = writeResults ? 'latest' : 'results';
+  await writeFile(path.join(outDir, `${name}.json`), JSON.stringify(results, null, 2) + '\n');
+  await writeFile(path.join(outDir, `${name}.md`), md + '\n');
+  process.stdout.write('\n' + md + '\n');
+  log(`results written to ${path.relative(process.cwd(), path.join(outDir, name))}.{md,json}`);
+
+  if (values.profile) {
+    const profiles = profileFiles(path.join(RUN_DIR, 'profiles'));
+    const summary = profiles.map((file) => summaryMarkdown(summarize(file))).join('\n');
+    await writeFile(path.join(RUN_DIR, 'profile-summary.md'), summary);
+    process.stdout.write('\n' + summary + '\n');
+    log(`profiles: ${path.relative(process.cwd(), path.join(RUN_DIR, 'profiles'))}; summary in ${path.relative(process.cwd(), path.join(RUN_DIR, 'profile-summary.md'))}`);
+  }
+  if (Object.keys(errors).length > 0) process.exitCode = 1;
+}
+
+await main();
