@@ -1,12 +1,15 @@
 /**
  * Where the bytes of content live, by storage key: a folder on local disk in the embedded default
- * (local-disk-store.ts), an S3-compatible bucket when scaled out. The database (`content`) says
- * which key holds what; the store knows nothing about hashes, files or accounts.
+ * (local-disk-store.ts), an S3-compatible bucket when scaled out (s3-store.ts). The database
+ * (`content`) says which key holds what; the store knows nothing about hashes, files or accounts.
+ * Both stores use the same keys, `ab/cd/<sha256>-<16 hex>` (storageKeyFor), so the rows of a
+ * database stay valid when its blobs are copied from one store to the other.
  *
  * Keys are unique per content row and never reused: a new write always gets a new key (newKey),
  * even for bytes stored before. So deleting an old key can never remove a newer upload of the
  * same bytes, and a key queued for removal can never name a live blob again.
  */
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 
 /** Inclusive byte offsets, as in HTTP Range: `{ start: 0, end: 0 }` is the first byte. */
@@ -58,4 +61,28 @@ export class InvalidStorageKeyError extends Error {
     super(`invalid storage key: ${JSON.stringify(key.slice(0, 100))}`);
     this.name = 'InvalidStorageKeyError';
   }
+}
+
+/** What read() rejects with when the key holds nothing (`code` as a missing file's). */
+export class ContentMissingError extends Error {
+  readonly code = 'ENOENT';
+  constructor(key: string) {
+    super(`no content under storage key ${key}`);
+    this.name = 'ContentMissingError';
+  }
+}
+
+const STORAGE_KEY = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-([0-9a-f]{16})$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** A new key for bytes with this SHA-256: `ab/cd/<sha256>-<16 random hex>` (two levels of fan-out). */
+export function storageKeyFor(sha256: string): string {
+  if (!SHA256.test(sha256)) throw new Error('newKey needs a lowercase hex SHA-256');
+  return `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}-${randomBytes(8).toString('hex')}`;
+}
+
+/** Whether `key` has the form storageKeyFor gives (its fan-out matching its hash). */
+export function isStorageKey(key: string): boolean {
+  const match = STORAGE_KEY.exec(key);
+  return match !== null && match[3].slice(0, 2) === match[1] && match[3].slice(2, 4) === match[2];
 }

@@ -16,10 +16,9 @@ import { constants, createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InvalidStorageKeyError, type BlobStat, type ByteRange, type ContentStore } from './content-store';
+import { InvalidStorageKeyError, storageKeyFor, type BlobStat, type ByteRange, type ContentStore } from './content-store';
 
 const KEY = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-([0-9a-f]{16})$/;
-const SHA256 = /^[0-9a-f]{64}$/;
 const FAN_OUT = /^[0-9a-f]{2}$/;
 const BLOB_NAME = /^[0-9a-f]{64}-[0-9a-f]{16}$/;
 const TEMP_DIR = '.tmp';
@@ -32,8 +31,7 @@ export class LocalDiskStore implements ContentStore {
   }
 
   newKey(sha256: string): string {
-    if (!SHA256.test(sha256)) throw new Error('newKey needs a lowercase hex SHA-256');
-    return `${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}-${randomBytes(8).toString('hex')}`;
+    return storageKeyFor(sha256);
   }
 
   async putFile(key: string, sourcePath: string): Promise<void> {
@@ -114,6 +112,14 @@ export class LocalDiskStore implements ContentStore {
       }
     }
     return removed;
+  }
+
+  /**
+   * The file that holds `key` (whether or not it exists), for a tool that hands the bytes on as they
+   * are: `fss migrate` links it into a work folder rather than copying it.
+   */
+  fileOf(key: string): string {
+    return this.pathOf(key);
   }
 
   /** The file of a key; refuses anything not of the key form, so no key names a path outside. */

@@ -1,44 +1,111 @@
 /**
- * The staging folder of unfinished uploads, `<dataDir>/uploads/`. The tus endpoint
- * (protocol/uploads.ts, @tus/file-store) writes there; this module is how the rest of the server
- * finds and removes what it wrote, without knowing tus.
+ * Where unfinished uploads are staged: the folder `<dataDir>/uploads/` in the embedded default
+ * (LocalUploadArea, with @tus/file-store), the bucket's `<prefix>uploads/` when content is in S3
+ * (s3-upload-area.ts, with @tus/s3-store). The tus endpoint (protocol/uploads.ts) writes through
+ * the area's datastore; the rest of the server reads, stores and removes what it wrote through
+ * this interface, without knowing tus or where the bytes are.
  *
- * Layout (that of @tus/file-store's FileStore with its default FileConfigstore): the bytes of
- * upload `<id>` are the file `<id>`, its tus metadata the file `<id>.json`. Ids are the hex ids the
- * upload endpoint generates; anything else in the folder is not an upload and is left alone.
+ * Ids are the 32 hex digits the upload endpoint generates (isUploadId); anything else in the area
+ * is not an upload and is left alone.
  */
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { FileStore } from '@tus/file-store';
+import type { DataStore } from '@tus/server';
 import type { Config } from '../../config';
+import type { ContentStore } from './content-store';
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
-export class UploadArea {
+/** Whether `id` has the form of an upload id (and so names nothing outside the area). */
+export function isUploadId(id: string): boolean {
+  return UPLOAD_ID.test(id);
+}
+
+export interface UploadArea {
+  /** A tus datastore writing uploads into this area (a new one per tus server). */
+  createDatastore(): DataStore;
+
+  /**
+   * How many bytes of upload `id` can be read as one piece (open): all of them once tus has
+   * written the last one. Null when nothing can be read (never started, not assembled yet, or
+   * already moved into the content store).
+   */
+  readableBytes(id: string): Promise<number | null>;
+
+  /** The bytes of upload `id` as a stream; null when readableBytes would say null. */
+  open(id: string): Promise<Readable | null>;
+
+  /**
+   * Puts the complete bytes of upload `id` into the content store under `key` (the rules of
+   * ContentStore.putFile: whole or not at all), and consumes them: afterwards open(id) says null.
+   * What else the upload left (tus metadata) stays until remove(id).
+   */
+  storeInto(id: string, key: string): Promise<void>;
+
+  /** Removes everything upload `id` left in the area (bytes, tus metadata, unfinished parts); idempotent. */
+  remove(id: string): Promise<void>;
+
+  /** Ids of the uploads with something in the area not modified since `before`. */
+  idsUntouchedSince(before: Date): Promise<string[]>;
+}
+
+/**
+ * The folder of the embedded default. Layout (that of @tus/file-store's FileStore with its default
+ * FileConfigstore): the bytes of upload `<id>` are the file `<id>`, its tus metadata `<id>.json`.
+ */
+export class LocalUploadArea implements UploadArea {
   readonly directory: string;
 
-  constructor(directory: string) {
+  constructor(
+    directory: string,
+    private readonly store: ContentStore,
+  ) {
     this.directory = path.resolve(directory);
   }
 
-  /** Whether `id` has the form of an upload id (and so names a file inside the folder). */
-  static isUploadId(id: string): boolean {
-    return UPLOAD_ID.test(id);
+  createDatastore(): DataStore {
+    return new FileStore({ directory: this.directory });
   }
 
   /** The file holding the bytes of upload `id`. */
   dataPath(id: string): string {
-    if (!UploadArea.isUploadId(id)) throw new Error('invalid upload id');
+    if (!isUploadId(id)) throw new Error('invalid upload id');
     return path.join(this.directory, id);
   }
 
-  /** Removes what upload `id` left in the folder (its bytes, its tus metadata); idempotent. */
+  async readableBytes(id: string): Promise<number | null> {
+    try {
+      return (await fs.stat(this.dataPath(id))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async open(id: string): Promise<Readable | null> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.dataPath(id), constants.O_RDONLY);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    return handle.createReadStream({ autoClose: true, highWaterMark: 1024 * 1024 });
+  }
+
+  async storeInto(id: string, key: string): Promise<void> {
+    // The store moves the file itself when it can (a rename on the same file system).
+    await this.store.putFile(key, this.dataPath(id));
+  }
+
   async remove(id: string): Promise<void> {
     const data = this.dataPath(id);
     await fs.rm(data, { force: true });
     await fs.rm(`${data}.json`, { force: true });
   }
 
-  /** Ids of the uploads with a file in the folder not modified since `before`. */
   async idsUntouchedSince(before: Date): Promise<string[]> {
     let names: string[];
     try {
@@ -50,7 +117,7 @@ export class UploadArea {
     const newest = new Map<string, number>();
     for (const name of names) {
       const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : name;
-      if (!UPLOAD_ID.test(id)) continue;
+      if (!isUploadId(id)) continue;
       const stats = await fs.stat(path.join(this.directory, name)).catch(() => null);
       if (!stats) continue;
       newest.set(id, Math.max(newest.get(id) ?? 0, stats.mtimeMs));

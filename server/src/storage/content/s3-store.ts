@@ -1,0 +1,372 @@
+/**
+ * The content store in an S3-compatible bucket (AWS S3, MinIO, Ceph, R2…), chosen when
+ * FSS_S3_BUCKET is set (stores.ts).
+ *
+ * Layout: key `ab/cd/<sha256>-<16 hex>` is the object `<prefix>content/ab/cd/<sha256>-<16 hex>`,
+ * the same keys as the local disk store, so a database's rows stay valid when its blobs are copied
+ * from one store to the other. Unfinished uploads live beside them under `<prefix>uploads/`
+ * (s3-upload-area.ts).
+ *
+ * Durability: an object appears whole or not at all. A small file is one PutObject; a larger one a
+ * multipart upload, which S3 shows only once CompleteMultipartUpload assembles it. What an
+ * interrupted write may leave is an unfinished multipart upload under `content/` (invisible to
+ * reads and listings, but billed): sweepPartialWrites aborts those older than an hour, and a bucket
+ * lifecycle rule (AbortIncompleteMultipartUpload) is the belt to those braces.
+ *
+ * Integrity: every part sent from a local file carries its Content-MD5, which S3 checks before it
+ * accepts the part; the SDK's own checksums (CRC32 trailers in aws-chunked bodies) are turned off,
+ * because many S3-compatible stores do not understand them. Reads are not checksummed by the
+ * store: the callers check the SHA-256 where it matters (encryption, decryption, completion).
+ *
+ * Memory: bodies are streams read from files or from the response, never buffered: a few parts'
+ * worth of socket buffers, whatever the size.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fs } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  UploadPartCopyCommand,
+  type CompletedPart,
+  type CompletedMultipartUpload,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import type { S3Settings } from '../../config';
+import {
+  ContentMissingError,
+  InvalidStorageKeyError,
+  isStorageKey,
+  storageKeyFor,
+  type BlobStat,
+  type ByteRange,
+  type ContentStore,
+} from './content-store';
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+/** S3's limits: parts of 5 MiB at least (but the last), 10,000 parts, 5 GiB in one PUT or copy. */
+export const S3_MIN_PART_SIZE = 5 * MiB;
+const S3_MAX_PARTS = 10_000;
+const S3_MAX_SINGLE_COPY = 5 * GiB;
+/** Most connections one instance holds to the store: every download in flight holds one. */
+const MAX_SOCKETS = 1024;
+
+export interface S3StoreOptions {
+  /** Files larger than this go up as a multipart upload, in parts of this size (at least 5 MiB). */
+  readonly partSize?: number;
+  /** Objects larger than this are copied part by part (UploadPartCopy); at most S3's 5 GiB. */
+  readonly maxSingleCopyBytes?: number;
+  /** Size of the parts of such a copy (at least 5 MiB). */
+  readonly copyPartSize?: number;
+  /** Parts in flight at once, per write. */
+  readonly partConcurrency?: number;
+}
+
+/** The AWS SDK settings for a bucket (also handed to @tus/s3-store, which builds its own client). */
+export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
+  return {
+    region: settings.region,
+    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+    forcePathStyle: settings.forcePathStyle,
+    ...(settings.accessKeyId && settings.secretAccessKey
+      ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
+      : {}),
+    // Checksums only where S3 requires them (DeleteObjects): streamed bodies with trailing
+    // checksums are what many S3-compatible stores reject or, worse, store as data.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+    requestHandler: {
+      connectionTimeout: 10_000,
+      // No request timeout: a download streams for as long as its client takes to read it.
+      httpAgent: new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+      httpsAgent: new https.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+    },
+  };
+}
+
+export function createS3Client(settings: S3Settings): S3Client {
+  return new S3Client(s3ClientConfig(settings));
+}
+
+export class S3ContentStore implements ContentStore {
+  private readonly partSize: number;
+  private readonly maxSingleCopyBytes: number;
+  private readonly copyPartSize: number;
+  private readonly partConcurrency: number;
+
+  constructor(
+    readonly client: S3Client,
+    readonly bucket: string,
+    /** '' or a prefix ending in '/' (config.ts). */
+    readonly prefix: string,
+    options: S3StoreOptions = {},
+  ) {
+    this.partSize = Math.max(S3_MIN_PART_SIZE, options.partSize ?? 16 * MiB);
+    this.maxSingleCopyBytes = Math.min(S3_MAX_SINGLE_COPY, options.maxSingleCopyBytes ?? S3_MAX_SINGLE_COPY);
+    this.copyPartSize = Math.max(S3_MIN_PART_SIZE, options.copyPartSize ?? 512 * MiB);
+    this.partConcurrency = Math.max(1, options.partConcurrency ?? 4);
+  }
+
+  /** Where content keys live in the bucket. */
+  get contentPrefix(): string {
+    return `${this.prefix}content/`;
+  }
+
+  newKey(sha256: string): string {
+    return storageKeyFor(sha256);
+  }
+
+  async putFile(key: string, sourcePath: string): Promise<void> {
+    const objectKey = this.objectKeyOf(key);
+    await this.refuseExisting(key, objectKey);
+    const { size } = await fs.stat(sourcePath);
+    if (size <= this.partSize) {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: objectKey,
+          Body: size === 0 ? Buffer.alloc(0) : createReadStream(sourcePath),
+          ContentLength: size,
+          ContentMD5: await md5Of(sourcePath, 0, size),
+          ContentType: 'application/octet-stream',
+        }),
+      );
+    } else {
+      const partSize = Math.max(this.partSize, Math.ceil(size / S3_MAX_PARTS));
+      await this.multipart(objectKey, size, partSize, async (uploadId, partNumber, start, end) => {
+        const answer = await this.client.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: objectKey,
+            UploadId: uploadId,
+            PartNumber: partNumber,
+            Body: createReadStream(sourcePath, { start, end }),
+            ContentLength: end - start + 1,
+            ContentMD5: await md5Of(sourcePath, start, end + 1),
+          }),
+        );
+        return answer.ETag;
+      });
+    }
+    await fs.rm(sourcePath, { force: true });
+  }
+
+  /**
+   * Copies object `sourceObjectKey` of the same bucket (`size` bytes) under `key`, inside the store:
+   * the bytes do not pass through this process. One CopyObject up to 5 GiB, part by part beyond.
+   * For finished uploads (s3-upload-area.ts); the source is left as it is.
+   */
+  async copyObjectInto(key: string, sourceObjectKey: string, size: number): Promise<void> {
+    const objectKey = this.objectKeyOf(key);
+    await this.refuseExisting(key, objectKey);
+    const copySource = `${this.bucket}/${sourceObjectKey.split('/').map(encodeURIComponent).join('/')}`;
+    if (size <= this.maxSingleCopyBytes) {
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: objectKey, CopySource: copySource, ContentType: 'application/octet-stream', MetadataDirective: 'REPLACE' }),
+      );
+    } else {
+      const partSize = Math.max(this.copyPartSize, Math.ceil(size / S3_MAX_PARTS));
+      await this.multipart(objectKey, size, partSize, async (uploadId, partNumber, start, end) => {
+        const answer = await this.client.send(
+          new UploadPartCopyCommand({
+            Bucket: this.bucket,
+            Key: objectKey,
+            UploadId: uploadId,
+            PartNumber: partNumber,
+            CopySource: copySource,
+            CopySourceRange: `bytes=${start}-${end}`,
+          }),
+        );
+        return answer.CopyPartResult?.ETag;
+      });
+    }
+    const copied = await this.stat(key);
+    if (copied?.size !== size) {
+      await this.delete(key);
+      throw new Error(`copying ${sourceObjectKey} to ${key} gave ${copied?.size ?? 'no'} bytes, not ${size}`);
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    const objectKey = this.objectKeyOf(key);
+    let answer;
+    try {
+      answer = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: objectKey, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) throw new ContentMissingError(key);
+      throw error;
+    }
+    const body = answer.Body as Readable | undefined;
+    if (!body) throw new Error(`the store answered no body for ${key}`);
+    // A store that ignored the range would send the wrong bytes as if they were the right ones.
+    if (range && !answer.ContentRange?.startsWith(`bytes ${range.start}-${range.end}/`)) {
+      body.destroy();
+      throw new Error(`the store answered ${answer.ContentRange ?? 'the whole object'} for bytes ${range.start}-${range.end} of ${key}`);
+    }
+    return body;
+  }
+
+  async stat(key: string): Promise<BlobStat | null> {
+    const size = await this.objectSize(this.objectKeyOf(key));
+    return size === null ? null : { size };
+  }
+
+  async delete(key: string): Promise<void> {
+    // S3 answers a deletion of a missing key with success.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKeyOf(key) }));
+  }
+
+  async *listKeys(): AsyncIterable<string> {
+    const prefix = this.contentPrefix;
+    for await (const object of this.listObjects(prefix)) {
+      const key = object.key.slice(prefix.length);
+      if (isStorageKey(key)) yield key;
+    }
+  }
+
+  async sweepPartialWrites(before: Date): Promise<number> {
+    let removed = 0;
+    for await (const upload of this.listMultipartUploads(this.contentPrefix)) {
+      if (upload.initiated.getTime() >= before.getTime()) continue;
+      await this.abortMultipart(upload.key, upload.uploadId);
+      removed++;
+    }
+    return removed;
+  }
+
+  // ---- For this folder's S3 modules (s3-upload-area.ts) --------------------------------------
+
+  /** The size of object `objectKey`; null when there is none. */
+  async objectSize(objectKey: string): Promise<number | null> {
+    try {
+      const answer = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+      return answer.ContentLength ?? 0;
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  /** Every object under `prefix`, page by page (1,000 a request). */
+  async *listObjects(prefix: string): AsyncIterable<{ readonly key: string; readonly size: number; readonly lastModified: Date }> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        if (object.Key) yield { key: object.Key, size: object.Size ?? 0, lastModified: object.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /** Every unfinished multipart upload under `prefix`. */
+  async *listMultipartUploads(prefix: string): AsyncIterable<{ readonly key: string; readonly uploadId: string; readonly initiated: Date }> {
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await this.client.send(
+        new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: prefix, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+      );
+      for (const upload of page.Uploads ?? []) {
+        if (upload.Key && upload.UploadId) yield { key: upload.Key, uploadId: upload.UploadId, initiated: upload.Initiated ?? new Date(0) };
+      }
+      if (!page.IsTruncated) return;
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+    }
+  }
+
+  /** Aborts a multipart upload; one that is already gone (completed or aborted) is fine. */
+  async abortMultipart(objectKey: string, uploadId: string): Promise<void> {
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, UploadId: uploadId }));
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  // ---- Internals ------------------------------------------------------------------------------
+
+  /** The object of a key; refuses anything not of the key form. */
+  private objectKeyOf(key: string): string {
+    if (!isStorageKey(key)) throw new InvalidStorageKeyError(key);
+    return `${this.contentPrefix}${key}`;
+  }
+
+  private async refuseExisting(key: string, objectKey: string): Promise<void> {
+    // Keys are new for every write (content-store.ts); this only guards against a caller's mistake.
+    if ((await this.objectSize(objectKey)) !== null) throw new Error(`storage key already holds content: ${key}`);
+  }
+
+  /**
+   * One multipart upload of `size` bytes in parts of `partSize`, `partConcurrency` at a time;
+   * `sendPart` sends the inclusive byte range and answers its ETag. Aborted on any failure, so
+   * that nothing is left but what a crash leaves (swept by sweepPartialWrites).
+   */
+  private async multipart(
+    objectKey: string,
+    size: number,
+    partSize: number,
+    sendPart: (uploadId: string, partNumber: number, start: number, end: number) => Promise<string | undefined>,
+  ): Promise<void> {
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, ContentType: 'application/octet-stream' }),
+    );
+    const uploadId = created.UploadId;
+    if (!uploadId) throw new Error(`the store gave no upload id for ${objectKey}`);
+    try {
+      const count = Math.ceil(size / partSize);
+      const parts: CompletedPart[] = new Array(count);
+      let next = 0;
+      const worker = async () => {
+        while (next < count) {
+          const index = next++;
+          const start = index * partSize;
+          const end = Math.min(size, start + partSize) - 1;
+          const etag = await sendPart(uploadId, index + 1, start, end);
+          if (!etag) throw new Error(`the store gave no ETag for part ${index + 1} of ${objectKey}`);
+          parts[index] = { PartNumber: index + 1, ETag: etag };
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(this.partConcurrency, count) }, worker));
+      const upload: CompletedMultipartUpload = { Parts: parts };
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, UploadId: uploadId, MultipartUpload: upload }));
+    } catch (error) {
+      await this.abortMultipart(objectKey, uploadId).catch(() => {});
+      throw error;
+    }
+  }
+}
+
+/** Whether an SDK error says that the object (or the multipart upload) is not there. */
+export function isNotFound(error: unknown): boolean {
+  const e = error as { name?: unknown; Code?: unknown; $metadata?: { httpStatusCode?: number } } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.name === 'NoSuchBucket' || e.Code === 'NoSuchBucket') return false;
+  return ['NotFound', 'NoSuchKey', 'NoSuchUpload'].includes(String(e.name ?? e.Code)) || e.$metadata?.httpStatusCode === 404;
+}
+
+/** The base64 MD5 of bytes [start, end) of a file, as Content-MD5 wants it (read as a stream). */
+async function md5Of(file: string, start: number, end: number): Promise<string> {
+  const hash = createHash('md5');
+  if (end > start) {
+    for await (const chunk of createReadStream(file, { start, end: end - 1, highWaterMark: MiB })) hash.update(chunk as Buffer);
+  }
+  return hash.digest('base64');
+}

@@ -1,0 +1,191 @@
+/**
+ * Unfinished uploads in the bucket, when content is in S3 (FSS_S3_BUCKET): @tus/s3-store writes
+ * them, so that any instance can take the next PATCH of an upload (see "S3" in
+ * docs/uploads-and-downloads.md for what is still per instance).
+ *
+ * Layout, under `<prefix>uploads/` (that of @tus/s3-store, keyed by `<prefix>uploads/<id>`):
+ * - `<id>.info`: tus' record of the upload (its length, metadata, the multipart upload's id);
+ * - an unfinished multipart upload for `<id>`, one part per PATCH of at least 5 MiB (S3's minimum);
+ * - `<id>.part`: the tail shorter than 5 MiB that the last PATCH left, prepended to the next;
+ * - `<id>`: the whole upload, once tus has received the last byte and completed the multipart upload.
+ *
+ * Completion (operations/uploads.ts) reads `<id>` once to hash it, then storeInto copies it inside
+ * the store to its content key (CopyObject, or UploadPartCopy beyond 5 GiB): the bytes never pass
+ * through this instance again.
+ */
+import { Readable } from 'node:stream';
+import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { S3Store, type MetadataValue } from '@tus/s3-store';
+import { DataStore, Upload, type KvStore } from '@tus/server';
+import { isNotFound, s3ClientConfig, type S3ContentStore } from './s3-store';
+import { isUploadId, type UploadArea } from './upload-area';
+import type { S3Settings } from '../../config';
+
+/** Upload records one instance keeps in memory (they never change once written). */
+const CACHED_UPLOADS = 2_000;
+const MiB = 1024 * 1024;
+
+export class S3UploadArea implements UploadArea {
+  /** tus' upload records, shared by the datastores of this area (bounded: tus' own cache is not). */
+  private readonly cache = new BoundedKvStore<MetadataValue>(CACHED_UPLOADS);
+
+  constructor(
+    private readonly settings: S3Settings,
+    private readonly store: S3ContentStore,
+  ) {}
+
+  /** Where uploads live in the bucket. */
+  get uploadsPrefix(): string {
+    return `${this.settings.prefix}uploads/`;
+  }
+
+  /** The object of upload `id`'s bytes; tus names the others after it. */
+  objectKeyOf(id: string): string {
+    if (!isUploadId(id)) throw new Error('invalid upload id');
+    return `${this.uploadsPrefix}${id}`;
+  }
+
+  createDatastore(): DataStore {
+    const s3 = new S3Store({
+      s3ClientConfig: { ...s3ClientConfig(this.settings), bucket: this.settings.bucket },
+      partSize: 8 * MiB,
+      cache: this.cache,
+    });
+    return new KeyedDataStore(s3, (id) => this.objectKeyOf(id));
+  }
+
+  async readableBytes(id: string): Promise<number | null> {
+    return this.store.objectSize(this.objectKeyOf(id));
+  }
+
+  async open(id: string): Promise<Readable | null> {
+    try {
+      const answer = await this.store.client.send(new GetObjectCommand({ Bucket: this.store.bucket, Key: this.objectKeyOf(id) }));
+      return (answer.Body as Readable | undefined) ?? null;
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async storeInto(id: string, key: string): Promise<void> {
+    const objectKey = this.objectKeyOf(id);
+    const size = await this.store.objectSize(objectKey);
+    if (size === null) throw new Error(`upload ${id} has no bytes to store`);
+    await this.store.copyObjectInto(key, objectKey, size);
+    await this.deleteObjects([objectKey]);
+  }
+
+  async remove(id: string): Promise<void> {
+    const objectKey = this.objectKeyOf(id);
+    // Found by listing rather than through `<id>.info`: a crash may have left the multipart
+    // upload without its record.
+    for await (const upload of this.store.listMultipartUploads(objectKey)) {
+      if (upload.key === objectKey) await this.store.abortMultipart(upload.key, upload.uploadId);
+    }
+    await this.deleteObjects([objectKey, `${objectKey}.info`, `${objectKey}.part`]);
+    await this.cache.delete(objectKey);
+  }
+
+  async idsUntouchedSince(before: Date): Promise<string[]> {
+    const prefix = this.uploadsPrefix;
+    const newest = new Map<string, number>();
+    const saw = (name: string, at: Date) => {
+      const id = name.replace(/\.(info|part)$/, '');
+      if (isUploadId(id)) newest.set(id, Math.max(newest.get(id) ?? 0, at.getTime()));
+    };
+    for await (const object of this.store.listObjects(prefix)) saw(object.key.slice(prefix.length), object.lastModified);
+    for await (const upload of this.store.listMultipartUploads(prefix)) saw(upload.key.slice(prefix.length), upload.initiated);
+    return [...newest].filter(([, at]) => at < before.getTime()).map(([id]) => id);
+  }
+
+  private async deleteObjects(keys: string[]): Promise<void> {
+    const answer = await this.store.client.send(
+      new DeleteObjectsCommand({ Bucket: this.store.bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } }),
+    );
+    const failed = (answer.Errors ?? []).filter((error) => error.Code !== 'NoSuchKey');
+    if (failed.length > 0) throw new Error(`could not delete ${failed.map((error) => `${error.Key}: ${error.Code}`).join(', ')}`);
+  }
+}
+
+/**
+ * @tus/s3-store with its objects under `<prefix>uploads/`: tus and the rest of the server name an
+ * upload by its id, the store by its object key. Zero-length uploads are completed when they are
+ * created, so that every finished upload is an object (@tus/server writes nothing for them).
+ */
+class KeyedDataStore extends DataStore {
+  constructor(
+    private readonly inner: S3Store,
+    private readonly keyOf: (id: string) => string,
+  ) {
+    super();
+    this.extensions = [...inner.extensions];
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    const key = this.keyOf(upload.id);
+    const created = await this.inner.create(renamed(upload, key));
+    if (created.size === 0) await this.inner.write(Readable.from([]), key, 0);
+    return renamed(created, upload.id);
+  }
+
+  override write(stream: Readable, id: string, offset: number): Promise<number> {
+    return this.inner.write(stream, this.keyOf(id), offset);
+  }
+
+  override async getUpload(id: string): Promise<Upload> {
+    return renamed(await this.inner.getUpload(this.keyOf(id)), id);
+  }
+
+  override remove(id: string): Promise<void> {
+    return this.inner.remove(this.keyOf(id));
+  }
+
+  override declareUploadLength(id: string, length: number): Promise<void> {
+    return this.inner.declareUploadLength(this.keyOf(id), length);
+  }
+
+  override deleteExpired(): Promise<number> {
+    return this.inner.deleteExpired();
+  }
+
+  override getExpiration(): number {
+    return this.inner.getExpiration();
+  }
+}
+
+function renamed(upload: Upload, id: string): Upload {
+  return new Upload({
+    id,
+    size: upload.size,
+    offset: upload.offset,
+    metadata: upload.metadata,
+    storage: upload.storage,
+    creation_date: upload.creation_date,
+  });
+}
+
+/** A KvStore that forgets its oldest entries beyond `limit`. */
+class BoundedKvStore<T> implements KvStore<T> {
+  private readonly entries = new Map<string, T>();
+
+  constructor(private readonly limit: number) {}
+
+  async get(key: string): Promise<T | undefined> {
+    return this.entries.get(key);
+  }
+
+  async set(key: string, value: T): Promise<void> {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.entries.delete(key);
+  }
+
+  async list(): Promise<string[]> {
+    return [...this.entries.keys()];
+  }
+}
