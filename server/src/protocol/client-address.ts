@@ -1,0 +1,104 @@
+/**
+ * Who the client is, behind a load balancer: the one place that decides the client's address
+ * (what login and share throttling count on, and what the request log names) and the scheme of
+ * the request (what links are built with when FSS_PUBLIC_URL is not set).
+ *
+ * Without FSS_TRUSTED_PROXIES (the default) the client is the TCP peer, and forwarding headers are
+ * ignored: anyone can send them. With it, when the peer is one of the trusted proxies:
+ * - the address is read from X-Forwarded-For, from the right: each proxy appends the address it
+ *   received the request from, so the right-most entries are written by our own proxies and the
+ *   left ones by whoever sent the request. The client is the right-most entry that is not a trusted
+ *   proxy (so a client cannot choose its address by sending a forged header). An entry that is not
+ *   an IP address ends the walk at the last address known. If every entry is trusted, the
+ *   left-most one is the client.
+ * - the scheme is the right-most value of X-Forwarded-Proto, when it is `http` or `https`.
+ *
+ * Addresses are compared and reported in one form: an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`,
+ * what a dual-stack socket reports for IPv4 peers) is its IPv4 address.
+ */
+import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
+import type { Config } from '../config';
+
+const matchers = new WeakMap<readonly string[], BlockList>();
+
+/** The trusted proxies of the settings as a matcher (built once per list). */
+function trustedProxies(entries: readonly string[]): BlockList {
+  let list = matchers.get(entries);
+  if (!list) {
+    list = new BlockList();
+    for (const entry of entries) {
+      const [raw, prefix] = entry.split('/');
+      const address = canonicalAddress(raw);
+      if (address === null) continue; // config.ts has refused anything else already
+      const type = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+      if (prefix === undefined) list.addAddress(address, type);
+      else list.addSubnet(address, Number(prefix), type);
+    }
+    matchers.set(entries, list);
+  }
+  return list;
+}
+
+/**
+ * An IP address in the form this service compares and reports: IPv4-mapped IPv6 as IPv4, an IPv6
+ * zone kept; null when `text` is not an address. Accepts what X-Forwarded-For entries look like:
+ * `203.0.113.7`, `203.0.113.7:51234`, `2001:db8::1`, `[2001:db8::1]:443`.
+ */
+export function canonicalAddress(text: string): string | null {
+  let address = text.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address);
+  if (bracketed) address = bracketed[1];
+  else if (/^[\d.]+:\d{1,5}$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) address = mapped[1];
+  return isIP(address) === 0 ? null : address.toLowerCase();
+}
+
+function isTrusted(address: string, list: BlockList): boolean {
+  // A zone (`fe80::1%eth0`) does not take part in the comparison.
+  const bare = address.split('%')[0];
+  return list.check(bare, isIP(bare) === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The values of a header that may be sent several times, each a comma-separated list, in order. */
+function listHeader(req: IncomingMessage, name: string): string[] {
+  const value = req.headers[name];
+  const joined = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return joined
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+/** Whether the request came through one of the trusted proxies (the TCP peer is one). */
+function viaTrustedProxy(req: IncomingMessage, config: Config): boolean {
+  if (config.trustedProxies.length === 0) return false;
+  const peer = canonicalAddress(req.socket.remoteAddress ?? '');
+  return peer !== null && isTrusted(peer, trustedProxies(config.trustedProxies));
+}
+
+/** The client's address (see the top of this file); `unknown` when the socket has none. */
+export function clientAddressOf(req: IncomingMessage, config: Config): string {
+  const raw = req.socket.remoteAddress;
+  if (raw === undefined) return 'unknown';
+  const peer = canonicalAddress(raw) ?? raw;
+  if (!viaTrustedProxy(req, config)) return peer;
+  const list = trustedProxies(config.trustedProxies);
+  const hops = listHeader(req, 'x-forwarded-for');
+  let address = peer;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = canonicalAddress(hops[i]);
+    if (hop === null) return address;
+    address = hop;
+    if (!isTrusted(address, list)) return address;
+  }
+  return address;
+}
+
+/** The scheme the client used: X-Forwarded-Proto from a trusted proxy, else `http` (this server speaks no TLS). */
+export function requestSchemeOf(req: IncomingMessage, config: Config): 'http' | 'https' {
+  if (!viaTrustedProxy(req, config)) return 'http';
+  const proto = listHeader(req, 'x-forwarded-proto').pop()?.toLowerCase();
+  return proto === 'https' ? 'https' : 'http';
+}
