@@ -11,6 +11,7 @@ import { OpError } from './operations/errors';
 import { scheduleEncryptionJobs } from './operations/encryption-jobs';
 import { scheduleHousekeeping } from './operations/housekeeping';
 import { MailSender, type MailSenderOptions } from './operations/mail-queue';
+import { clientAddressOf } from './protocol/client-address';
 import { DownloadRoute } from './protocol/downloads';
 import { answerPlainText, ClientGoneError } from './protocol/http-common';
 import { LinkRoute } from './protocol/links';
@@ -105,10 +106,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         answerPlainText(res, 'Bad request', 'private', 400);
         return;
       }
+      // The TCP peer, or behind a trusted proxy the client it names (protocol/client-address.ts);
+      // read now: once the connection has closed, the socket no longer knows its peer.
+      const client = clientAddressOf(req, config);
       res.on('finish', () => {
         log.info('request', {
           method: req.method,
           path: loggablePath(url.pathname),
+          client,
           status: res.statusCode,
           ms: Math.round(performance.now() - started),
         });

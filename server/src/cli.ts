@@ -5,6 +5,7 @@
  * Exit codes: 0 done, 1 refused or failed (unknown user, duplicate name, bad setting), 2 misuse
  * (unknown command, missing or extra argument, unknown option).
  */
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -23,6 +24,7 @@ import {
 import type { Services } from './operations/context';
 import { OpError } from './operations/errors';
 import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/integrity';
+import { migrateInstallation } from './operations/migrate-installation';
 import { closeDatabase, openDatabase } from './storage/db/database';
 import { loadServerSecret } from './storage/secret';
 
@@ -46,6 +48,13 @@ const USAGE = `Usage: fss <command>
   fss apikey revoke NAME ID                   delete an API key and end its sessions
   fss fsck [--repair]                         check the database against the content store;
                                               --repair recomputes counters, removes orphan bytes
+  fss migrate --from-data-dir DIR [--dry-run | --verify-only] [--jobs N]
+                                              move the embedded installation in DIR (its SQLite
+                                              file and content) into the PostgreSQL database and
+                                              S3 bucket of the settings (FSS_DATABASE_URL,
+                                              FSS_S3_*), with FSS_SECRET set to its secret; copies,
+                                              then verifies every row and blob; stop the service
+                                              first; safe to run again (continues where it stopped)
   fss help                                    show this help
 
 NAME is an account name or its numeric id; ${ACCOUNT_NAME_RULE}.
@@ -98,6 +107,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<n
       return apiKeyCommand(rest, env, io);
     case 'fsck':
       return fsck(rest, env, io);
+    case 'migrate':
+      return migrate(rest, env, io);
     case undefined:
       throw new UsageError('missing command');
     default:
@@ -197,6 +208,31 @@ async function fsck(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<
     io.stdout.write(remaining === 0 ? 'fsck: no problems\n' : `fsck: ${remaining} problem(s)\n`);
     return remaining === 0 ? EXIT_OK : EXIT_FAILED;
   });
+}
+
+/**
+ * Exit 0 when everything was copied (or, with --verify-only, found) and verified, or a dry run
+ * found nothing in the way; 1 when refused, or when anything did not match.
+ */
+async function migrate(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const { values } = parse(
+    args,
+    { 'from-data-dir': { type: 'string' }, 'dry-run': { type: 'boolean' }, 'verify-only': { type: 'boolean' }, jobs: { type: 'string' } },
+    0,
+  );
+  const from = values['from-data-dir'];
+  if (from === undefined || from === '') throw new UsageError('missing --from-data-dir DIR: the data folder of the embedded installation to move');
+  if (values['dry-run'] && values['verify-only']) throw new UsageError('--dry-run and --verify-only do not go together');
+  const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
+  if (jobs !== undefined && (!/^\d{1,2}$/.test(values.jobs ?? '') || jobs < 1 || jobs > 64)) throw new UsageError(`invalid --jobs "${values.jobs}": give 1 to 64`);
+  const report = await migrateInstallation({
+    sourceDataDir: path.resolve(from),
+    target: loadConfig(env),
+    mode: values['dry-run'] ? 'dry-run' : values['verify-only'] ? 'verify-only' : 'migrate',
+    jobs,
+    print: (line) => io.stdout.write(line + '\n'),
+  });
+  return report.ok ? EXIT_OK : EXIT_FAILED;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -2,6 +2,7 @@
  * Every setting of the service, read once from the environment. Tests build a Config directly
  * (see `testConfig` in server/test/helpers) instead of touching process.env.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Limits {
@@ -23,11 +24,33 @@ export interface Limits {
   readonly defaultQuotaBytes: number;
 }
 
+/** Where content lives when it is in an S3-compatible object store (storage/content/s3-store.ts). */
+export interface S3Settings {
+  /** FSS_S3_ENDPOINT: `https://host[:port]` of MinIO, Ceph, R2…; undefined = AWS S3 of the region. */
+  readonly endpoint: string | undefined;
+  readonly bucket: string;
+  readonly region: string;
+  /** Both or neither; neither = the AWS SDK's default credential chain (AWS_* variables, instance role). */
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+  /** Path-style URLs (`endpoint/bucket/key`) rather than virtual-hosted ones (`bucket.endpoint/key`). */
+  readonly forcePathStyle: boolean;
+  /** Prepended to every object key: '' or a folder-like prefix ending in '/'. */
+  readonly prefix: string;
+}
+
 export interface Config {
   readonly host: string;
   readonly port: number;
   /** Folder holding the SQLite file, the content store and the outbox (embedded default). */
   readonly dataDir: string;
+  /**
+   * FSS_DATABASE_URL: the PostgreSQL database, `postgres://user:pass@host:5432/db`; undefined = the
+   * embedded SQLite file `<dataDir>/fss.sqlite`. It may hold a password: it is never logged.
+   */
+  readonly databaseUrl: string | undefined;
+  /** FSS_DATABASE_POOL_SIZE: most connections one instance opens to PostgreSQL. */
+  readonly databasePoolSize: number;
   /** XML namespace of the services; also the prefix of every SOAPAction. */
   readonly namespace: string;
   /** Base URL used in links and download URLs; undefined = the request's own host. */
@@ -47,6 +70,24 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** FSS_MAIL_FROM: the From of share e-mails, `address` or `Name <address>`. */
   readonly mailFrom: string;
+  /**
+   * FSS_S3_*: the S3-compatible bucket that holds content and unfinished uploads; undefined = the
+   * local disk, `<dataDir>/content/` and `<dataDir>/uploads/` (embedded default). Setting
+   * FSS_S3_BUCKET switches to it. The secret key is never logged.
+   */
+  readonly s3: S3Settings | undefined;
+  /**
+   * FSS_TRUSTED_PROXIES: the load balancers and reverse proxies in front of the service, as
+   * addresses and CIDR ranges (`10.0.0.0/8`, `::1`); when the TCP peer is one of them, the client's
+   * address is read from X-Forwarded-For (protocol/client-address.ts). Empty: the peer is the client.
+   */
+  readonly trustedProxies: readonly string[];
+  /**
+   * FSS_JOB_LEASE_SECONDS: how long an instance's lease on a background encryption job lasts
+   * without renewal, i.e. how soon another instance takes over the job of one that died. Meant for
+   * tests; the default (60) suits production.
+   */
+  readonly jobLeaseMs: number;
   readonly limits: Limits;
   /** Where log lines go; tests capture them. */
   readonly log: (line: string) => void;
@@ -118,6 +159,69 @@ function mailFromSetting(env: NodeJS.ProcessEnv): string {
   return raw;
 }
 
+function databaseUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.FSS_DATABASE_URL;
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // The message never repeats the value: it may hold a password.
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    throw new ConfigError('FSS_DATABASE_URL must be postgres://[user:pass@]host[:port]/database');
+  }
+  return raw;
+}
+
+function s3Settings(env: NodeJS.ProcessEnv): S3Settings | undefined {
+  const bucket = env.FSS_S3_BUCKET ?? '';
+  const others = ['FSS_S3_ENDPOINT', 'FSS_S3_REGION', 'FSS_S3_ACCESS_KEY_ID', 'FSS_S3_SECRET_ACCESS_KEY', 'FSS_S3_FORCE_PATH_STYLE', 'FSS_S3_PREFIX'];
+  if (bucket === '') {
+    const stray = others.find((name) => (env[name] ?? '') !== '');
+    if (stray) throw new ConfigError(`${stray} is set but FSS_S3_BUCKET is not: set the bucket to keep content in S3`);
+    return undefined;
+  }
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/.test(bucket)) throw new ConfigError(`FSS_S3_BUCKET must be a bucket name, got "${bucket}"`);
+  const endpoint = urlSetting(env, 'FSS_S3_ENDPOINT');
+  const region = env.FSS_S3_REGION || 'us-east-1';
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError(`FSS_S3_REGION must be a region name such as eu-west-1, got "${region}"`);
+  const accessKeyId = env.FSS_S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.FSS_S3_SECRET_ACCESS_KEY || undefined;
+  // The message never repeats the values: one is a secret.
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('FSS_S3_ACCESS_KEY_ID and FSS_S3_SECRET_ACCESS_KEY go together: set both, or neither for the default AWS credentials');
+  }
+  const pathStyle = env.FSS_S3_FORCE_PATH_STYLE ?? '';
+  if (!['', 'true', 'false', '1', '0'].includes(pathStyle)) throw new ConfigError(`FSS_S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}"`);
+  // Other stores (MinIO, Ceph) are usually addressed by path; AWS by virtual host.
+  const forcePathStyle = pathStyle === '' ? endpoint !== undefined : pathStyle === 'true' || pathStyle === '1';
+  const rawPrefix = env.FSS_S3_PREFIX ?? '';
+  if (rawPrefix !== '' && (!/^[A-Za-z0-9!_.*'()/-]{1,200}$/.test(rawPrefix) || rawPrefix.startsWith('/') || rawPrefix.includes('//') || /(^|\/)\.{1,2}(\/|$)/.test(rawPrefix))) {
+    throw new ConfigError(`FSS_S3_PREFIX must be a key prefix such as fss/ (letters, digits, and !_.*'()/-), got "${rawPrefix}"`);
+  }
+  const prefix = rawPrefix === '' || rawPrefix.endsWith('/') ? rawPrefix : `${rawPrefix}/`;
+  return { endpoint, bucket, region, accessKeyId, secretAccessKey, forcePathStyle, prefix };
+}
+
+/** FSS_TRUSTED_PROXIES: comma-separated IPv4/IPv6 addresses and CIDR ranges, each checked. */
+function trustedProxiesSetting(env: NodeJS.ProcessEnv): string[] {
+  const entries = (env.FSS_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    if (family === 0 || rest.length > 0 || (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits))) {
+      throw new ConfigError(`FSS_TRUSTED_PROXIES must be a comma-separated list of IP addresses and CIDR ranges (e.g. 10.0.0.0/8, ::1), got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
 function secretSetting(env: NodeJS.ProcessEnv): Buffer | undefined {
   const raw = env.FSS_SECRET;
   if (raw === undefined || raw === '') return undefined;
@@ -132,6 +236,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: env.HOST || '127.0.0.1',
     port: intSetting(env, 'PORT', 8080, 0, 65535),
     dataDir,
+    databaseUrl: databaseUrlSetting(env),
+    databasePoolSize: intSetting(env, 'FSS_DATABASE_POOL_SIZE', 10, 1, 1000),
     namespace: env.FSS_NAMESPACE || 'http://tempuri.org/',
     publicUrl: urlSetting(env, 'FSS_PUBLIC_URL'),
     webRoot: path.resolve(cwd, env.FSS_WEB_ROOT || 'dist/web'),
@@ -141,6 +247,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     secret: secretSetting(env),
     smtpUrl: smtpUrlSetting(env),
     mailFrom: mailFromSetting(env),
+    s3: s3Settings(env),
+    trustedProxies: trustedProxiesSetting(env),
+    jobLeaseMs: intSetting(env, 'FSS_JOB_LEASE_SECONDS', 60, 1, 3600) * 1000,
     limits: {
       maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),
       maxXmlDepth: intSetting(env, 'FSS_MAX_XML_DEPTH', defaultLimits.maxXmlDepth, 8, 1000),

@@ -26,6 +26,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${port}`;
 
+  if (config.databaseUrl !== undefined && config.secret === undefined) {
+    // Several instances on one database must share one secret (README, "Scaling out"): a file of
+    // each instance's own would make every URL, code and job key of one unreadable to the others.
+    app.log.info('settings', {
+      warning: `FSS_SECRET is not set: the server secret is ${config.dataDir}/secret.key; every instance using this database must have the same secret (set FSS_SECRET alike on each)`,
+    });
+  }
   if (demo) {
     config.log(`demo account created: name "${demo.name}", password "${demo.password}" (shown once; change it with: fss user passwd ${demo.name})`);
   }

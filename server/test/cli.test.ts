@@ -8,7 +8,7 @@ import { main } from '../src/cli';
 import { hashSecret } from '../src/operations/passwords';
 import { apiLogin, login } from '../src/operations/sessions';
 import { closeDatabase, openDatabase } from '../src/storage/db/database';
-import { callContext, tempDir, testConfig } from './helpers/database';
+import { callContext, tempDir, testConfig, testEnv } from './helpers/database';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -17,7 +17,7 @@ function cli(dataDir = tempDir()) {
   return async (args: string[], stdinText = '') => {
     let stdout = '';
     let stderr = '';
-    const code = await main(args, { FSS_DATA_DIR: dataDir }, {
+    const code = await main(args, testEnv(dataDir), {
       stdout: { write: (text: string) => (stdout += text) },
       stderr: { write: (text: string) => (stderr += text) },
       stdin: Readable.from(stdinText ? [stdinText] : []),
@@ -182,7 +182,7 @@ describe('fss command line', () => {
 
   test('the installed bin: fss user add, then fss user list', async () => {
     const run = promisify(execFile);
-    const env = { ...process.env, FSS_DATA_DIR: tempDir() };
+    const env = { ...process.env, ...testEnv(tempDir()) };
     const bin = path.join(root, 'bin', 'fss.mjs');
     const added = await run(process.execPath, [bin, 'user', 'add', 'alice', '--password', 'secret123'], { env, cwd: root });
     expect(added.stdout).toContain('alice');

@@ -28,6 +28,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Kysely } from 'kysely';
 import { contentStoreFor } from '../storage/content/stores';
+import { isForeignKeyViolation } from '../storage/db/dialect';
+import { lockAccountTree } from '../storage/db/items-repository';
 import {
   expediteRemoval,
   findPlaintextContent,
@@ -131,6 +133,9 @@ export async function encryptFile(
     await store.putFile(key, work);
     try {
       await db.transaction().execute(async (tx) => {
+        // The account's row lock, as every change to its tree takes: a decryption of the folder
+        // committed meanwhile is then seen by the switch below (PostgreSQL; SQLite has one writer).
+        await lockAccountTree(tx, file.accountId);
         const contentId = await insertEncryptedContent(tx, {
           sha256,
           size: encryptedSize(layout),
@@ -190,7 +195,14 @@ export async function decryptFile(services: Services, fileId: number, keys: { re
 
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcome = await joinOrStorePlaintext(services, { fileId, fromContentId: content.id, sha256, size: layout.plaintextSize, work });
+        const outcome = await joinOrStorePlaintext(services, {
+          accountId: file.accountId,
+          fileId,
+          fromContentId: content.id,
+          sha256,
+          size: layout.plaintextSize,
+          work,
+        });
         if (outcome === 'done') await removeContentIfUnreferenced(services, [content.id]);
         return outcome;
       } catch (error) {
@@ -207,14 +219,23 @@ export async function decryptFile(services: Services, fileId: number, keys: { re
 
 async function joinOrStorePlaintext(
   services: Services,
-  change: { readonly fileId: number; readonly fromContentId: number; readonly sha256: string; readonly size: number; readonly work: string },
+  change: {
+    readonly accountId: number;
+    readonly fileId: number;
+    readonly fromContentId: number;
+    readonly sha256: string;
+    readonly size: number;
+    readonly work: string;
+  },
 ): Promise<SwitchOutcome> {
   const { db } = services;
   const toPlain = (tx: Kysely<Database>, contentId: number) =>
     switchFileContent(tx, { fileId: change.fileId, fromContentId: change.fromContentId, toContentId: contentId, keyId: null, folderKeyId: null });
 
   // Plaintext content with this hash exists: the file joins it, and the work file goes.
+  // Both transactions take the account's row lock first, as in encryptFile.
   const joined = await db.transaction().execute(async (tx) => {
+    await lockAccountTree(tx, change.accountId);
     const existing = await findPlaintextContent(tx, change.sha256);
     if (!existing) return 'absent' as const;
     if (existing.size !== change.size) throw new Error(`content ${existing.id} has hash ${change.sha256} but ${existing.size} bytes, not ${change.size}`);
@@ -228,6 +249,7 @@ async function joinOrStorePlaintext(
   await queueRemoval(db, key, now, new Date(now.getTime() + WRITE_INTENT_GRACE_MS));
   await store.putFile(key, change.work);
   const outcome = await db.transaction().execute(async (tx): Promise<SwitchOutcome | 'raced'> => {
+    await lockAccountTree(tx, change.accountId);
     const inserted = await insertPlaintextContent(tx, { sha256: change.sha256, size: change.size, storageKey: key, createdAt: services.now() });
     if (inserted === undefined) {
       // Identical bytes arrived meanwhile (an upload): join them, and ours go.
@@ -279,9 +301,4 @@ export async function sweepWorkFiles(services: Services): Promise<number> {
     }
   }
   return removed;
-}
-
-function isForeignKeyViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }

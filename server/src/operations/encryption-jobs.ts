@@ -23,6 +23,7 @@
  * - Progress (files and bytes, done and total) is kept in the row: encryptionProgress().
  */
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { Kysely } from 'kysely';
 import { createLogger, type Logger } from '../log';
 import {
@@ -51,7 +52,10 @@ import type { Services } from './context';
 import { seal, unseal } from './crypto/sealing';
 import { decryptFile, encryptFile, sweepWorkFiles } from './encrypted-content';
 
-/** How long a lease lasts without renewal; renewed every third of it while a file is worked on. */
+/**
+ * How long a lease lasts without renewal (the default of FSS_JOB_LEASE_SECONDS, config.jobLeaseMs);
+ * renewed every third of it while a file is worked on.
+ */
 export const JOB_LEASE_MS = 60_000;
 const BATCH = 100;
 const JOB_KEY_PURPOSE = 'fss/encryption-job-key/v1';
@@ -169,7 +173,8 @@ export interface RunReport {
  */
 export async function runEncryptionJobs(services: Services, options: RunOptions = {}): Promise<RunReport> {
   const log = options.log ?? createLogger(services.config.log);
-  const owner = randomBytes(12).toString('hex');
+  // Names the instance, as the e-mail queue's holder does: an operator can tell who holds a job.
+  const owner = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   let jobsFinished = 0;
   let files = 0;
   for (;;) {
@@ -187,7 +192,7 @@ export async function runEncryptionJobs(services: Services, options: RunOptions 
   return { jobsFinished, files };
 }
 
-const leaseEnd = (services: Services) => new Date(services.now().getTime() + JOB_LEASE_MS);
+const leaseEnd = (services: Services) => new Date(services.now().getTime() + services.config.jobLeaseMs);
 
 async function workOn(
   services: Services,
@@ -272,7 +277,7 @@ async function processFile(services: Services, job: JobRecord, fileId: number, d
 async function withLeaseKept<T>(services: Services, jobId: number, owner: string, work: () => Promise<T>): Promise<T> {
   const timer = setInterval(() => {
     void renewLease(services.db, jobId, owner, leaseEnd(services)).catch(() => {});
-  }, JOB_LEASE_MS / 3);
+  }, services.config.jobLeaseMs / 3);
   timer.unref();
   try {
     return await work();

@@ -9,6 +9,7 @@ import {
   adjustFolderSizes,
   findNumberedKeys,
   insertFile,
+  lockAccountTree,
   reserveQuota,
   type FileRecord,
   type FolderRecord,
@@ -131,8 +132,10 @@ export async function addFileRecord(
   if ((input.ext ?? '').toLowerCase() !== ext) {
     throw invalidArgument(`ext does not agree with name: the extension of "${name}" is "${ext}"`);
   }
+  // The account's row lock first, so that the parent read next cannot go to the bin before the
+  // file is in it (on PostgreSQL; SQLite runs one writer at a time anyway).
+  await lockAccountTree(tx, accountId);
   const folderId = await requireParent(tx, accountId, input.folderId);
-  // Also the account's row lock (items-repository lockAccountTree), taken before names are read.
   if (!(await reserveQuota(tx, accountId, size))) throw tooLarge('storage quota exceeded: the file does not fit in the space left');
 
   const contentId = await input.claimContent(tx);

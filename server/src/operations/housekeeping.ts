@@ -10,12 +10,15 @@ import { removeUnreferencedContent } from './content-removal';
 import { purgeEncryptionLeftovers } from './encryption-jobs';
 import { purgeExpiredBinItems } from './recycle-bin';
 import { purgeExpiredSessions } from './sessions';
+import { purgeExpiredUploadLocks } from './upload-locks';
 import { purgeExpiredUploads } from './uploads';
 
 // Expired uploads go before content removal, so that content they alone held goes in the same run.
 const tasks: ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]> = [
   ['sessions', purgeExpiredSessions],
   ['uploads', purgeExpiredUploads],
+  // Upload locks left behind by an instance that died (operations/upload-locks.ts).
+  ['upload locks', purgeExpiredUploadLocks],
   // The bin's expired entries before content removal too, so that their content goes in the same run.
   ['recycle-bin', purgeExpiredBinItems],
   // Keys of items deleted for good, expired unlocks, encryption work files (encryption-jobs.ts).

@@ -18,9 +18,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { DataStore } from '@tus/server';
 import type { Kysely } from 'kysely';
+import { isForeignKeyViolation } from '../storage/db/dialect';
 import { findAccount } from '../storage/db/accounts-repository';
+import { lockAccountTree } from '../storage/db/items-repository';
 import {
   expediteRemoval,
   findOwnedPlaintextContent,
@@ -42,9 +45,10 @@ import {
   stageUpload,
 } from '../storage/db/uploads-repository';
 import { contentStoreFor, uploadAreaFor } from '../storage/content/stores';
-import { UploadArea, uploadDirectory } from '../storage/content/upload-area';
+import { isUploadId as isUploadIdForm } from '../storage/content/upload-area';
 import type { Services } from './context';
 import { invalidArgument, notFound, tooLarge } from './errors';
+import { withUploadLock } from './upload-locks';
 
 /** How long an unfinished upload may be resumed. */
 export const UPLOAD_LIFETIME_MS = 24 * 3600_000;
@@ -58,11 +62,16 @@ const PURGE_BATCH = 500;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
-/** Where the tus endpoint keeps unfinished uploads: `<dataDir>/uploads/`. */
-export const uploadsDirectory = uploadDirectory;
+/**
+ * The tus datastore of the upload endpoint: @tus/file-store in `<dataDir>/uploads/`, or
+ * @tus/s3-store in the bucket when content is in S3 (storage/content/stores.ts).
+ */
+export function uploadDatastore(services: Services): DataStore {
+  return uploadAreaFor(services.config).createDatastore();
+}
 
 /** Whether `id` has the form of an upload id the endpoint hands out. */
-export const isUploadId = (id: string): boolean => UploadArea.isUploadId(id);
+export const isUploadId = (id: string): boolean => isUploadIdForm(id);
 
 /** An upload as its owner sees it. */
 export interface OwnUpload {
@@ -89,8 +98,11 @@ export async function beginUpload(services: Services, accountId: number, id: str
   if (length > maxUploadBytes) throw tooLarge(`the upload is larger than the limit of ${maxUploadBytes} bytes`);
   const now = services.now();
   const expiresAt = new Date(now.getTime() + UPLOAD_LIFETIME_MS);
-  // One transaction: on SQLite it serializes concurrent creations, so reservations add up.
+  // One transaction, holding the account's row lock before anything is read (on PostgreSQL; SQLite
+  // runs one writer at a time anyway): concurrent creations run one after another, so the
+  // reservations add up (and so do FileAdd's, which takes the same lock).
   await services.db.transaction().execute(async (tx) => {
+    await lockAccountTree(tx, accountId);
     const account = await findAccount(tx, { id: accountId });
     if (!account) throw notFound('no such account');
     const remaining = account.quotaBytes - account.usedBytes - (await reservedBytes(tx, accountId, now));
@@ -111,16 +123,27 @@ export async function findOwnUpload(services: Services, accountId: number, id: s
   return { id: upload.id, length: upload.length, expiresAt: upload.expiresAt, sha256: upload.completion?.sha256 ?? null };
 }
 
-/** Forgets the account's upload `id` and removes its bytes (tus termination). */
+/**
+ * Forgets the account's upload `id` and removes its bytes (tus termination), under the upload's
+ * lock (upload-locks.ts): a PATCH of it in progress on any instance is asked to end first.
+ */
 export async function cancelUpload(services: Services, accountId: number, id: string): Promise<void> {
   const upload = isUploadId(id) ? await findUpload(services.db, id) : undefined;
   if (!upload || upload.accountId !== accountId) throw notFound('no such upload');
-  await deleteUpload(services.db, id);
-  await uploadAreaFor(services.config).remove(id);
+  await withUploadLock(services, id, async () => {
+    await deleteUpload(services.db, id);
+    await uploadAreaFor(services.config).remove(id);
+  });
 }
 
-/** Completions running in this process, so that two requests finishing one upload hash it once. */
+/**
+ * Completions running in this process, so that two requests finishing one upload hash it once;
+ * across instances, the lock `<id>/completion` (upload-locks.ts) makes the later one wait and then
+ * find the upload completed.
+ */
 const completing = new Map<string, Promise<CompletedUpload>>();
+/** How long a completion waits for one of the same upload on another instance (hashing GiBs). */
+const COMPLETION_LOCK_WAIT_MS = 15 * 60_000;
 
 /**
  * Completes the account's upload `id`, whose bytes are all in the upload folder: hashes them and
@@ -130,7 +153,8 @@ const completing = new Map<string, Promise<CompletedUpload>>();
 export function completeUpload(services: Services, accountId: number, id: string): Promise<CompletedUpload> {
   let running = completing.get(id);
   if (!running) {
-    running = completeOnce(services, accountId, id).finally(() => completing.delete(id));
+    const complete = () => completeOnce(services, accountId, id);
+    running = withUploadLock(services, `${id}/completion`, complete, COMPLETION_LOCK_WAIT_MS).finally(() => completing.delete(id));
     completing.set(id, running);
   }
   return running;
@@ -144,11 +168,11 @@ async function completeOnce(services: Services, accountId: number, id: string): 
 
   const area = uploadAreaFor(services.config);
   const store = contentStoreFor(services.config);
-  const file = area.dataPath(id);
   let sha256: string;
   /** The key our bytes are under, once they are in the store. */
   let storedKey: string | null = null;
-  const hashed = await sha256OfFile(file).catch(unlessMissing);
+  const bytes = await area.open(id);
+  const hashed = bytes && (await sha256OfStream(bytes));
   if (hashed) {
     if (hashed.size !== upload.length) throw new Error(`upload ${id} holds ${hashed.size} bytes, not the ${upload.length} declared`);
     sha256 = hashed.sha256;
@@ -179,7 +203,7 @@ async function completeOnce(services: Services, accountId: number, id: string): 
           return stageUpload(tx, id, { sha256, key });
         });
         if (!staged) continue; // completed by another request meanwhile: the next round says so
-        await store.putFile(key, file);
+        await area.storeInto(id, key);
         storedKey = key;
         continue;
       }
@@ -213,8 +237,8 @@ export async function completeIfArrived(services: Services, accountId: number, i
   const upload = isUploadId(id) ? await findUpload(services.db, id) : undefined;
   if (!upload || upload.accountId !== accountId) throw notFound('no such upload');
   if (upload.completion) return completedOf(upload.completion);
-  const size = await stat(uploadAreaFor(services.config).dataPath(id)).then((stats) => stats.size, unlessMissing);
-  const arrived = size === upload.length || (size === undefined && upload.staging !== null);
+  const size = await uploadAreaFor(services.config).readableBytes(id);
+  const arrived = size === upload.length || (size === null && upload.staging !== null);
   return arrived ? completeUpload(services, accountId, id) : null;
 }
 
@@ -309,22 +333,17 @@ export async function purgeExpiredUploads(services: Services): Promise<{ uploads
 }
 
 /** SHA-256 (lowercase hex) and size of a file, read as a stream: memory stays constant. */
-export async function sha256OfFile(file: string): Promise<{ sha256: string; size: number }> {
+export function sha256OfFile(file: string): Promise<{ sha256: string; size: number }> {
+  return sha256OfStream(createReadStream(file, { highWaterMark: 1024 * 1024 }));
+}
+
+/** SHA-256 (lowercase hex) and size of what a stream yields, as it comes. */
+export async function sha256OfStream(stream: Readable): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+  for await (const chunk of stream) {
     hash.update(chunk as Buffer);
     size += (chunk as Buffer).length;
   }
   return { sha256: hash.digest('hex'), size };
-}
-
-function unlessMissing(error: unknown): undefined {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  throw error;
-}
-
-function isForeignKeyViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
+import { clientAddressOf, requestSchemeOf } from './client-address';
 import { XmlWriter, type XmlSink, type XmlWriterOptions } from './xml-writer';
 
 export interface ContentType {
@@ -176,6 +177,7 @@ export class ClientGoneError extends Error {
 }
 
 export interface RequestFacts {
+  /** The client's address: the TCP peer, or behind a trusted proxy its X-Forwarded-For (client-address.ts). */
   readonly clientAddress: string;
   /** FSS_PUBLIC_URL, else the request's own scheme and host. */
   readonly baseUrl: string;
@@ -187,7 +189,7 @@ export function requestFacts(req: IncomingMessage, config: Config): RequestFacts
   const host = req.headers.host;
   const ownHost = host && HOST_HEADER.test(host) ? host : `${config.host}:${config.port}`;
   return {
-    clientAddress: req.socket.remoteAddress ?? 'unknown',
-    baseUrl: config.publicUrl ?? `http://${ownHost}`,
+    clientAddress: clientAddressOf(req, config),
+    baseUrl: config.publicUrl ?? `${requestSchemeOf(req, config)}://${ownHost}`,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The tus 1.0 upload endpoint at /upload/ (DECISIONS.md §6), on @tus/server with @tus/file-store
- * writing to `<dataDir>/uploads/`. This module adds what tus leaves to the application:
+ * writing to `<dataDir>/uploads/`, or @tus/s3-store writing to the bucket when content is in S3
+ * (operations/uploads.ts uploadDatastore). This module adds what tus leaves to the application:
  *
  * - Authentication: every request but OPTIONS carries `Authorization: Bearer <token>` (the token
  *   of a Login); otherwise 401. The token is never logged (the request log has only the path).
@@ -16,17 +17,18 @@
  *   it), a completed one waits 24 h for FileAdd; an expired upload answers 410 Gone until
  *   housekeeping removes it, then 404. GET is not offered: downloads are the signed /d/ URLs.
  *
- * The upload's state lives in the database and the upload folder, never in this process, except
- * tus' in-process lock (see "Scaling out" in docs/uploads-and-downloads.md).
+ * The upload's state lives in the database and the upload area (folder or bucket), never in this
+ * process; so does tus' lock on an upload (operations/upload-locks.ts), so that two requests on one
+ * upload reaching two instances are serialized as on one.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FileStore } from '@tus/file-store';
 import { Server, type Upload } from '@tus/server';
 import type { Logger } from '../log';
 import type { Caller, Services } from '../operations/context';
 import { OpError, ResultCode } from '../operations/errors';
 import { authenticateBearer } from '../operations/sessions';
+import { uploadLockerOf } from '../operations/upload-locks';
 import {
   beginUpload,
   cancelUpload,
@@ -34,7 +36,7 @@ import {
   completeUpload,
   findOwnUpload,
   isUploadId,
-  uploadsDirectory,
+  uploadDatastore,
   type OwnUpload,
 } from '../operations/uploads';
 import { requestFacts } from './http-common';
@@ -70,13 +72,15 @@ export class UploadEndpoint {
   ) {
     // No tus-side expiry: uploads expire by their database row (UPLOAD_LIFETIME_MS), which this
     // wrapper checks before tus sees the request, and housekeeping removes their files.
-    const datastore = new FileStore({ directory: uploadsDirectory(services.config) });
+    const datastore = uploadDatastore(services);
     // Upload-Length is needed up front to check it against the limit and the quota.
     datastore.extensions = datastore.extensions.filter((extension) => extension !== 'creation-defer-length');
 
     this.tus = new Server({
       path: '/upload',
       datastore,
+      // In the database, not in this process: the requests on one upload may reach any instance.
+      locker: uploadLockerOf(services),
       maxSize: services.config.limits.maxUploadBytes,
       // Same origin only: no CORS headers.
       allowedOrigins: () => false,
@@ -102,8 +106,8 @@ export class UploadEndpoint {
           throw tusErrorOf(error);
         }
       },
-      onResponseError: (_req, error) => {
-        if (isTusError(error)) return undefined;
+      onResponseError: async (req, error) => {
+        if (isTusError(error)) return (await this.completedMeanwhile(req, error)) ?? undefined;
         const incident = newIncidentId();
         log.error('incident', { incident, path: '/upload/…', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
         return { status_code: 500, body: `Internal error (incident ${incident}).\n` };
@@ -195,6 +199,32 @@ export class UploadEndpoint {
         await cancelUpload(this.services, caller.uid, upload.id);
         reply(res, 204, '');
     }
+  }
+
+  /**
+   * A PATCH or HEAD that waited for the upload's lock while another request (on any instance)
+   * received the last bytes and completed the upload finds tus' record gone: tus would answer 404.
+   * It is answered as for a completed upload instead (answerCompleted), with the hash.
+   */
+  private async completedMeanwhile(req: object, error: TusError): Promise<TusError | undefined> {
+    const node = nodeOf(req);
+    const known = node.req && this.requests.get(node.req);
+    const method = node.req?.method;
+    if (error.status_code !== 404 || !known || !node.req || !node.res || (method !== 'PATCH' && method !== 'HEAD')) return undefined;
+    const id = UPLOAD_PATH.exec(new URL(node.req.url ?? '/', 'http://host').pathname)?.[1];
+    const upload = id ? await findOwnUpload(this.services, known.caller.uid, id) : null;
+    if (!upload?.sha256) return undefined;
+    const res = node.res;
+    res.removeHeader('Upload-Expires');
+    res.setHeader('Upload-Offset', String(upload.length));
+    res.setHeader(SHA256_HEADER, upload.sha256);
+    if (method === 'HEAD') {
+      res.setHeader('Upload-Length', String(upload.length));
+      return { status_code: 200, body: '' };
+    }
+    if (node.req.headers['upload-offset'] === String(upload.length) && Number(node.req.headers['content-length'] ?? 0) === 0) return { status_code: 204, body: '' };
+    res.setHeader('Connection', 'close');
+    return { status_code: 409, body: 'The upload is complete.\n' };
   }
 
   private async authenticate(req: IncomingMessage): Promise<Caller | null> {

@@ -31,6 +31,20 @@ export async function loadServerSecret(config: Config): Promise<Buffer> {
   }
 }
 
+/**
+ * The secret an embedded installation keeps in `<dataDir>/secret.key`, without creating one: null
+ * when there is none (the installation ran with FSS_SECRET). For `fss migrate`.
+ */
+export async function readSecretFile(dataDir: string): Promise<Buffer | null> {
+  const file = path.join(dataDir, 'secret.key');
+  try {
+    return decode((await readFile(file, 'utf8')).trim(), file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
 function decode(text: string, source: string): Buffer {
   const secret = Buffer.from(text, 'base64');
   if (secret.length !== SECRET_BYTES) throw new Error(`${source} must hold base64 of ${SECRET_BYTES} bytes`);

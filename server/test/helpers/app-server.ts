@@ -1,5 +1,7 @@
 /**
- * The whole service on a fresh data folder (real SQLite file), on a free loopback port.
+ * The whole service on a fresh data folder (real SQLite file, or a fresh PostgreSQL database with
+ * FSS_TEST_DATABASE=postgres), on a free loopback port. Content on the local disk, or under a
+ * prefix of its own on the test S3 server with FSS_TEST_CONTENT=s3 (helpers/content.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -11,6 +13,8 @@ import { loadConfig, type Config } from '../../src/config';
 import { createAccount, createApiKey } from '../../src/operations/accounts';
 import { signRequest } from '../../src/operations/signing';
 import { findOperation, type OperationSpec } from '../../src/catalog/operations';
+import { testContentEnv } from './content';
+import { createTestDatabase, testEngine } from './postgres';
 import { callInForm, resultXml, type Form, type HttpAnswer, type Value } from './requests';
 
 export interface TestApp {
@@ -23,8 +27,13 @@ export interface TestApp {
 
 export async function startTestApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'fss-test-'));
+  // On PostgreSQL, a database of its own, dropped by close(): the app may outlive one test (beforeAll).
+  const database = testEngine() === 'postgres' && env.FSS_DATABASE_URL === undefined ? await createTestDatabase() : undefined;
   const logLines: string[] = [];
-  const config: Config = { ...loadConfig({ FSS_DATA_DIR: dataDir, ...env }), log: (line) => logLines.push(line) };
+  const config: Config = {
+    ...loadConfig({ FSS_DATA_DIR: dataDir, ...(database ? { FSS_DATABASE_URL: database.url } : {}), ...(await testContentEnv()), ...env }),
+    log: (line) => logLines.push(line),
+  };
   const app = await buildApp(config);
   const server = http.createServer(app.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -40,6 +49,7 @@ export async function startTestApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp
         server.closeAllConnections();
       });
       await app.close();
+      await database?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

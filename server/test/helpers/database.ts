@@ -10,6 +10,8 @@ import { onTestFinished } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import type { CallContext, Caller, Services } from '../../src/operations/context';
 import { closeDatabase, openDatabase } from '../../src/storage/db/database';
+import { testS3SettingsOrNone } from './content';
+import { perTestDatabaseUrl, testEngine } from './postgres';
 
 /** A temporary directory, removed after the current test. */
 export function tempDir(prefix = 'fss-test-'): string {
@@ -18,10 +20,25 @@ export function tempDir(prefix = 'fss-test-'): string {
   return dir;
 }
 
-/** The default configuration, with a temporary data folder and a silent log. */
+/**
+ * The default configuration, with a temporary data folder and a silent log. On PostgreSQL
+ * (FSS_TEST_DATABASE=postgres) it names the test's own fresh database (helpers/postgres.ts), which
+ * `fss` processes started on the same data folder use too (helpers/service-process.ts).
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const dataDir = overrides.dataDir ?? tempDir();
-  return { ...loadConfig({ FSS_DATA_DIR: dataDir }), log: () => {}, ...overrides };
+  const databaseUrl = 'databaseUrl' in overrides ? overrides.databaseUrl : testEngine() === 'postgres' ? perTestDatabaseUrl(dataDir) : undefined;
+  // FSS_TEST_CONTENT=s3: content under a prefix of this configuration's own (helpers/content.ts).
+  return { ...loadConfig({ FSS_DATA_DIR: dataDir }), log: () => {}, s3: testS3SettingsOrNone(), ...overrides, databaseUrl };
+}
+
+/**
+ * The settings (as environment variables) of the test's data folder `dataDir` and its database, for
+ * what reads them itself: the `fss` command, or a process of its own (another instance).
+ */
+export function testEnv(dataDir: string): Record<string, string> {
+  const { databaseUrl } = testConfig({ dataDir });
+  return { FSS_DATA_DIR: dataDir, ...(databaseUrl === undefined ? {} : { FSS_DATABASE_URL: databaseUrl }) };
 }
 
 /** A clock that stands still until a test moves it. */
@@ -48,7 +65,7 @@ export interface TestServices extends Services {
   readonly clock: TestClock;
 }
 
-/** Services over a new, migrated SQLite database in a temporary data folder, on a test clock. */
+/** Services over a new, migrated database (SQLite in a temporary data folder, or PostgreSQL), on a test clock. */
 export async function openTestServices(options: { config?: Partial<Config>; clock?: TestClock } = {}): Promise<TestServices> {
   const config = testConfig(options.config);
   const clock = options.clock ?? testClock();

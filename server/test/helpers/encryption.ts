@@ -4,10 +4,13 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createAccount } from '../../src/operations/accounts';
 import type { CallContext, Caller, FileItem, Services, TokenIssued } from '../../src/operations/context';
 import { addFileRecord } from '../../src/operations/file-records';
 import { authenticate, login } from '../../src/operations/sessions';
+import { S3ContentStore } from '../../src/storage/content/s3-store';
+import { contentStoreFor } from '../../src/storage/content/stores';
 import { callContext } from './database';
 import { sha256Of, storeTestContent } from './stored-files';
 
@@ -53,8 +56,20 @@ export async function storeFile(services: Services, session: TestSession, folder
     );
 }
 
-/** Every file under `<dataDir>/content` (blobs and temporary files), read whole. */
+/**
+ * Every file under `<dataDir>/content` (blobs and temporary files), read whole; with content in
+ * S3, every object of the configuration's prefix (blobs, uploads, anything else).
+ */
 export async function contentStoreFiles(services: Services): Promise<Array<{ path: string; bytes: Buffer }>> {
+  const store = contentStoreFor(services.config);
+  if (store instanceof S3ContentStore) {
+    const objects: Array<{ path: string; bytes: Buffer }> = [];
+    for await (const object of store.listObjects(store.prefix)) {
+      const answer = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: object.key }));
+      objects.push({ path: object.key, bytes: Buffer.from((await answer.Body?.transformToByteArray()) ?? []) });
+    }
+    return objects;
+  }
   const root = path.join(services.config.dataDir, 'content');
   const found: Array<{ path: string; bytes: Buffer }> = [];
   const walk = async (dir: string) => {

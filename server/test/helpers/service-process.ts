@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { databaseUrlOfDataDir } from './postgres';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const FSS_BIN = path.join(REPO_ROOT, 'bin', 'fss.mjs');
@@ -45,11 +46,15 @@ export interface FssResult {
   readonly stderr: string;
 }
 
-/** The environment of a child: ours without any FSS_ setting, then the given ones. */
+/**
+ * The environment of a child: ours without any FSS_ setting, then the given ones. On PostgreSQL the
+ * child uses the database that the test's configuration of `dataDir` names (helpers/postgres.ts).
+ */
 function childEnv(dataDir: string, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('FSS_') && name !== 'PORT' && name !== 'HOST') env[name] = value;
-  return { ...env, FSS_DATA_DIR: dataDir, ...extra };
+  const databaseUrl = databaseUrlOfDataDir(dataDir);
+  return { ...env, FSS_DATA_DIR: dataDir, ...(databaseUrl ? { FSS_DATABASE_URL: databaseUrl } : {}), ...extra };
 }
 
 function track(child: ChildProcess): Promise<void> {

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { extensionOf, nameKey, naturalSortKey } from '../../src/operations/names';
 import type { Services } from '../../src/operations/context';
 import { beginUpload } from '../../src/operations/uploads';
-import { contentStoreFor, uploadAreaFor } from '../../src/storage/content/stores';
+import { contentStoreFor, localUploadAreaFor } from '../../src/storage/content/stores';
+import { testContent, writeArrivedUpload } from './content';
 
 export const sha256Of = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -66,12 +67,16 @@ export async function insertTestFile(
   return row.id;
 }
 
-/** An upload created for the account whose bytes have all arrived in the upload folder, as tus leaves them. */
+/** An upload created for the account whose bytes have all arrived in the upload area, as tus leaves them. */
 export async function stageTestUpload(services: Services, accountId: number, bytes: string | Buffer): Promise<string> {
   const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
   const id = randomBytes(16).toString('hex');
   await beginUpload(services, accountId, id, data.length);
-  const area = uploadAreaFor(services.config);
+  if (testContent() === 's3') {
+    await writeArrivedUpload(services.config, id, data);
+    return id;
+  }
+  const area = localUploadAreaFor(services.config);
   await mkdir(area.directory, { recursive: true });
   await writeFile(area.dataPath(id), data);
   await writeFile(`${area.dataPath(id)}.json`, JSON.stringify({ id, size: data.length, offset: 0 }));

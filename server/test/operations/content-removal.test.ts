@@ -7,6 +7,7 @@ import { runHousekeeping } from '../../src/operations/housekeeping';
 import { CLAIM_LIFETIME_MS, completeUpload } from '../../src/operations/uploads';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { deleteUnreferencedContent, insertPlaintextContent, queueRemoval, startDueRemovals, withdrawWriteIntent } from '../../src/storage/db/content-repository';
+import { testContent } from '../helpers/content';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { insertTestAccount, insertTestFile, sha256Of, stageTestUpload, storeTestContent } from '../helpers/stored-files';
 
@@ -111,7 +112,8 @@ describe('removing unreferenced content', () => {
     expect(await queue(services)).toEqual([]);
   });
 
-  test('a failed blob deletion is kept with its error and retried later', async () => {
+  // Provoked on the local disk (a folder where the blob was); the S3 store's failures take the same path.
+  test.skipIf(testContent() === 's3')('a failed blob deletion is kept with its error and retried later', async () => {
     const services = await openTestServices();
     const orphan = await storeTestContent(services, 'stubborn');
     // A directory where the blob was: unlink fails (even for root).

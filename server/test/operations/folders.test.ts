@@ -378,7 +378,8 @@ describe('Move', () => {
       callMove(services, alice, `${bobsFolder.id}`, '', mine.id),
       callMove(services, alice, '', `${myFile.id}`, bobsFolder.id),
     ];
-    for (const attempt of attempts) expect((await rejected(attempt)).code).toBe(ResultCode.NotFound);
+    // Each refusal is awaited together (they run at once on a PostgreSQL pool, so none may reject unobserved).
+    for (const refusal of await Promise.all(attempts.map(rejected))) expect(refusal.code).toBe(ResultCode.NotFound);
     expect([await snapshot(services.db, alice), await snapshot(services.db, bob)]).toEqual([aliceBefore, bobBefore]);
   });
 

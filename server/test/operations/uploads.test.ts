@@ -16,7 +16,7 @@ import {
   UPLOAD_LIFETIME_MS,
 } from '../../src/operations/uploads';
 import { removeUnreferencedContent } from '../../src/operations/content-removal';
-import { contentStoreFor, uploadAreaFor } from '../../src/storage/content/stores';
+import { contentStoreFor, localUploadAreaFor } from '../../src/storage/content/stores';
 import { queueRemoval } from '../../src/storage/db/content-repository';
 import { stageUpload } from '../../src/storage/db/uploads-repository';
 import { openTestServices, type TestServices } from '../helpers/database';
@@ -100,7 +100,7 @@ describe('completing an upload', () => {
     expect(await storedKeys(services)).toEqual([content.storage_key]);
     expect(await findOwnUpload(services, alice, id)).toMatchObject({ sha256: done.sha256 });
     // The upload folder holds nothing of it any more, and no write intent is left behind.
-    const area = uploadAreaFor(services.config);
+    const area = localUploadAreaFor(services.config);
     expect(existsSync(area.dataPath(id)) || existsSync(`${area.dataPath(id)}.json`)).toBe(false);
     expect(await services.db.selectFrom('content_removals').selectAll().execute()).toEqual([]);
   });
@@ -116,7 +116,7 @@ describe('completing an upload', () => {
     expect(second).toEqual(first);
     expect(await contentRows(services)).toHaveLength(1);
     expect(await storedKeys(services)).toHaveLength(1);
-    expect(existsSync(uploadAreaFor(services.config).dataPath(secondId))).toBe(false);
+    expect(existsSync(localUploadAreaFor(services.config).dataPath(secondId))).toBe(false);
   });
 
   test('an empty upload completes to the hash of nothing', async () => {
@@ -150,7 +150,7 @@ describe('completing an upload', () => {
     const alice = await insertTestAccount(services, 'alice');
     const id = newId();
     await beginUpload(services, alice, id, 10);
-    const area = uploadAreaFor(services.config);
+    const area = localUploadAreaFor(services.config);
     await mkdir(area.directory, { recursive: true });
     await writeFile(area.dataPath(id), 'short');
     await expect(completeUpload(services, alice, id)).rejects.toThrow(/5 bytes, not the 10 declared/);
@@ -189,7 +189,7 @@ describe('completion interrupted by a crash (kill -9) at each step', () => {
     const alice = await insertTestAccount(services, 'alice');
     const id = await stageTestUpload(services, alice, 'moved, not recorded');
     const key = await stageKey(services, id, 'moved, not recorded');
-    await contentStoreFor(services.config).putFile(key, uploadAreaFor(services.config).dataPath(id));
+    await contentStoreFor(services.config).putFile(key, localUploadAreaFor(services.config).dataPath(id));
 
     const done = await completeIfArrived(services, alice, id);
     expect(done?.sha256).toBe(sha256Of('moved, not recorded'));
@@ -224,7 +224,7 @@ describe('completion interrupted by a crash (kill -9) at each step', () => {
     const id = await stageTestUpload(services, alice, 'done');
     const done = await completeUpload(services, alice, id);
     // What the cleanup would have removed, back again.
-    await writeFile(`${uploadAreaFor(services.config).dataPath(id)}.json`, '{}');
+    await writeFile(`${localUploadAreaFor(services.config).dataPath(id)}.json`, '{}');
     expect(await completeIfArrived(services, alice, id)).toEqual(done);
     expect(await completeUpload(services, alice, id)).toEqual(done);
   });
@@ -234,7 +234,7 @@ describe('completion interrupted by a crash (kill -9) at each step', () => {
     const alice = await insertTestAccount(services, 'alice');
     const id = newId();
     await beginUpload(services, alice, id, 10);
-    const area = uploadAreaFor(services.config);
+    const area = localUploadAreaFor(services.config);
     await mkdir(area.directory, { recursive: true });
     await writeFile(area.dataPath(id), 'part');
     expect(await completeIfArrived(services, alice, id)).toBeNull();
@@ -352,7 +352,7 @@ describe('purging expired uploads', () => {
     services.clock.advance(1);
     expect(await purgeExpiredUploads(services)).toEqual({ uploads: 1, strays: 0 });
     expect(await findOwnUpload(services, alice, id)).toBeNull();
-    expect(existsSync(uploadAreaFor(services.config).dataPath(id))).toBe(false);
+    expect(existsSync(localUploadAreaFor(services.config).dataPath(id))).toBe(false);
   });
 
   test('a completed upload never claimed goes after its claim lifetime', async () => {
@@ -369,7 +369,7 @@ describe('purging expired uploads', () => {
     const services = await openTestServices();
     const alice = await insertTestAccount(services, 'alice');
     const live = await stageTestUpload(services, alice, 'live');
-    const area = uploadAreaFor(services.config);
+    const area = localUploadAreaFor(services.config);
     const old = newId();
     const fresh = newId();
     for (const id of [old, fresh]) {

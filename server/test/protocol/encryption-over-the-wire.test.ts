@@ -17,6 +17,7 @@ import { loadConfig, type Config } from '../../src/config';
 import type { Services } from '../../src/operations/context';
 import { encryptionProgress, INLINE_JOB_LIMITS, runEncryptionJobs } from '../../src/operations/encryption-jobs';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { testEnv } from '../helpers/database';
 import { contentStoreHolds, patternedBytes } from '../helpers/encryption';
 import { FORMS, resultXml, type Form, type HttpAnswer } from '../helpers/requests';
 import { insertTestFile, sha256Of, storeTestContent } from '../helpers/stored-files';
@@ -220,7 +221,7 @@ describe('wrong passwords over the wire', () => {
 
 /** An instance of the service on an existing data folder. */
 async function instance(dataDir: string, options: AppOptions = {}): Promise<TestApp> {
-  const config: Config = { ...loadConfig({ FSS_DATA_DIR: dataDir }), log: () => {} };
+  const config: Config = { ...loadConfig(testEnv(dataDir)), log: () => {} };
   const app = await buildApp(config, options);
   const server = http.createServer(app.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

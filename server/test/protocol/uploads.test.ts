@@ -4,14 +4,12 @@
  * SHA-256 that FileAdd takes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
 import { claimContent } from '../../src/operations/uploads';
-import { uploadAreaFor } from '../../src/storage/content/stores';
 import { addAccount, element, startTestApp, type TestApp } from '../helpers/app-server';
+import { uploadAreaHolds, writeArrivedUpload } from '../helpers/content';
 import { callInForm, resultXml, send, type HttpAnswer } from '../helpers/requests';
 
 const Login = findOperation('OAuthService', 'Login')!;
@@ -182,7 +180,7 @@ describe('an upload from start to finish', () => {
     const { path } = await create(alice.token, data.length);
     const id = path.split('/').pop()!;
     // The bytes as the last PATCH wrote them, before the server was killed.
-    await writeFile(uploadAreaFor(app.config).dataPath(id), data);
+    await writeArrivedUpload(app.config, id, data);
     const answer = await head(alice.token, path);
     expect(answer.status).toBe(200);
     expect(answer.headers['upload-offset']).toBe(String(data.length));
@@ -234,10 +232,10 @@ describe('an upload from start to finish', () => {
     const { path } = await create(alice.token, 10);
     await patch(alice.token, path, 0, Buffer.from('12345'));
     const id = path.split('/').pop()!;
-    expect(existsSync(uploadAreaFor(app.config).dataPath(id))).toBe(true);
+    expect(await uploadAreaHolds(app.config, id)).toBe(true);
     expect((await send(app.url, 'DELETE', path, tusHeaders(alice.token))).status).toBe(204);
     expect((await head(alice.token, path)).status).toBe(404);
-    expect(existsSync(uploadAreaFor(app.config).dataPath(id))).toBe(false);
+    expect(await uploadAreaHolds(app.config, id)).toBe(false);
   });
 
   it('an upload past its lifetime answers 410 Gone', async () => {

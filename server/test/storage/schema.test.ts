@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, test } from 'vitest';
-import { isUniqueViolation } from '../../src/storage/db/dialect';
+import { isCheckViolation, isForeignKeyViolation, isUniqueViolation } from '../../src/storage/db/dialect';
 import type { Database } from '../../src/storage/db/schema';
 import { openTestServices } from '../helpers/database';
 
@@ -116,8 +116,7 @@ describe('schema', () => {
 
   test('foreign keys hold: a file needs existing content', async () => {
     const { db, accountId } = await withAccount();
-    const error = (await failure(addFile(db, accountId, 9999, 'x.txt'))) as { code?: string };
-    expect(error?.code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
+    expect(isForeignKeyViolation(await failure(addFile(db, accountId, 9999, 'x.txt')))).toBe(true);
   });
 
   test('flags accept only 0 and 1', async () => {
@@ -128,7 +127,7 @@ describe('schema', () => {
         .values({ account_id: accountId, parent_id: 0, name: 'x', name_key: 'x', shared: 2 as 1, ...times })
         .execute(),
     );
-    expect((error as { code?: string })?.code).toBe('SQLITE_CONSTRAINT_CHECK');
+    expect(isCheckViolation(error)).toBe(true);
   });
 
   test('one share per item, and share codes are unique', async () => {

@@ -5,6 +5,7 @@
  * they need, each in the database or transaction it is given.
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { lockRows } from './dialect';
 import type { Database } from './schema';
 
 export interface StoredContent {
@@ -125,10 +126,14 @@ const unreferenced = (eb: ExpressionBuilder<Database, 'content'>) =>
 /**
  * Deletes those of the content rows `ids` that nothing references and queues their keys, due now,
  * in `tx`. The delete itself tests the references, so one added meanwhile keeps its content (and
- * the foreign keys refuse the rest). Returns the keys queued.
+ * the foreign keys refuse the rest). On PostgreSQL the rows are locked first (dialect.lockRows):
+ * a reference that a concurrent transaction was adding is then committed and seen by the delete,
+ * instead of making it fail on the foreign key; one added after the lock waits for this
+ * transaction, and finds its content gone (FileAdd then decides again). Returns the keys queued.
  */
 async function deleteAndQueue(tx: Kysely<Database>, ids: readonly number[], now: Date): Promise<string[]> {
   if (ids.length === 0) return [];
+  await lockRows(tx, 'content', ids);
   const deleted = await tx.deleteFrom('content').where('id', 'in', ids).where(unreferenced).returning('storage_key').execute();
   if (deleted.length === 0) return [];
   const at = now.getTime();

@@ -281,6 +281,21 @@ export interface EncryptionJobsTable {
   last_error: string | null;
 }
 
+/** A lock on an upload held by one request of one instance (0007_upload_locks). */
+export interface UploadLocksTable {
+  /** The upload id, or `<id>/completion`. */
+  name: string;
+  /** One acquisition: random. */
+  holder: string;
+  /** The process holding it: `host:pid:random`. */
+  instance: string;
+  acquired_at: Millis;
+  /** The lease: renewed while held; past it, another request may take the lock over. */
+  expires_at: Millis;
+  /** 1 once another request has asked the holder to let go. */
+  release_requested: Flag;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -299,4 +314,5 @@ export interface Database {
   content_encryption: ContentEncryptionTable;
   unlocks: UnlocksTable;
   encryption_jobs: EncryptionJobsTable;
+  upload_locks: UploadLocksTable;
 }

@@ -72,6 +72,8 @@ function withoutFilesLockedFor(accountId: number, unlockedFor: number | null) {
 
 /** Up to `limit` ids of the account's live files whose name_key contains `key`, not beneath a folder locked for the session. */
 export async function findFileIdsByName(db: Kysely<Database>, accountId: number, key: string, limit: number, unlockedFor: number | null = null): Promise<number[]> {
+  // No name holds U+0000 (operations/names.ts), and neither FTS5 nor LIKE takes it: nothing matches.
+  if (key.includes('\u0000')) return [];
   const rows = await fileSearchCandidates(db, accountId, key, limit, unlockedFor).execute();
   return rows.map((row) => row.id);
 }

@@ -52,9 +52,9 @@ async function upSqlite(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * PostgreSQL (not yet exercised by the test suite: it arrives with the PostgreSQL engine): a GIN
- * trigram index on name_key, which serves `name_key like '%…%'`. Creating the extension needs a
- * role allowed to (pg_trgm is a trusted extension from PostgreSQL 13 on: the database owner may).
+ * PostgreSQL: a GIN trigram index on name_key, which serves `name_key like '%…%'`. Creating the
+ * extension needs a role allowed to (pg_trgm is a trusted extension from PostgreSQL 13 on: the
+ * database owner may).
  */
 async function upPostgres(db: Kysely<any>): Promise<void> {
   await sql`create extension if not exists pg_trgm`.execute(db);

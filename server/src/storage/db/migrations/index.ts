@@ -9,6 +9,7 @@ import * as uploads from './0003_uploads';
 import * as fileNameSearch from './0004_file_name_search';
 import * as emailQueue from './0005_email_queue';
 import * as encryption from './0006_encryption';
+import * as uploadLocks from './0007_upload_locks';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -17,6 +18,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0004_file_name_search': fileNameSearch,
   '0005_email_queue': emailQueue,
   '0006_encryption': encryption,
+  '0007_upload_locks': uploadLocks,
 };
 
 export const migrationProvider: MigrationProvider = {
