@@ -8,6 +8,7 @@
  * shows (a URL counts against the limit when it is issued).
  */
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { startBrowserDownload } from '../lib/browser-download';
 import { api } from './client';
 import { isApiError } from './errors';
 import type { FileItem, Item, Listing } from './results';
@@ -87,18 +88,6 @@ export function shareProblem(error: unknown): ShareProblem {
     default:
       return { kind: 'other', error };
   }
-}
-
-/** Hands a download URL to the browser (the service answers it with Content-Disposition: attachment). */
-export function startBrowserDownload(url: string): void {
-  const anchor = document.createElement('a');
-  anchor.href = url;
-  anchor.download = '';
-  anchor.rel = 'noopener';
-  anchor.hidden = true;
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
 }
 
 /**

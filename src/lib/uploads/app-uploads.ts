@@ -8,6 +8,7 @@ import { withUnlock } from '../../api/encryption';
 import { invalidateFiles } from '../../api/files';
 import { session } from '../../api/session';
 import { createTusClient } from '../../api/tus';
+import { startBrowserDownload } from '../browser-download';
 import { queryClient } from '../query-client';
 import { createUploadTransport, createWorkerHasher, localStorageResumeStore } from './browser';
 import { captureDrop, treeFromPicked, type DroppedTree } from './dropped-files';
@@ -77,13 +78,5 @@ export function uploadDropped(folderId: number, dataTransfer: DataTransfer) {
 export async function downloadFile(fileId: number): Promise<void> {
   const answer = await withUnlock(() => api.fileDownload({ fid: fileId }));
   if (!answer) return;
-  const { url } = answer;
-  const anchor = document.createElement('a');
-  anchor.href = url;
-  anchor.download = '';
-  anchor.rel = 'noopener';
-  anchor.hidden = true;
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
+  startBrowserDownload(answer.url);
 }
