@@ -3,6 +3,7 @@
  * their result kinds (nothing here is written per operation). `api.getFiles({ dir, order, desc })`
  * resolves to a typed Listing or rejects with an ApiError.
  */
+import { ApiError } from './errors';
 import { operations, type OperationDescriptor, type ResultKind } from './generated/operations';
 import { resultParsers, type ResultOf } from './results';
 import { createTransport, type CallOptions, type Transport } from './transport';
@@ -24,6 +25,16 @@ export type Api = {
 export function createApi(transport: Transport): Api {
   const api: Record<string, (params?: object, options?: CallOptions) => Promise<unknown>> = {};
   for (const descriptor of Object.values(operations) as OperationDescriptor[]) {
+    if (descriptor.result === 'listing' || descriptor.result === 'pathListing') {
+      // Listings are read as they stream in (a folder may hold 100,000 items).
+      const needsPath = descriptor.result === 'pathListing';
+      api[descriptor.method] = async (params = {}, options) => {
+        const listing = await transport.listing(descriptor, params as Record<string, unknown>, options);
+        if (needsPath && !listing.path) throw new ApiError('Protocol', "The service's answer is not understood: the listing has no <path>.");
+        return listing;
+      };
+      continue;
+    }
     const parse = resultParsers[descriptor.result] as (element: Readonly<Record<string, unknown>>) => unknown;
     api[descriptor.method] = async (params = {}, options) =>
       parse(await transport.call(descriptor, params as Record<string, unknown>, options));

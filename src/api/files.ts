@@ -51,20 +51,46 @@ export const hasRunningJobs = (listing: Listing | undefined) =>
 const whileJobsRun = (query: { readonly state: { readonly data?: Listing } }) =>
   hasRunningJobs(query.state.data) ? JOB_PROGRESS_INTERVAL_MS : false;
 
+/** How long a complete listing counts as fresh: the app's default (lib/query-client.ts). */
+const LISTING_FRESH_MS = 30_000;
+
+/**
+ * A folder's listing may be 100,000 items (22 MB of XML). The first time it is fetched, the
+ * items read so far go into the cache as they arrive (`partial`), so that the first screen shows
+ * before the last byte; a refetch keeps the complete listing on screen until the new one is
+ * whole. A partial listing left behind by an interrupted fetch is stale at once, so it is fetched
+ * again when next shown. No structural sharing: comparing 100,000 items with the previous ones,
+ * on every update, would cost more than it could save.
+ */
+const folderListing = {
+  structuralSharing: false,
+  staleTime: (query: { readonly state: { readonly data?: Listing } }) => (query.state.data?.partial ? 0 : LISTING_FRESH_MS),
+  refetchInterval: whileJobsRun,
+} as const;
+
+/** Where a first fetch puts the items read so far; undefined when a complete listing is cached. */
+function progressInto(client: QueryClient, queryKey: readonly unknown[]): ((listing: Listing) => void) | undefined {
+  const cached = client.getQueryData<Listing>(queryKey);
+  if (cached && !cached.partial) return undefined;
+  return (listing) => client.setQueryData(queryKey, listing);
+}
+
 export const fileQueries = {
   /** GetFiles: the folders, then the files, of one folder. */
   listing: (dir: number, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.listing(dir, sort),
-      queryFn: ({ signal }) => api.getFiles({ dir: String(dir), ...sortParams(sort) }, { signal }),
-      refetchInterval: whileJobsRun,
+      queryFn: ({ signal, client, queryKey }) =>
+        api.getFiles({ dir: String(dir), ...sortParams(sort) }, { signal, onProgress: progressInto(client, queryKey) }),
+      ...folderListing,
     }),
   /** GetFilesWhitPath: a folder's items and the folders from the root down to it. */
   withPath: (dir: number, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.withPath(dir, sort),
-      queryFn: ({ signal }) => api.getFilesWhitPath({ dir: String(dir), ...sortParams(sort) }, { signal }),
-      refetchInterval: whileJobsRun,
+      queryFn: ({ signal, client, queryKey }) =>
+        api.getFilesWhitPath({ dir: String(dir), ...sortParams(sort) }, { signal, onProgress: progressInto(client, queryKey) }),
+      ...folderListing,
     }),
   /** FileSearch: file names containing the keyword (at most 1,000; `truncated` says when there were more). */
   search: (keyword: string, sort: Sort = DEFAULT_SORT) =>

@@ -98,6 +98,11 @@ export interface Listing {
   /** FileSearch stops at its hit limit and says so. */
   readonly truncated: boolean;
   readonly path?: FolderPath;
+  /**
+   * Set while a streamed listing is still arriving (api/listing-stream.ts): the items so far, in
+   * order, and `count` the number announced. A complete listing never has it.
+   */
+  readonly partial?: true;
 }
 
 export interface PathListing extends Listing {
@@ -199,22 +204,15 @@ export function children(element: XmlElement, name: string): XmlElement[] {
   return list.map((child) => (typeof child === 'object' && child !== null ? (child as XmlElement) : { '#text': String(child) }));
 }
 
-// Only set the optional attributes that are present, so that items compare and print cleanly.
-function optionalAttributes(element: XmlElement) {
-  const out: Record<string, string | number> = {};
-  for (const name of ['tip', 'path', 'deleted', 'from', 'purge', 'code', 'url', 'downpwd', 'description', 'image'] as const) {
-    const value = text(element, name);
-    if (value !== undefined) out[name] = value;
-  }
-  for (const name of ['downValue', 'downloads', 'hits', 'progress'] as const) {
-    const value = optionalNumber(element, name);
-    if (value !== undefined) out[name] = value;
-  }
-  return out;
-}
+// The optional attributes, set only where present so that items compare and print cleanly.
+const OPTIONAL_TEXTS = ['tip', 'path', 'deleted', 'from', 'purge', 'code', 'url', 'downpwd', 'description', 'image'] as const;
+const OPTIONAL_NUMBERS = ['downValue', 'downloads', 'hits', 'progress'] as const;
 
-function itemBase(element: XmlElement, kind: 'folder' | 'file') {
-  return {
+// One object per item, built in place: a listing may hold 100,000 of them, and every object made
+// on the way would be garbage to collect while the list scrolls.
+function item(element: XmlElement, kind: 'folder' | 'file'): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    kind,
     id: requiredNumber(element, 'id', kind),
     dir: optionalNumber(element, 'dir') ?? 0,
     name: requiredText(element, 'name', kind),
@@ -223,21 +221,28 @@ function itemBase(element: XmlElement, kind: 'folder' | 'file') {
     shared: flag(element, 'shared'),
     linked: flag(element, 'linked'),
     encrypted: flag(element, 'encrypted'),
-    ...optionalAttributes(element),
   };
+  for (const name of OPTIONAL_TEXTS) {
+    const value = text(element, name);
+    if (value !== undefined) out[name] = value;
+  }
+  for (const name of OPTIONAL_NUMBERS) {
+    const value = optionalNumber(element, name);
+    if (value !== undefined) out[name] = value;
+  }
+  if (kind === 'file') {
+    out.ext = text(element, 'ext') ?? '';
+    out.hash = text(element, 'hash') ?? '';
+  }
+  return out;
 }
 
 export function parseFolder(element: XmlElement): FolderItem {
-  return { kind: 'folder', ...itemBase(element, 'folder') };
+  return item(element, 'folder') as unknown as FolderItem;
 }
 
 export function parseFile(element: XmlElement): FileItem {
-  return {
-    kind: 'file',
-    ...itemBase(element, 'file'),
-    ext: text(element, 'ext') ?? '',
-    hash: text(element, 'hash') ?? '',
-  };
+  return item(element, 'file') as unknown as FileItem;
 }
 
 function parseItems(result: XmlElement): Items {

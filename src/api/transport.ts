@@ -6,12 +6,19 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import { ApiError, detailsFrom, resultCodeName } from './errors';
+import type { ListingReader } from './listing-reader';
 import type { OperationDescriptor, ResultKind, WireType } from './generated/operations';
-import { REPEATED_ELEMENTS, elementText, type XmlElement } from './results';
+import { readListingStream } from './listing-stream';
+import { REPEATED_ELEMENTS, elementText, type Listing, type XmlElement } from './results';
 import { session as defaultSession, type Session, type SessionStore } from './session';
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /**
+   * Listings only (GetFiles, GetFilesWhitPath, …): the items read so far, now and then while a
+   * big answer arrives (`partial: true`); the promise still resolves to the whole listing.
+   */
+  readonly onProgress?: (listing: Listing) => void;
 }
 
 export interface Transport {
@@ -20,6 +27,11 @@ export interface Transport {
    * or `<string>`); throws ApiError for anything else.
    */
   call(descriptor: OperationDescriptor, params: Readonly<Record<string, unknown>>, options?: CallOptions): Promise<XmlElement>;
+  /**
+   * Calls an operation that answers a listing and reads it as it streams in (api/listing-stream.ts),
+   * typed; throws ApiError for anything else.
+   */
+  listing(descriptor: OperationDescriptor, params: Readonly<Record<string, unknown>>, options?: CallOptions): Promise<Listing>;
 }
 
 export interface TransportOptions {
@@ -188,58 +200,90 @@ export function createTransport(options: TransportOptions = {}): Transport {
   const baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '');
   const sessions = options.session ?? defaultSession;
 
+  /** Sends the call; answers the response (any status) and the session it was made with. */
+  async function send(
+    descriptor: OperationDescriptor,
+    params: Readonly<Record<string, unknown>>,
+    callOptions: CallOptions,
+  ): Promise<{ readonly response: Response; readonly current: Session | null }> {
+    const { name: operation, auth } = descriptor;
+    let current: Session | null = null;
+    if (auth !== 'none') {
+      current = sessions.get();
+      if (!current) throw new ApiError('Unauthorized', 'You are not logged in.', {}, 401);
+    }
+
+    const values: Record<string, string> = {};
+    for (const { name, type } of descriptor.params) {
+      if (current && name === 'uid') values.uid = String(current.uid);
+      else if (current && name === 'token') values.token = current.token;
+      else if (auth === 'signed' && name === 'sign') continue;
+      else values[name] = wireText(operation, name, type, params[name]);
+    }
+    if (current && auth === 'signed') values.sign = await computeSign(current.key, operation, values);
+
+    // In catalog order, sign last: what ASMX's own clients send.
+    const body = descriptor.params
+      .filter(({ name }) => name in values)
+      .map(({ name }) => `${encode(name)}=${encode(values[name])}`)
+      .join('&');
+
+    try {
+      const response = await doFetch(`${baseUrl}/${descriptor.service}.asmx/${operation}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/xml' },
+        body,
+        signal: callOptions.signal,
+        credentials: 'same-origin',
+      });
+      return { response, current };
+    } catch (error) {
+      if (callOptions.signal?.aborted) throw error;
+      throw new ApiError('Network', 'Cannot reach the service. Check the connection and try again.');
+    }
+  }
+
+  /** A refusal becomes an ApiError; a 401 also ends the session it was made with. */
+  function refuse(refusal: ApiError, current: Session | null): never {
+    if (refusal.code === 'Unauthorized' && current) sessions.unauthorized(current.token);
+    throw refusal;
+  }
+
   return {
     async call(descriptor, params, callOptions = {}) {
-      const { name: operation, auth } = descriptor;
-      let current: Session | null = null;
-      if (auth !== 'none') {
-        current = sessions.get();
-        if (!current) throw new ApiError('Unauthorized', 'You are not logged in.', {}, 401);
-      }
-
-      const values: Record<string, string> = {};
-      for (const { name, type } of descriptor.params) {
-        if (current && name === 'uid') values.uid = String(current.uid);
-        else if (current && name === 'token') values.token = current.token;
-        else if (auth === 'signed' && name === 'sign') continue;
-        else values[name] = wireText(operation, name, type, params[name]);
-      }
-      if (current && auth === 'signed') values.sign = await computeSign(current.key, operation, values);
-
-      // In catalog order, sign last: what ASMX's own clients send.
-      const body = descriptor.params
-        .filter(({ name }) => name in values)
-        .map(({ name }) => `${encode(name)}=${encode(values[name])}`)
-        .join('&');
-
-      let response: Response;
-      try {
-        response = await doFetch(`${baseUrl}/${descriptor.service}.asmx/${operation}`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/xml' },
-          body,
-          signal: callOptions.signal,
-          credentials: 'same-origin',
-        });
-      } catch (error) {
-        if (callOptions.signal?.aborted) throw error;
-        throw new ApiError('Network', 'Cannot reach the service. Check the connection and try again.');
-      }
-
+      const { response, current } = await send(descriptor, params, callOptions);
       const text = await response.text();
       if (!response.ok) throw new ApiError('Protocol', plainTextMessage(response, text), {}, response.status);
 
       const answer = parseXml(text);
       if (!answer) throw new ApiError('Protocol', 'The service answered with something that is not XML.', {}, response.status);
       const refusal = refusalOf(answer.root, answer.element);
-      if (refusal) {
-        if (refusal.code === 'Unauthorized' && current) sessions.unauthorized(current.token);
-        throw refusal;
-      }
+      if (refusal) refuse(refusal, current);
       if (answer.root !== rootOf(descriptor.result)) {
         throw new ApiError('Protocol', `The service answered <${answer.root}> where <${rootOf(descriptor.result)}> was expected.`);
       }
       return answer.element;
+    },
+
+    async listing(descriptor, params, callOptions = {}) {
+      const { response, current } = await send(descriptor, params, callOptions);
+      if (!response.ok || !response.body) {
+        throw new ApiError('Protocol', plainTextMessage(response, await response.text()), {}, response.status);
+      }
+      let reader: ListingReader;
+      try {
+        reader = await readListingStream(response.body, { onProgress: callOptions.onProgress, signal: callOptions.signal });
+      } catch (error) {
+        if (callOptions.signal?.aborted || error instanceof ApiError) throw error;
+        // The connection broke while the answer was arriving.
+        throw new ApiError('Network', 'Cannot reach the service. Check the connection and try again.');
+      }
+      if (reader.rootName !== 'result' || !reader.root) {
+        throw new ApiError('Protocol', `The service answered <${reader.rootName ?? '?'}> where <result> was expected.`);
+      }
+      const refusal = refusalOf('result', reader.root);
+      if (refusal) refuse(refusal, current);
+      return reader.listing(false);
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The selection of a file list as React state, over the pure model in lib/selection.ts. Keys are
- * indexed once per listing; the callbacks are stable, so memoized rows do not re-render for them.
+ * indexed once per listing, on first use; the callbacks are stable, so memoized rows do not
+ * re-render for them.
  */
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { Item } from '../api/results';
@@ -10,7 +11,7 @@ import {
   clearSelection,
   click,
   cursorIndex,
-  indexKeys,
+  lazyIndexKeys,
   moveTo,
   retain,
   selectAll,
@@ -39,7 +40,8 @@ export interface SelectionControls {
 }
 
 export function useSelection(items: readonly Item[]): SelectionControls {
-  const list = useMemo(() => indexKeys(items.map(itemKey)), [items]);
+  // Indexed on first use: opening a big folder does not pay for keys nobody has selected yet.
+  const list = useMemo(() => lazyIndexKeys(items.length, () => items.map(itemKey)), [items]);
   const [raw, setRaw] = useState<Selection>(EMPTY_SELECTION);
   // Keys that left the list (deleted, moved away) leave the selection.
   const selection = useMemo(() => retain(raw, list), [raw, list]);

@@ -469,6 +469,9 @@ export const en = {
   sharePageTrailUnknown: 'Folders in between',
   sharePageSubjectFile: 'this file',
   sharePageSubjectShare: 'this share',
+
+  // Big folders (streamed listings)
+  itemsArriving: (loaded: number, total: number) => `Loading… ${loaded.toLocaleString('en')} of ${plural(total, 'item', 'items')}`,
 };
 
 function capitalize(text: string): string {

@@ -452,4 +452,7 @@ export const zhCN: Messages = {
   sharePageTrailUnknown: '中间的文件夹',
   sharePageSubjectFile: '此文件',
   sharePageSubjectShare: '此分享',
+
+  // Big folders (streamed listings)
+  itemsArriving: (loaded, total) => `正在加载… 已载入 ${count(loaded)} / ${count(total)} 项`,
 };

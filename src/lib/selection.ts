@@ -23,6 +23,8 @@ export interface Modifiers {
 
 /** The keys of a list in display order, with their positions: built once per listing. */
 export interface KeyIndex {
+  /** How many keys: known without building the index. */
+  readonly size: number;
   readonly keys: readonly string[];
   readonly position: ReadonlyMap<string, number>;
 }
@@ -30,7 +32,25 @@ export interface KeyIndex {
 export function indexKeys(keys: readonly string[]): KeyIndex {
   const position = new Map<string, number>();
   for (let i = 0; i < keys.length; i++) position.set(keys[i], i);
-  return { keys, position };
+  return { size: keys.length, keys, position };
+}
+
+/**
+ * The same index, made on first use: a listing of 100,000 items costs nothing here until someone
+ * selects in it (an empty selection and no cursor never look keys up).
+ */
+export function lazyIndexKeys(size: number, makeKeys: () => readonly string[]): KeyIndex {
+  let index: KeyIndex | undefined;
+  const built = () => (index ??= indexKeys(makeKeys()));
+  return {
+    size,
+    get keys() {
+      return built().keys;
+    },
+    get position() {
+      return built().position;
+    },
+  };
 }
 
 function range(list: KeyIndex, from: number, to: number): string[] {

@@ -1,7 +1,8 @@
 /**
  * A folder: /, or /folder/:id (so that reload, back/forward and bookmarks work), its sort order in
  * the query string. GetFilesWhitPath gives the items and the breadcrumbs in one call; the items
- * stay in the query cache, parsed once, and only the rows on screen are rendered.
+ * stay in the query cache, parsed once as they arrive (the first screen shows before a big
+ * folder's last item has come), and only the rows on screen are rendered.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef } from 'react';
@@ -78,6 +79,8 @@ function FolderView({ dir }: { readonly dir: number }) {
   const [view, setView] = useViewMode();
   const listing = useQuery({ ...fileQueries.withPath(dir, sort), placeholderData: (previous) => previous });
   const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  // A big listing shows its first items while the rest arrive (api/files.ts).
+  const arriving = listing.data?.partial ? listing.data.count : undefined;
   // A locked folder (423) asks for its password in place of the listing.
   const lock = listing.isError ? lockOf(listing.error) : null;
   const controls = useSelection(items);
@@ -136,7 +139,7 @@ function FolderView({ dir }: { readonly dir: number }) {
           <h1 id="folder-title" ref={heading} tabIndex={-1} className="min-w-0 truncate text-xl font-semibold outline-none">
             {title}
           </h1>
-          {listing.isFetching && !listing.isPending && (
+          {listing.isFetching && !listing.isPending && arriving === undefined && (
             <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
               <Spinner /> {t.updating}
             </span>
@@ -175,6 +178,7 @@ function FolderView({ dir }: { readonly dir: number }) {
           <FileList
             id={listId}
             items={items}
+            total={arriving}
             controls={controls}
             view={view}
             columns={COLUMNS}
@@ -187,7 +191,14 @@ function FolderView({ dir }: { readonly dir: number }) {
             onLayout={onLayout}
           />
           <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
-            <span>{t.itemCounts(listing.data.folders.length, listing.data.files.length)}</span>
+            {arriving === undefined ? (
+              <span>{t.itemCounts(listing.data.folders.length, listing.data.files.length)}</span>
+            ) : (
+              // Not a live region: it changes several times a second; the list says aria-busy.
+              <span className="inline-flex items-center gap-1">
+                <Spinner /> {t.itemsArriving(items.length, arriving)}
+              </span>
+            )}
             <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
           </p>
         </>

@@ -146,7 +146,7 @@ export function useItemActions(
       disabled: count === 0,
       onSelect: () => remove(true),
     },
-    { id: 'select-all', label: t.selectAll, icon: 'checkAll', shortcut: 'Ctrl+A', disabled: controls.list.keys.length === 0, onSelect: controls.selectAll },
+    { id: 'select-all', label: t.selectAll, icon: 'checkAll', shortcut: 'Ctrl+A', disabled: controls.list.size === 0, onSelect: controls.selectAll },
   ];
 
   const close = () => setRequest(null);

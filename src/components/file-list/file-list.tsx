@@ -30,6 +30,11 @@ export interface FileListLayout {
 
 export interface FileListProps {
   readonly items: readonly Item[];
+  /**
+   * How many items the list will hold, when more are still arriving (a streamed listing): the
+   * list has their height from the start, and rows not read yet are grey placeholders.
+   */
+  readonly total?: number;
   readonly controls: SelectionControls;
   readonly view: ViewMode;
   /** The columns after the name (list view); keep the array stable. */
@@ -57,6 +62,7 @@ const hasFiles = (event: DragEvent) => event.dataTransfer.types.includes('Files'
 
 export function FileList({
   items,
+  total = items.length,
   controls,
   view,
   columns,
@@ -91,7 +97,8 @@ export function FileList({
   const grid = view === 'grid';
   const perRow = grid ? Math.max(2, Math.floor((box.width - 16) / GRID_MIN_CARD_WIDTH)) : 1;
   const rowHeight = grid ? GRID_ROW_HEIGHT : LIST_ROW_HEIGHT;
-  const rowCount = Math.ceil(items.length / perRow);
+  const setSize = Math.max(total, items.length);
+  const rowCount = Math.ceil(setSize / perRow);
 
   const virtualizer = useVirtualizer({
     count: rowCount,
@@ -118,6 +125,13 @@ export function FileList({
   }, [virtualizer, cursor, perRow]);
 
   const virtualRows = virtualizer.getVirtualItems();
+  // Rows are keyed by their slot on screen, not by item: a row scrolled out lends its element to
+  // the row scrolled in, which React updates in place (no element made or removed per row while
+  // scrolling). The number of slots only grows, so that rows staying on screen keep theirs, and
+  // consecutive rows never share one.
+  const slotCount = useRef(0);
+  slotCount.current = Math.max(slotCount.current, virtualRows.length);
+  const slots = slotCount.current;
   const cursorRow = cursor >= 0 ? Math.floor(cursor / perRow) : -1;
   const cursorRendered = cursorRow >= 0 && virtualRows.some((row) => row.index === cursorRow);
   const selected = controls.selection.selected;
@@ -200,6 +214,7 @@ export function FileList({
         role="listbox"
         aria-label={label}
         aria-multiselectable="true"
+        aria-busy={setSize > items.length || undefined}
         tabIndex={0}
         aria-activedescendant={cursorRendered ? `${listId}-${cursor}` : undefined}
         onPointerDown={onPointerDown}
@@ -219,9 +234,10 @@ export function FileList({
             ? virtualRows.map((row) => {
                 const start = row.index * perRow;
                 const cards: Item[] = items.slice(start, start + perRow);
+                const waiting = Math.min(perRow, setSize - start) - cards.length;
                 return (
                   <div
-                    key={row.key}
+                    key={row.index % slots}
                     role="none"
                     className="absolute inset-x-0 grid gap-2 px-2"
                     style={{ top: row.start, height: rowHeight - 8, gridTemplateColumns: `repeat(${perRow}, minmax(0, 1fr))` }}
@@ -230,11 +246,11 @@ export function FileList({
                       const index = start + offset;
                       return (
                         <GridCard
-                          key={itemKey(item)}
+                          key={offset}
                           item={item}
                           index={index}
                           id={`${listId}-${index}`}
-                          setSize={items.length}
+                          setSize={setSize}
                           selected={selected.has(itemKey(item))}
                           active={index === cursor}
                           dropTarget={index === dropIndex}
@@ -243,19 +259,21 @@ export function FileList({
                         />
                       );
                     })}
+                    {waiting > 0 && Array.from({ length: waiting }, (_, offset) => <PlaceholderCard key={`waiting-${offset}`} />)}
                   </div>
                 );
               })
             : virtualRows.map((row) => {
                 const item = items[row.index];
+                if (item === undefined) return <PlaceholderRow key={row.index % slots} top={row.start} />;
                 return (
                   <ListRow
-                    key={itemKey(item)}
+                    key={row.index % slots}
                     item={item}
                     index={row.index}
                     id={`${listId}-${row.index}`}
                     top={row.start}
-                    setSize={items.length}
+                    setSize={setSize}
                     selected={selected.has(itemKey(item))}
                     active={row.index === cursor}
                     dropTarget={row.index === dropIndex}
@@ -399,7 +417,7 @@ const ListRow = memo(function ListRow({
       aria-setsize={setSize}
       aria-posinset={index + 1}
       data-index={index}
-      style={{ top, height: LIST_ROW_HEIGHT }}
+      style={{ top, height: LIST_ROW_HEIGHT, contain: 'strict' }}
       className={`absolute inset-x-0 flex cursor-default items-center gap-3 border-b border-gray-100 px-3 text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
     >
       <CheckMark selected={selected} />
@@ -430,6 +448,26 @@ const ListRow = memo(function ListRow({
     </div>
   );
 });
+
+/** Where an item that has not arrived yet will be: grey, hidden from assistive technology. */
+function PlaceholderRow({ top }: { readonly top: number }) {
+  return (
+    <div
+      role="none"
+      aria-hidden="true"
+      style={{ top, height: LIST_ROW_HEIGHT, contain: 'strict' }}
+      className="absolute inset-x-0 flex items-center gap-3 border-b border-gray-100 px-3 dark:border-gray-800"
+    >
+      <span className="size-5 shrink-0" />
+      <span className="size-6 shrink-0 rounded bg-gray-200 dark:bg-gray-700" />
+      <span className="h-3 w-1/3 rounded bg-gray-200 dark:bg-gray-700" />
+    </div>
+  );
+}
+
+function PlaceholderCard() {
+  return <div role="none" aria-hidden="true" className="rounded-lg border border-gray-200 bg-gray-100 dark:border-gray-800 dark:bg-gray-800" />;
+}
 
 const GridCard = memo(function GridCard({ item, index, id, setSize, selected, active, dropTarget, t, locale }: RowProps) {
   return (
