@@ -17,7 +17,8 @@
  * removed again and nothing changes. A crash anywhere leaves either the old state or the new one,
  * plus at most a queued key that content removal deletes.
  *
- * Streams are read and written as they go: memory stays at about one chunk whatever the size. The
+ * Streams are read and written as they go, in pieces of about 1 MiB: memory stays at a few MiB
+ * whatever the size. The
  * only file written outside the store is the work file in `<dataDir>/encryption-work/`: ciphertext
  * when encrypting; when decrypting, the plaintext the owner asked for, which becomes content.
  */
@@ -28,6 +29,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Kysely } from 'kysely';
 import { contentStoreFor } from '../storage/content/stores';
+import { crossedWritebackStep, startWriteback } from '../storage/content/writeback';
 import { isForeignKeyViolation } from '../storage/db/dialect';
 import { lockAccountTree } from '../storage/db/items-repository';
 import {
@@ -89,6 +91,22 @@ export function cipherLayoutOf(layout: EncryptedContentLayout): CipherLayout {
   return { chunkSize: layout.chunkSize, blobId: Buffer.from(layout.blobId, 'hex'), plaintextSize: layout.plaintextSize };
 }
 
+/**
+ * A pass-through stream that starts the writeback of the work file `file` as it grows, so that
+ * the fsync of putFile finds little left to write (storage/content/writeback.ts).
+ */
+function writingBack(file: string): Transform {
+  let written = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const from = written;
+      written += chunk.length;
+      if (crossedWritebackStep(from, written)) startWriteback(file);
+      done(null, chunk);
+    },
+  });
+}
+
 /** A pass-through stream that hashes what goes through it. */
 function hashing(hash: ReturnType<typeof createHash>): Transform {
   return new Transform({
@@ -121,7 +139,12 @@ export async function encryptFile(
   try {
     const hash = createHash('sha256');
     const plaintext = (await store.read(content.storageKey)).pipe(hashing(hash));
-    await pipeline(Readable.from(encryptContent(plaintext, keys.dataKey, layout)), createWriteStream(work, { flags: 'wx', mode: 0o600 }));
+    // Not object mode: the stream holds one piece of about 1 MiB ahead, not sixteen.
+    await pipeline(
+      Readable.from(encryptContent(plaintext, keys.dataKey, layout), { objectMode: false }),
+      writingBack(work),
+      createWriteStream(work, { flags: 'wx', mode: 0o600 }),
+    );
     // The bytes read are the bytes the file claims to be: damaged content is never sealed as good.
     const sha256 = hash.digest('hex');
     if (sha256 !== file.sha256) throw new Error(`file ${fileId}: its content does not match its SHA-256`);
@@ -189,7 +212,12 @@ export async function decryptFile(services: Services, fileId: number, keys: { re
     const layout = cipherLayoutOf(content.layout);
     // The records only: the reader builds the header from the database (content-cipher.ts).
     const records = await store.read(content.storageKey, cipherRangeOf(layout));
-    await pipeline(Readable.from(decryptChunks(records, keys.dataKey, layout)), hashing(hash), createWriteStream(work, { flags: 'wx', mode: 0o600 }));
+    await pipeline(
+      Readable.from(decryptChunks(records, keys.dataKey, layout), { objectMode: false }),
+      hashing(hash),
+      writingBack(work),
+      createWriteStream(work, { flags: 'wx', mode: 0o600 }),
+    );
     const sha256 = hash.digest('hex');
     if (sha256 !== file.sha256) throw new Error(`file ${fileId}: its decrypted content does not match its SHA-256`);
 

@@ -2,9 +2,10 @@
  * Uploads (DECISIONS.md §6): the rules behind the tus endpoint (protocol/uploads.ts) and FileAdd.
  *
  * An upload is created for an account with its length, checked against the upload limit and the
- * account's remaining quota (less what its other unexpired uploads reserve). When its bytes are
- * complete they are hashed (SHA-256, streamed) and stored once per hash: if plaintext content with
- * that hash exists, the new bytes are discarded and the content is reused; otherwise they move into
+ * account's remaining quota (less what its other unexpired uploads reserve). Its bytes are hashed
+ * (SHA-256) as they arrive (storage/content/running-hashes.ts; read back and hashed when this
+ * process did not see them all arrive). Once complete, they are stored once per hash: if plaintext
+ * content with that hash exists, the new bytes are discarded and the content is reused; otherwise they move into
  * the content store under a new key, and only then is the content row inserted. The upload then
  * records the content: FileAdd claims it with claimContent, in the transaction that creates the
  * file record, so the content is referenced by the upload or by the file at every moment.
@@ -16,9 +17,7 @@
  * an upload that is never finished leaves a queued key, which content removal deletes when due.
  * docs/uploads-and-downloads.md §3 goes through each step.
  */
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
 import type { DataStore } from '@tus/server';
 import type { Kysely } from 'kysely';
 import { isForeignKeyViolation } from '../storage/db/dialect';
@@ -45,6 +44,7 @@ import {
   stageUpload,
 } from '../storage/db/uploads-repository';
 import { contentStoreFor, uploadAreaFor } from '../storage/content/stores';
+import { sha256OfStream } from '../storage/content/running-hashes';
 import { isUploadId as isUploadIdForm } from '../storage/content/upload-area';
 import type { Services } from './context';
 import { invalidArgument, notFound, tooLarge } from './errors';
@@ -171,8 +171,9 @@ async function completeOnce(services: Services, accountId: number, id: string): 
   let sha256: string;
   /** The key our bytes are under, once they are in the store. */
   let storedKey: string | null = null;
-  const bytes = await area.open(id);
-  const hashed = bytes && (await sha256OfStream(bytes));
+  // Usually the hash computed while the bytes arrived; read and hashed again when this process
+  // did not see them all arrive (a restart, another instance, an interrupted PATCH).
+  const hashed = await area.sha256Of(id);
   if (hashed) {
     if (hashed.size !== upload.length) throw new Error(`upload ${id} holds ${hashed.size} bytes, not the ${upload.length} declared`);
     sha256 = hashed.sha256;
@@ -337,13 +338,4 @@ export function sha256OfFile(file: string): Promise<{ sha256: string; size: numb
   return sha256OfStream(createReadStream(file, { highWaterMark: 1024 * 1024 }));
 }
 
-/** SHA-256 (lowercase hex) and size of what a stream yields, as it comes. */
-export async function sha256OfStream(stream: Readable): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of stream) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { sha256: hash.digest('hex'), size };
-}
+export { sha256OfStream };

@@ -9,8 +9,8 @@
  *   anyone else gets the same 404 as for an id that does not exist.
  * - Limits: Upload-Length is required (no deferred length) and checked against the upload limit
  *   and the account's remaining quota, less what its other unexpired uploads reserve → 413.
- * - Completion: when the last byte arrives, the bytes are hashed and stored once per hash
- *   (operations/uploads.ts); the answer carries `Upload-SHA256: <64 hex>`, the `hash` FileAdd
+ * - Completion: the bytes are hashed as they arrive; when the last one has, they are stored once
+ *   per hash (operations/uploads.ts); the answer carries `Upload-SHA256: <64 hex>`, the `hash` FileAdd
  *   takes. HEAD on a completed upload also answers with it (and Upload-Offset = Upload-Length), so
  *   a client whose last answer was lost learns it too.
  * - Expiry: an unfinished upload can be resumed for 24 h (Upload-Expires on every answer about

@@ -208,6 +208,28 @@ describe('an upload from start to finish', () => {
     expect(rest.headers['upload-sha256']).toBe(sha256(data));
   });
 
+  it('an upload continued on another instance (or after a restart) answers the SHA-256 of all its bytes', async () => {
+    const data = randomBytes(3 * 1024 * 1024);
+    const { path } = await create(alice.token, data.length);
+    expect((await patch(alice.token, path, 0, data.subarray(0, 1024 * 1024))).status).toBe(204);
+    // A second instance on the same data: it never saw the first MiB arrive.
+    const other = await startTestApp({
+      FSS_DATA_DIR: app.config.dataDir,
+      ...(app.config.databaseUrl ? { FSS_DATABASE_URL: app.config.databaseUrl } : {}),
+      ...(app.config.s3 ? { FSS_S3_PREFIX: app.config.s3.prefix } : {}),
+    });
+    try {
+      const second = await send(other.url, 'PATCH', path, tusHeaders(alice.token, { 'Upload-Offset': String(1024 * 1024), 'Content-Type': 'application/offset+octet-stream' }), data.subarray(1024 * 1024, 2 * 1024 * 1024));
+      expect(second.status).toBe(204);
+    } finally {
+      await other.close();
+    }
+    // Back on the first instance, whose running hash stopped at 1 MiB: it must not be continued.
+    const last = await patch(alice.token, path, 2 * 1024 * 1024, data.subarray(2 * 1024 * 1024));
+    expect(last.status).toBe(204);
+    expect(last.headers['upload-sha256']).toBe(sha256(data));
+  });
+
   it('creation with upload: a POST carrying all the bytes completes at once', async () => {
     const data = Buffer.from('all at once');
     const answer = await send(

@@ -45,6 +45,11 @@ export const RECORD_OVERHEAD = NONCE_BYTES + TAG_BYTES;
 export const DEFAULT_CHUNK_SIZE = 64 * 1024;
 export const BLOB_ID_BYTES = 16;
 const MAX_CHUNK_SIZE = 16 * 1024 * 1024;
+/**
+ * Encrypting and decrypting yield about this many bytes at a time (whole records, whole chunks): a
+ * stream of 64 KiB pieces costs a write (or a socket send) each, and 1 MiB pieces a sixteenth of them.
+ */
+const OUTPUT_BATCH_BYTES = 1024 * 1024;
 
 /** What a reader must know about a blob, from the database: it is never taken from the blob itself. */
 export interface CipherLayout {
@@ -114,11 +119,14 @@ function associatedData(header: Buffer, index: number, final: boolean): Buffer {
   return Buffer.concat([header, tail]);
 }
 
-function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer): Buffer {
+/** The record of one chunk, in pieces (nonce, ciphertext, tag): the caller joins records in batches. */
+function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer): Buffer[] {
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(associatedData(header, index, final));
-  return Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+  const body = cipher.update(plaintext);
+  const rest = cipher.final(); // GCM is a stream mode: nothing is held back, but it is called for the tag
+  return rest.length > 0 ? [nonce, body, rest, cipher.getAuthTag()] : [nonce, body, cipher.getAuthTag()];
 }
 
 function openChunk(key: Buffer, header: Buffer, index: number, final: boolean, record: Buffer): Buffer {
@@ -128,7 +136,10 @@ function openChunk(key: Buffer, header: Buffer, index: number, final: boolean, r
   decipher.setAAD(associatedData(header, index, final));
   decipher.setAuthTag(tag);
   try {
-    return Buffer.concat([decipher.update(record.subarray(NONCE_BYTES, record.length - TAG_BYTES)), decipher.final()]);
+    const plain = decipher.update(record.subarray(NONCE_BYTES, record.length - TAG_BYTES));
+    // final() checks the tag: nothing of `plain` leaves before it has passed. For GCM it adds no bytes.
+    const rest = decipher.final();
+    return rest.length > 0 ? Buffer.concat([plain, rest]) : plain;
   } catch {
     throw new ContentAuthenticationError(`encrypted content: chunk ${index} failed authentication (wrong key, or the bytes were altered)`);
   }
@@ -178,13 +189,43 @@ class ExactReader {
   }
 }
 
+/** Joins pieces into buffers of about OUTPUT_BATCH_BYTES (one copy), for generators to yield. */
+class Batch {
+  private pieces: Buffer[] = [];
+  private bytes = 0;
+
+  add(...pieces: Buffer[]): void {
+    for (const piece of pieces) {
+      this.pieces.push(piece);
+      this.bytes += piece.length;
+    }
+  }
+
+  get full(): boolean {
+    return this.bytes >= OUTPUT_BATCH_BYTES;
+  }
+
+  get empty(): boolean {
+    return this.pieces.length === 0;
+  }
+
+  take(): Buffer {
+    const joined = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.bytes);
+    this.pieces = [];
+    this.bytes = 0;
+    return joined;
+  }
+}
+
 /**
  * Encrypts a plaintext stream of exactly `layout.plaintextSize` bytes: yields the header, then
- * one record per chunk. Throws if the stream is shorter or longer than that.
+ * the records of the chunks, joined into buffers of about 1 MiB. Throws if the stream is shorter
+ * or longer than that.
  */
 export async function* encryptContent(plaintext: ByteSource, key: Buffer, layout: CipherLayout): AsyncGenerator<Buffer> {
   const header = headerOf(layout);
   yield header;
+  const batch = new Batch();
   const reader = new ExactReader(plaintext);
   try {
     const count = chunkCount(layout);
@@ -192,9 +233,11 @@ export async function* encryptContent(plaintext: ByteSource, key: Buffer, layout
       const expected = plainLengthOf(layout, index);
       const chunk = await reader.read(expected);
       if (chunk.length !== expected) throw new Error(`plaintext ended after ${index * layout.chunkSize + chunk.length} of ${layout.plaintextSize} bytes`);
-      yield sealChunk(key, header, index, index === count - 1, chunk);
+      batch.add(...sealChunk(key, header, index, index === count - 1, chunk));
+      if (batch.full) yield batch.take();
     }
     if ((await reader.read(1)).length > 0) throw new Error(`plaintext is longer than ${layout.plaintextSize} bytes`);
+    if (!batch.empty) yield batch.take();
   } finally {
     await reader.close();
   }
@@ -220,8 +263,8 @@ export function cipherRangeOf(layout: CipherLayout, range?: PlainRange): { start
 
 /**
  * Decrypts the records of chunks `firstChunk`..`lastChunk` read from `ciphertext` (which starts at
- * the first of them), yielding the plaintext of `range` (default: all of those chunks). Each chunk
- * is authenticated before any of its bytes is yielded.
+ * the first of them), yielding the plaintext of `range` (default: all of those chunks) in pieces of
+ * about 1 MiB. Each chunk is authenticated before any of its bytes is yielded.
  */
 export async function* decryptChunks(
   ciphertext: ByteSource,
@@ -233,22 +276,32 @@ export async function* decryptChunks(
   const { firstChunk, lastChunk } = cipherRangeOf(layout, range);
   const lastOfBlob = chunkCount(layout) - 1;
   const reader = new ExactReader(ciphertext);
+  const batch = new Batch();
   try {
     for (let index = firstChunk; index <= lastChunk; index++) {
       const plainLength = plainLengthOf(layout, index);
       const record = await reader.read(plainLength + RECORD_OVERHEAD);
-      if (record.length !== plainLength + RECORD_OVERHEAD) {
-        throw new ContentAuthenticationError(`encrypted content: chunk ${index} is truncated`);
+      let plain: Buffer;
+      try {
+        if (record.length !== plainLength + RECORD_OVERHEAD) {
+          throw new ContentAuthenticationError(`encrypted content: chunk ${index} is truncated`);
+        }
+        plain = openChunk(key, header, index, index === lastOfBlob, record);
+      } catch (error) {
+        // The chunks before this one passed: they are released, as without batching; this one never.
+        if (!batch.empty) yield batch.take();
+        throw error;
       }
-      let plain = openChunk(key, header, index, index === lastOfBlob, record);
       if (range) {
         const chunkStart = index * layout.chunkSize;
         const from = index === firstChunk ? range.start - chunkStart : 0;
         const to = index === lastChunk ? range.end - chunkStart + 1 : plain.length;
         plain = plain.subarray(from, to);
       }
-      if (plain.length > 0) yield plain;
+      if (plain.length > 0) batch.add(plain);
+      if (batch.full) yield batch.take();
     }
+    if (!batch.empty) yield batch.take();
   } finally {
     await reader.close();
   }
@@ -262,7 +315,7 @@ export function headerMatches(blobHeader: Buffer, layout: CipherLayout): boolean
 /**
  * A readable stream of the plaintext of `range` (default: all), reading only the ciphertext of the
  * chunks it covers through `open` (a ranged read of the blob, inclusive offsets). Memory stays at
- * about one chunk whatever the size. Opens the blob before resolving, so that a missing blob
+ * about 1 MiB whatever the size. Opens the blob before resolving, so that a missing blob
  * rejects here rather than in the middle of an answer.
  */
 export async function openDecrypted(

@@ -9,14 +9,16 @@
  * - `<id>.part`: the tail shorter than 5 MiB that the last PATCH left, prepended to the next;
  * - `<id>`: the whole upload, once tus has received the last byte and completed the multipart upload.
  *
- * Completion (operations/uploads.ts) reads `<id>` once to hash it, then storeInto copies it inside
- * the store to its content key (CopyObject, or UploadPartCopy beyond 5 GiB): the bytes never pass
- * through this instance again.
+ * Completion (operations/uploads.ts) takes the SHA-256 computed while the PATCHes arrived when this
+ * instance received all of them (running-hashes.ts), else reads `<id>` once to hash it; then
+ * storeInto copies it inside the store to its content key (CopyObject, or UploadPartCopy beyond
+ * 5 GiB): the bytes never pass through this instance again.
  */
 import { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { S3Store, type MetadataValue } from '@tus/s3-store';
 import { DataStore, Upload, type KvStore } from '@tus/server';
+import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
 import { isNotFound, s3ClientConfig, type S3ContentStore } from './s3-store';
 import { isUploadId, type UploadArea } from './upload-area';
 import type { S3Settings } from '../../config';
@@ -28,6 +30,8 @@ const MiB = 1024 * 1024;
 export class S3UploadArea implements UploadArea {
   /** tus' upload records, shared by the datastores of this area (bounded: tus' own cache is not). */
   private readonly cache = new BoundedKvStore<MetadataValue>(CACHED_UPLOADS);
+  /** The SHA-256 of uploads being written through this instance's datastores. */
+  readonly runningHashes = new RunningHashes();
 
   constructor(
     private readonly settings: S3Settings,
@@ -51,7 +55,7 @@ export class S3UploadArea implements UploadArea {
       partSize: 8 * MiB,
       cache: this.cache,
     });
-    return new KeyedDataStore(s3, (id) => this.objectKeyOf(id));
+    return new HashingDataStore(new KeyedDataStore(s3, (id) => this.objectKeyOf(id)), this.runningHashes);
   }
 
   async readableBytes(id: string): Promise<number | null> {
@@ -68,15 +72,21 @@ export class S3UploadArea implements UploadArea {
     }
   }
 
+  sha256Of(id: string): Promise<{ sha256: string; size: number } | null> {
+    return sha256OfUpload(this.runningHashes, id, this);
+  }
+
   async storeInto(id: string, key: string): Promise<void> {
     const objectKey = this.objectKeyOf(id);
     const size = await this.store.objectSize(objectKey);
     if (size === null) throw new Error(`upload ${id} has no bytes to store`);
     await this.store.copyObjectInto(key, objectKey, size);
     await this.deleteObjects([objectKey]);
+    this.runningHashes.forget(id);
   }
 
   async remove(id: string): Promise<void> {
+    this.runningHashes.forget(id);
     const objectKey = this.objectKeyOf(id);
     // Found by listing rather than through `<id>.info`: a crash may have left the multipart
     // upload without its record.

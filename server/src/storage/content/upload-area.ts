@@ -12,9 +12,11 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
-import type { DataStore } from '@tus/server';
+import { ERRORS, type DataStore } from '@tus/server';
 import type { Config } from '../../config';
 import type { ContentStore } from './content-store';
+import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
+import { crossedWritebackStep, startWriteback } from './writeback';
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
@@ -38,6 +40,13 @@ export interface UploadArea {
   open(id: string): Promise<Readable | null>;
 
   /**
+   * The SHA-256 (lowercase hex) and size of the bytes of upload `id` (all of them: call it once the
+   * last byte has arrived); null when readableBytes would say null. From the hash computed while
+   * they arrived when this process saw every one of them (running-hashes.ts), else by reading them.
+   */
+  sha256Of(id: string): Promise<{ sha256: string; size: number } | null>;
+
+  /**
    * Puts the complete bytes of upload `id` into the content store under `key` (the rules of
    * ContentStore.putFile: whole or not at all), and consumes them: afterwards open(id) says null.
    * What else the upload left (tus metadata) stays until remove(id).
@@ -53,10 +62,12 @@ export interface UploadArea {
 
 /**
  * The folder of the embedded default. Layout (that of @tus/file-store's FileStore with its default
- * FileConfigstore): the bytes of upload `<id>` are the file `<id>`, its tus metadata `<id>.json`.
+ * FileConfigstore; its writes are batched, BatchedFileStore): the bytes of upload `<id>` are the file `<id>`, its tus metadata `<id>.json`.
  */
 export class LocalUploadArea implements UploadArea {
   readonly directory: string;
+  /** The SHA-256 of uploads being written through this area's datastores. */
+  readonly runningHashes = new RunningHashes();
 
   constructor(
     directory: string,
@@ -66,7 +77,7 @@ export class LocalUploadArea implements UploadArea {
   }
 
   createDatastore(): DataStore {
-    return new FileStore({ directory: this.directory });
+    return new HashingDataStore(new BatchedFileStore(this.directory, (id) => this.dataPath(id)), this.runningHashes);
   }
 
   /** The file holding the bytes of upload `id`. */
@@ -95,12 +106,18 @@ export class LocalUploadArea implements UploadArea {
     return handle.createReadStream({ autoClose: true, highWaterMark: 1024 * 1024 });
   }
 
+  sha256Of(id: string): Promise<{ sha256: string; size: number } | null> {
+    return sha256OfUpload(this.runningHashes, id, this);
+  }
+
   async storeInto(id: string, key: string): Promise<void> {
     // The store moves the file itself when it can (a rename on the same file system).
     await this.store.putFile(key, this.dataPath(id));
+    this.runningHashes.forget(id);
   }
 
   async remove(id: string): Promise<void> {
+    this.runningHashes.forget(id);
     const data = this.dataPath(id);
     await fs.rm(data, { force: true });
     await fs.rm(`${data}.json`, { force: true });
@@ -124,6 +141,77 @@ export class LocalUploadArea implements UploadArea {
     }
     return [...newest].filter(([, mtime]) => mtime < before.getTime()).map(([id]) => id);
   }
+}
+
+/** Bytes gathered before one write to the upload's file. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+/** Pieces gathered at most before one write (tiny pieces: a slow client), well under IOV_MAX. */
+const WRITE_BATCH_PIECES = 256;
+
+/**
+ * @tus/file-store, writing a PATCH's body in batches of about 1 MiB (one writev of the pieces the
+ * socket gave) rather than one write per piece of 16–64 KiB: a GiB is a thousand system calls
+ * instead of tens of thousands, which roughly halves the cost of writing it. What was received
+ * before a failure (a dropped connection) is still written, so the upload resumes from there.
+ * Every 16 MiB, the kernel is asked to start writing the file to disk (writeback.ts), so that the
+ * fsync of the completion does not wait for the whole upload.
+ */
+class BatchedFileStore extends FileStore {
+  constructor(
+    directory: string,
+    private readonly pathOf: (id: string) => string,
+  ) {
+    super({ directory });
+  }
+
+  override async write(readable: NodeJS.ReadableStream, id: string, offset: number): Promise<number> {
+    const file = this.pathOf(id);
+    const handle = await fs.open(file, 'r+').catch(() => {
+      throw ERRORS.FILE_WRITE_ERROR; // as @tus/file-store answers when its write stream cannot open
+    });
+    let position = offset;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      const buffers = pending;
+      pending = [];
+      pendingBytes = 0;
+      const from = position;
+      position = await writeFully(handle, buffers, position);
+      if (crossedWritebackStep(from, position)) startWriteback(file);
+    };
+    try {
+      try {
+        for await (const chunk of readable) {
+          pending.push(chunk as Buffer);
+          pendingBytes += (chunk as Buffer).length;
+          if (pendingBytes >= WRITE_BATCH_BYTES || pending.length >= WRITE_BATCH_PIECES) await flush();
+        }
+      } finally {
+        await flush();
+      }
+    } catch {
+      throw ERRORS.FILE_WRITE_ERROR;
+    } finally {
+      await handle.close();
+    }
+    return position;
+  }
+}
+
+/** Writes `buffers` one after another from `position` (again after a short write); the position after them. */
+async function writeFully(handle: fs.FileHandle, buffers: Buffer[], position: number): Promise<number> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    let written = (await handle.writev(rest, position)).bytesWritten;
+    position += written;
+    while (rest.length > 0 && written >= rest[0].length) {
+      written -= rest[0].length;
+      rest = rest.slice(1);
+    }
+    if (written > 0) rest = [rest[0].subarray(written), ...rest.slice(1)];
+  }
+  return position;
 }
 
 export function uploadDirectory(config: Config): string {

@@ -1,0 +1,171 @@
+/**
+ * The SHA-256 of an upload, computed while its bytes arrive, so that completing the upload does
+ * not read them all back (docs/uploads-and-downloads.md §8).
+ *
+ * The state of a running hash lives in this process's memory only: Node's `Hash` cannot be saved,
+ * and a hash written in JavaScript that could be (@noble/hashes) runs at a fraction of the speed of
+ * OpenSSL's, which would cap every upload. So the running hash is an optimization, never the
+ * source of truth: it answers only when this process saw every byte of the upload arrive, in
+ * order, through writes the store reported as done. Anything else (the process restarted in the
+ * middle of an upload, a PATCH went to another instance, a write failed half-way, a client paused
+ * by dropping its connection) drops it, and completion hashes the stored bytes instead, as it
+ * always did. An answer is also checked against the number of bytes the area holds when asked.
+ *
+ * Only @tus/server's writes go through here; the bytes are hashed as they pass on to the store,
+ * in the same pass.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { DataStore, type Upload } from '@tus/server';
+
+/** A hash of the first `bytes` bytes of an upload. */
+interface RunningHash {
+  readonly hash: Hash;
+  bytes: number;
+}
+
+/** Uploads hashed at once, at most; the oldest are forgotten (and would be hashed again if completed). */
+const DEFAULT_LIMIT = 10_000;
+
+export class RunningHashes {
+  private readonly entries = new Map<string, RunningHash>();
+
+  constructor(private readonly limit = DEFAULT_LIMIT) {}
+
+  /**
+   * Starts a write of upload `id` at `offset`: the stream to hand the store instead of `stream`
+   * (the same bytes, hashed as they go through), and `settle`, to call with the store's answer
+   * (the new offset) or null when the write failed. The running hash is taken out while the write
+   * runs and put back only if the write succeeded and the store took exactly the bytes hashed.
+   * A write that does not continue the running hash (another offset, no hash) continues nothing:
+   * the upload is then hashed from its stored bytes when it completes.
+   */
+  track(id: string, offset: number, stream: Readable): { stream: Readable; settle(newOffset: number | null): void } {
+    const known = this.entries.get(id);
+    this.entries.delete(id);
+    const running: RunningHash | undefined = known?.bytes === offset ? known : offset === 0 ? { hash: createHash('sha256'), bytes: 0 } : undefined;
+    if (!running) return { stream, settle: () => {} };
+
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        running.hash.update(chunk);
+        running.bytes += chunk.length;
+        done(null, chunk);
+      },
+    });
+    // Either side failing ends both: the store sees the source's error, the source the store's.
+    pipeline(stream, hashing, () => {});
+    return {
+      stream: hashing,
+      settle: (newOffset) => {
+        if (newOffset !== null && newOffset === running.bytes) this.remember(id, running);
+      },
+    };
+  }
+
+  /**
+   * The SHA-256 (lowercase hex) of upload `id` when this process hashed exactly its first `size`
+   * bytes (all of them: the caller passes the length the area holds); else null. Leaves the state
+   * in place, so that asking again (a completion retried) answers again.
+   */
+  digestOf(id: string, size: number): string | null {
+    const running = this.entries.get(id);
+    if (!running || running.bytes !== size) return null;
+    return running.hash.copy().digest('hex');
+  }
+
+  /** Forgets upload `id` (stored, removed, or written by something that did not hash). */
+  forget(id: string): void {
+    this.entries.delete(id);
+  }
+
+  /** How many uploads have a running hash (for tests). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private remember(id: string, running: RunningHash): void {
+    this.entries.set(id, running);
+    while (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
+
+/** SHA-256 (lowercase hex) and size of what a stream yields, as it comes: memory stays constant. */
+export async function sha256OfStream(stream: Readable): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of stream) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest('hex'), size };
+}
+
+/**
+ * The SHA-256 and size of the bytes of an upload whose last byte has arrived: from its running
+ * hash when that covers exactly the `readableBytes` the area holds, else by reading them (`open`).
+ * Null when the area holds nothing readable.
+ */
+export async function sha256OfUpload(
+  hashes: RunningHashes,
+  id: string,
+  area: { readableBytes(id: string): Promise<number | null>; open(id: string): Promise<Readable | null> },
+): Promise<{ sha256: string; size: number } | null> {
+  const size = await area.readableBytes(id);
+  if (size === null) return null;
+  const sha256 = hashes.digestOf(id, size);
+  if (sha256 !== null) return { sha256, size };
+  const bytes = await area.open(id);
+  return bytes && sha256OfStream(bytes);
+}
+
+/**
+ * A tus datastore whose writes are hashed on the way (RunningHashes.track); everything else is the
+ * inner store's.
+ */
+export class HashingDataStore extends DataStore {
+  constructor(
+    private readonly inner: DataStore,
+    private readonly hashes: RunningHashes,
+  ) {
+    super();
+    this.extensions = [...inner.extensions];
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    this.hashes.forget(upload.id);
+    return this.inner.create(upload);
+  }
+
+  override async write(stream: Readable, id: string, offset: number): Promise<number> {
+    const tracked = this.hashes.track(id, offset, stream);
+    let newOffset: number | null = null;
+    try {
+      newOffset = await this.inner.write(tracked.stream, id, offset);
+      return newOffset;
+    } finally {
+      tracked.settle(newOffset);
+    }
+  }
+
+  override getUpload(id: string): Promise<Upload> {
+    return this.inner.getUpload(id);
+  }
+
+  override async remove(id: string): Promise<void> {
+    this.hashes.forget(id);
+    await this.inner.remove(id);
+  }
+
+  override declareUploadLength(id: string, length: number): Promise<void> {
+    return this.inner.declareUploadLength(id, length);
+  }
+
+  override deleteExpired(): Promise<number> {
+    return this.inner.deleteExpired();
+  }
+
+  override getExpiration(): number {
+    return this.inner.getExpiration();
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Early writeback of files that are about to become content (an upload's bytes, an encryption
+ * work file). Such a file is made durable by an fsync before it is renamed under its key
+ * (local-disk-store.ts putFile); with the kernel's usual settings nothing of a freshly written GiB
+ * has reached the disk by then (background writeback starts at 10 % of memory, or after 30 s), so
+ * that fsync would wait for the whole file while the request or job that wrote it waits too.
+ * Starting an fdatasync in the background while the file is still being written lets the disk work
+ * at the same time as the CPU; the final fsync then finds only the tail left.
+ *
+ * This never replaces the final fsync, and errors here are ignored: that fsync reports them.
+ */
+import { promises as fs } from 'node:fs';
+
+/** Files with a writeback under way in this process: at most one at a time per file. */
+const running = new Set<string>();
+
+/** Asks the kernel to write `file`'s dirty pages to disk now, without waiting for it. */
+export function startWriteback(file: string): void {
+  if (running.has(file)) return;
+  running.add(file);
+  void datasync(file)
+    .catch(() => {})
+    .finally(() => running.delete(file));
+}
+
+async function datasync(file: string): Promise<void> {
+  const handle = await fs.open(file, 'r');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A writeback is started each time a file being written grows past a multiple of this. */
+export const WRITEBACK_EVERY_BYTES = 16 * 1024 * 1024;
+
+/** Whether writing from `from` to `to` crossed a multiple of WRITEBACK_EVERY_BYTES. */
+export function crossedWritebackStep(from: number, to: number): boolean {
+  return Math.floor(to / WRITEBACK_EVERY_BYTES) > Math.floor(from / WRITEBACK_EVERY_BYTES);
+}
