@@ -22,7 +22,7 @@ import {
 } from '../storage/db/items-repository';
 import type { Database } from '../storage/db/schema';
 import type { CallContext, Empty, ItemResult, ParamsOf } from './context';
-import { applyEncryptionToMove, encryptionOfNewFolder } from './encryption';
+import { applyEncryptionToMove, encryptionOfNewFolder, withTip } from './encryption';
 import { kickEncryptionJobs } from './encryption-jobs';
 import { conflict, unauthorized } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
@@ -63,10 +63,10 @@ export async function folderRename(ctx: CallContext, params: ParamsOf<'FolderRen
     await lockAccountTree(tx, accountId);
     const folder = await requireFolder(tx, accountId, params.dirid);
     // The same name again changes nothing, not even the time.
-    if (folder.name === name) return { kind: 'item', item: toFolderItem(folder) };
+    if (folder.name === name) return { kind: 'item', item: await withTip(tx, accountId, toFolderItem(folder)) };
     if (nameKey(name) !== nameKey(folder.name)) await refuseTakenName(tx, accountId, folder.parentId, name);
     const renamed = await renameFolder(tx, accountId, folder.id, storedName(name), now());
-    return { kind: 'item', item: toFolderItem(renamed!) };
+    return { kind: 'item', item: await withTip(tx, accountId, toFolderItem(renamed!)) };
   });
 }
 
@@ -77,11 +77,11 @@ export async function fileRename(ctx: CallContext, params: ParamsOf<'FileRename'
   return inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
     const file = await requireFile(tx, accountId, params.fid);
-    if (file.name === name) return { kind: 'item', item: toFileItem(file) };
+    if (file.name === name) return { kind: 'item', item: await withTip(tx, accountId, toFileItem(file)) };
     if (nameKey(name) !== nameKey(file.name)) await refuseTakenName(tx, accountId, file.folderId, name);
     // The extension follows the name: "a.txt" renamed "a.md" is a .md file.
     const renamed = await renameFile(tx, accountId, file.id, storedName(name), extensionOf(name), now());
-    return { kind: 'item', item: toFileItem(renamed!) };
+    return { kind: 'item', item: await withTip(tx, accountId, toFileItem(renamed!)) };
   });
 }
 

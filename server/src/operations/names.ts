@@ -63,10 +63,17 @@ export function extensionOf(name: string): string {
   return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1).toLowerCase() : '';
 }
 
-/** Splits "report.pdf" into "report" and ".pdf" (folders, and names without extension, have none). */
+/**
+ * Splits "report.pdf" into "report" and ".pdf" (folders, and names without extension, have none).
+ * A file name ending in dots ("notes.") has no extension and keeps its dots last ("notes" and "."):
+ * a suffix after them ("notes. (1)") would give the file the extension " (1)", and FileAdd and
+ * restore keep the extension of the name they were given.
+ */
 function splitExtension(name: string, isFile: boolean): [string, string] {
   const ext = isFile ? extensionOf(name) : '';
-  return ext ? [name.slice(0, name.length - ext.length - 1), name.slice(name.length - ext.length - 1)] : [name, ''];
+  if (ext) return [name.slice(0, name.length - ext.length - 1), name.slice(name.length - ext.length - 1)];
+  const trailingDots = isFile ? /^(.*[^.])(\.+)$/s.exec(name) : null;
+  return trailingDots ? [trailingDots[1], trailingDots[2]] : [name, ''];
 }
 
 /** "report.pdf" with " (1)" → "report (1).pdf"; a folder "Photos" → "Photos (1)". */

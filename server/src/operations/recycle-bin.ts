@@ -49,6 +49,7 @@ import {
 import type { Database } from '../storage/db/schema';
 import { removeUnreferencedContent } from './content-removal';
 import type { CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, Services } from './context';
+import { withTip } from './encryption';
 import { conflict, invalidArgument, notFound, unauthorized } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { parseIdList, parseIdLists, requireFiles, requireFolders, type IdLists } from './id-lists';
@@ -302,16 +303,18 @@ export async function restoreItems(services: Services, accountId: number, ids: I
     const pathOf = (dir: number, name: string) => `${paths.get(dir) ?? ''}/${name}`;
     const liveFolders = new Map((await findLiveFolders(tx, accountId, ids.folderIds)).map((f) => [f.id, f]));
     const liveFiles = new Map((await findLiveFiles(tx, accountId, ids.fileIds)).map((f) => [f.id, f]));
-    return {
-      folders: ids.folderIds.map((id) => {
-        const folder = toFolderItem(liveFolders.get(id)!);
-        return { ...folder, path: pathOf(folder.dir, folder.name) };
-      }),
-      files: ids.fileIds.map((id) => {
-        const file = toFileItem(liveFiles.get(id)!);
-        return { ...file, path: pathOf(file.dir, file.name) };
-      }),
-    };
+    // An encrypted item is answered with its tip (withTip: two reads per encrypted item, none for the others).
+    const restoredFolderItems: FolderItem[] = [];
+    for (const id of ids.folderIds) {
+      const folder = await withTip(tx, accountId, toFolderItem(liveFolders.get(id)!));
+      restoredFolderItems.push({ ...folder, path: pathOf(folder.dir, folder.name) });
+    }
+    const restoredFileItems: FileItem[] = [];
+    for (const id of ids.fileIds) {
+      const file = await withTip(tx, accountId, toFileItem(liveFiles.get(id)!));
+      restoredFileItems.push({ ...file, path: pathOf(file.dir, file.name) });
+    }
+    return { folders: restoredFolderItems, files: restoredFileItems };
   });
 }
 

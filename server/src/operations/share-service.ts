@@ -27,10 +27,10 @@
  * the answer is 403 "download limit reached" (DECISIONS.md's table has no 410; 403 = not allowed).
  * Every 403 of the ShareService carries `reason` (ShareRefusalReason) so that clients can tell them apart.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { countChildren, streamChildFiles, streamChildFolders } from '../storage/db/listings-repository';
 import { countShareDownload, findShareByCode, findSharedTarget, type SharedTarget, type ShareRecord } from '../storage/db/shares-repository';
 import type { CallContext, ItemResult, Listing, ParamsOf, ShareAttributes, UrlResult } from './context';
+import { sameSecret } from './crypto/constant-time';
 import { DOWNLOAD_URL_LIFETIME_MS, signDownloadToken } from './downloads';
 import { locked, notFound, OpError, ResultCode, tooManyAttempts } from './errors';
 import { toFileItem, toFolderItem } from './file-records';
@@ -69,11 +69,6 @@ function lockedForVisitors(lock: ShareLock, what: string): never {
   throw locked(`${what} is encrypted: the owner must decrypt it before it can be opened`, { id: lock.id });
 }
 
-function sameCode(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
 async function refuseIfBlocked(ctx: CallContext, counters: Parameters<typeof secondsBlocked>[1]): Promise<void> {
   const retryAfter = await secondsBlocked(ctx.services.db, counters, ctx.services.now());
   if (retryAfter > 0) throw tooManyAttempts('too many wrong share codes or extraction codes; try again later', retryAfter);
@@ -100,7 +95,7 @@ async function openShare(ctx: CallContext, code: string | null, downpwd: string 
     if (given === '') throw refusedShare('downpwd-required', 'this share needs its extraction code');
     const expected = openExtractionCode(secret, share.downpwdSealed);
     if (expected === null) throw new Error(`share ${share.id}: its extraction code cannot be opened with this server secret`);
-    if (!sameCode(given, expected)) {
+    if (!sameSecret(given, expected)) {
       await recordFailure(db, [pair, perShare, address], now());
       throw refusedShare('downpwd-wrong', 'wrong extraction code');
     }

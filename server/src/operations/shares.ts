@@ -43,6 +43,7 @@ import {
 } from '../storage/db/shares-repository';
 import type { Database, ShareItemType } from '../storage/db/schema';
 import type { CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, ShareAttributes, Services } from './context';
+import { sameSecret } from './crypto/constant-time';
 import { invalidArgument, locked, unauthorized, type OpError } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { parseIdList, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders } from './id-lists';
@@ -274,7 +275,9 @@ function validSettings(services: Services, input: ShareInput): ValidSettings {
 /** The sealed form of `downpwd` for a share: the one it has when the code is unchanged, else a new seal. */
 function sealFor(secret: Buffer, existing: ShareRecord | undefined, downpwd: string): string | null {
   if (downpwd === '') return null;
-  if (existing?.downpwdSealed && openExtractionCode(secret, existing.downpwdSealed) === downpwd) return existing.downpwdSealed;
+  const sealed = existing?.downpwdSealed ?? null;
+  const current = sealed === null ? null : openExtractionCode(secret, sealed);
+  if (current !== null && sameSecret(downpwd, current)) return sealed;
   return sealExtractionCode(secret, downpwd);
 }
 

@@ -6,6 +6,8 @@ import type { OperationSpec, WireType } from '../catalog/operations';
 import { isNil, linePosition, offsetAfter, type XmlElement } from './xml-reader';
 import { ConversionError, decodeBase64, decodeByteArray, FORMAT_MESSAGE, parseInt32, parseLong, type FormValues } from './wire-values';
 import { messages } from './faults';
+import { invalidArgument } from '../operations/errors';
+import type { Answered } from './results';
 
 export type BoundValue = bigint | number | string | Buffer | null;
 
@@ -126,4 +128,18 @@ export function bindFormParameters(op: OperationSpec, form: FormValues): BoundCa
 
 function notAByte(value: string): boolean {
   return !/^\s*\+?\d+\s*$/.test(value) || Number(value.trim()) > 255;
+}
+
+/**
+ * A bound call refused before it reaches authentication or the operation: a NUL character in any
+ * text parameter (docs/protocol.md §2.2). SOAP cannot carry one (XML 1.0 has no NUL, raw or as
+ * `&#0;`), but `%00` in an HTTP GET/POST value can; PostgreSQL text cannot hold it, so it is
+ * refused here, the same on both engines, as an invalid argument (400) rather than stored altered.
+ */
+export function refusedWhileBinding(call: BoundCall): Answered | null {
+  const param = call.op.params.find((p) => p.type === 'string' && typeof call.values[p.name] === 'string' && (call.values[p.name] as string).includes('\u0000'));
+  if (!param) return null;
+  // Login and APILogin refuse with <token>0</token>, never with a <result> document.
+  if (call.op.result === 'token') return { kind: 'result', result: { kind: 'tokenRefused', reason: 'invalid' } };
+  return { kind: 'refusal', refusal: invalidArgument(`${param.name} may not contain NUL characters`) };
 }

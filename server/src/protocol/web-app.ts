@@ -24,10 +24,24 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/**
+ * The headers of every page of the app (index.html for any route, the share page, the page shown
+ * before the app is built). The built app is one external module script and one stylesheet (no
+ * inline script or style: `vite build` writes none, React sets styles through the CSSOM, which
+ * style-src does not govern), so everything comes from this origin:
+ * - img-src adds `data:` (the favicon of index.html) and `blob:` (the preview of a cover image
+ *   chosen for upload, an object URL);
+ * - worker-src: the upload hash worker, a file of the build;
+ * - frame-ancestors 'none', and X-Frame-Options for browsers older than it: never framed;
+ * - Referrer-Policy same-origin: a share page's URL (its code, an extraction code in `?pwd=`)
+ *   never goes to another site.
+ * Checked by server/test/reliability/security-headers.test.ts, and by the e2e specs, which run the
+ * built app under it.
+ */
 export const APP_SECURITY_HEADERS = {
   'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
-    "connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+    "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
 };

@@ -68,9 +68,17 @@ function track(child: ChildProcess): Promise<void> {
   return exited;
 }
 
+export interface StartOptions {
+  /**
+   * The script that runs the `fss` command: bin/fss.mjs by default. The reliability suite passes a
+   * bundle of the same sources (reliability/crash/bundle.ts), which starts several times faster.
+   */
+  readonly entry?: string;
+}
+
 /** Starts `fss serve` on `dataDir` (PORT=0, HOST=127.0.0.1) and resolves once it listens. */
-export async function startService(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [FSS_BIN, 'serve'], {
+export async function startService(dataDir: string, extraEnv: NodeJS.ProcessEnv = {}, options: StartOptions = {}): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [options.entry ?? FSS_BIN, 'serve'], {
     cwd: REPO_ROOT,
     env: childEnv(dataDir, { PORT: '0', HOST: '127.0.0.1', ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { ResultCode } from '../../src/operations/errors';
-import { naturalSortKey } from '../../src/operations/names';
+import { extensionOf, naturalSortKey } from '../../src/operations/names';
 import { openTestServices } from '../helpers/database';
 import { addFile, addFolder, addFolderChain, countingStatements, folderSizes, snapshot, testAccount } from '../helpers/tree';
 import { rejected } from '../helpers/refusals';
@@ -82,6 +82,17 @@ describe('addFileRecord', () => {
     await addFolder(services, alice, 0, 'notes');
     const file = await addFile(services, alice, 0, 'notes', 1);
     expect(file).toMatchObject({ name: 'notes (1)', ext: '' });
+  });
+
+  test('a name ending in a dot keeps the dot last, so its numbered name has no extension either: "notes (1)."', async () => {
+    // Found by the model-based tests (test/reliability/tree-model.test.ts): "notes. (1)" was stored with ext "",
+    // though by the rule of protocol.md §10.1 its extension is " (1)".
+    const services = await openTestServices();
+    const alice = await testAccount(services);
+    await addFile(services, alice, 0, 'notes.', 1);
+    const file = await addFile(services, alice, 0, 'notes.', 1);
+    expect(file).toMatchObject({ name: 'notes (1).', ext: '' });
+    expect(extensionOf(file.name)).toBe(file.ext);
   });
 
   test('the first free number is used, whatever else the folder holds', async () => {

@@ -9,7 +9,9 @@ import { ResultCode } from '../../src/operations/errors';
 import { inTreeTransaction } from '../../src/operations/file-records';
 import { fileRename, folderAdd, folderRename, move } from '../../src/operations/folders';
 import { naturalSortKey } from '../../src/operations/names';
+import { folderEncrypt } from '../../src/operations/encryption';
 import { openTestServices, type TestServices } from '../helpers/database';
+import { openSession, signed as encryptionSigned, storeFile } from '../helpers/encryption';
 import {
   addFile,
   addFolderChain,
@@ -450,5 +452,33 @@ describe('Move', () => {
       const error = await rejected(callMove(services, alice, dirids, fids, 0));
       expect([error.code, error.message]).toEqual([ResultCode.InvalidArgument, message]);
     }
+  });
+});
+
+describe('an encrypted item renamed', () => {
+  // Found by the model-based tests (test/reliability/tree-model.test.ts): the answer said tip="".
+  const TIP = 'the usual one';
+
+  async function encryptedFolderWithFile() {
+    const services = await openTestServices();
+    const alice = await openSession(services, 'alice');
+    const folder = await folderAdd(alice.ctx, encryptionSigned(alice, { dirid: 0n, name: 'Private' }));
+    const file = await storeFile(services, alice, folder.item.id, 'plan.txt', 'the plan');
+    await folderEncrypt(alice.ctx, encryptionSigned(alice, { dirid: BigInt(folder.item.id), password: 'open sesame', password_tip: TIP }));
+    return { alice, folderId: folder.item.id, fileId: file.id };
+  }
+
+  test('FolderRename answers the folder with its tip, as listings show it, also for the same name again', async () => {
+    const { alice, folderId } = await encryptedFolderWithFile();
+    for (const newname of ['Secret', 'Secret']) {
+      const renamed = await folderRename(alice.ctx, encryptionSigned(alice, { dirid: BigInt(folderId), newname }));
+      expect(renamed.item).toMatchObject({ name: 'Secret', encrypted: true, tip: TIP });
+    }
+  });
+
+  test('FileRename answers a file encrypted with its folder with the tip of that key', async () => {
+    const { alice, fileId } = await encryptedFolderWithFile();
+    const renamed = await fileRename(alice.ctx, encryptionSigned(alice, { fid: BigInt(fileId), newname: 'plan B.txt' }));
+    expect(renamed.item).toMatchObject({ name: 'plan B.txt', encrypted: true, tip: TIP });
   });
 });

@@ -11,13 +11,15 @@ import { describe, expect, test } from 'vitest';
 import type { FileItem, FolderItem, Listing, Services } from '../../src/operations/context';
 import { ResultCode } from '../../src/operations/errors';
 import { runHousekeeping } from '../../src/operations/housekeeping';
-import { folderRename, move } from '../../src/operations/folders';
+import { folderEncrypt } from '../../src/operations/encryption';
+import { folderAdd, folderRename, move } from '../../src/operations/folders';
 import { getFiles, getRecycleFiles } from '../../src/operations/listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, purgeExpiredBinItems, recycleEmpty } from '../../src/operations/recycle-bin';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { engineOf } from '../../src/storage/db/dialect';
 import { nameKey, naturalSortKey } from '../../src/operations/names';
 import { openTestServices, type TestServices } from '../helpers/database';
+import { openSession, signed as encryptionSigned, storeFile } from '../helpers/encryption';
 import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 import { addFile, addFolder, as, folderSizes, recomputedSize, snapshot, testAccount } from '../helpers/tree';
 import { rejected } from '../helpers/refusals';
@@ -844,5 +846,20 @@ describe('a folder with 100,000 descendants', () => {
     expect(back.folders.map((f) => [f.name, f.size, f.path])).toEqual([['Big', total, '/Top/Big']]);
     expect(await countWhere(services, 'binned_under', big.id)).toBe(0);
     expect(await snapshot(services.db, alice)).toEqual(before);
+  });
+});
+
+describe('FolderAndFileRestore of encrypted items', () => {
+  // Found by the model-based tests (test/reliability/tree-model.test.ts): the answer said tip="".
+  test('the answer shows each restored encrypted item with its tip, as listings do', async () => {
+    const services = await openTestServices();
+    const alice = await openSession(services, 'alice');
+    const folder = await folderAdd(alice.ctx, encryptionSigned(alice, { dirid: 0n, name: 'Private' }));
+    const file = await storeFile(services, alice, folder.item.id, 'plan.txt', 'the plan');
+    await folderEncrypt(alice.ctx, encryptionSigned(alice, { dirid: BigInt(folder.item.id), password: 'open sesame', password_tip: 'the usual' }));
+    await folderAndFileDelete(alice.ctx, encryptionSigned(alice, { dirids: String(folder.item.id), fids: String(file.id), is_real: 0 }));
+    const restored = (await folderAndFileRestore(alice.ctx, encryptionSigned(alice, { dirids: String(folder.item.id), fids: String(file.id) }))) as Listing;
+    expect(restored.folders).toMatchObject([{ id: folder.item.id, encrypted: true, tip: 'the usual' }]);
+    expect(restored.files).toMatchObject([{ id: file.id, encrypted: true, tip: 'the usual' }]);
   });
 });
