@@ -133,6 +133,12 @@ export async function ensureDataset(): Promise<Dataset> {
   const fsck = (await run(process.execPath, [FSS_BIN, 'fsck'], { cwd: ROOT, env: { ...process.env, FSS_DATA_DIR: path.join(building, 'data') } })).trim();
   if (!/fsck: no problems/.test(fsck)) throw new Error(`the populated database does not pass fsck:\n${fsck}`);
   const sqliteBytes = statSync(path.join(building, 'data', SQLITE_FILE_NAME)).size;
+  // fsck passes on an empty database too (one it created itself, if the folder went away): check
+  // that the rows are there before caching them.
+  const built = new SQLite(path.join(building, 'data', SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
+  const files = (built.prepare('select count(*) as n from files').get() as { n: number }).n;
+  built.close();
+  if (files < partial.totals.files) throw new Error(`the populated database holds ${files} files, not ${partial.totals.files}: was its folder removed while building?`);
   const manifest: Manifest = {
     ...partial,
     totals: { ...partial.totals, sqliteBytes },
@@ -144,12 +150,26 @@ export async function ensureDataset(): Promise<Dataset> {
   await writeFile(path.join(building, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   await rm(dir, { recursive: true, force: true });
   await rename(building, dir);
-  // Databases of earlier schemas or datasets are of no further use.
+  // Databases of earlier schemas or datasets are of no further use. A build still running in
+  // another process (another working copy's schema) is left alone: removing its folder under it
+  // made it finish on an empty database (fsck creates one) and cache that.
   for (const name of readdirSync(CACHE_DIR)) {
-    if (name !== key && /^[0-9a-f]{16}(\.building-\d+)?$/.test(name)) await rm(path.join(CACHE_DIR, name), { recursive: true, force: true });
+    const match = /^[0-9a-f]{16}(?:\.building-(\d+))?$/.exec(name);
+    if (!match || name === key || (match[1] !== undefined && processIsAlive(Number(match[1])))) continue;
+    await rm(path.join(CACHE_DIR, name), { recursive: true, force: true });
   }
   log(`populated database: built in ${manifest.buildSeconds} s`);
   return { dataDir: path.join(dir, 'data'), manifest };
+}
+
+/** Whether process `pid` is running (signal 0 only checks; EPERM means it exists under another user). */
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 // ---- building ---------------------------------------------------------------------------------

@@ -51,6 +51,11 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** FSS_DATABASE_POOL_SIZE: most connections one instance opens to PostgreSQL. */
   readonly databasePoolSize: number;
+  /**
+   * FSS_LISTING_CACHE_MB: most memory the listing cache of this instance holds (operations/
+   * listing-cache.ts), in MiB; 0 turns it off.
+   */
+  readonly listingCacheMb: number;
   /** XML namespace of the services; also the prefix of every SOAPAction. */
   readonly namespace: string;
   /** Base URL used in links and download URLs; undefined = the request's own host. */
@@ -238,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir,
     databaseUrl: databaseUrlSetting(env),
     databasePoolSize: intSetting(env, 'FSS_DATABASE_POOL_SIZE', 10, 1, 1000),
+    listingCacheMb: intSetting(env, 'FSS_LISTING_CACHE_MB', 32, 0, 65_536),
     namespace: env.FSS_NAMESPACE || 'http://tempuri.org/',
     publicUrl: urlSetting(env, 'FSS_PUBLIC_URL'),
     webRoot: path.resolve(cwd, env.FSS_WEB_ROOT || 'dist/web'),

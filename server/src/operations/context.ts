@@ -133,6 +133,19 @@ export type Item = FolderItem | FileItem;
 /** Items may come from a database cursor: a listing of 100,000 items is never held whole. */
 export type ItemSource<T> = Iterable<T> | AsyncIterable<T>;
 
+/**
+ * Items read from the database a batch at a time (the streamed listings): iterated item by item
+ * like any source, or by batches, which is how the protocol layer writes them, so that a listing of
+ * 100,000 items takes an await per batch of rows rather than one per item.
+ */
+export interface BatchedItemSource<T> extends AsyncIterable<T> {
+  batches(): AsyncIterable<readonly T[]>;
+}
+
+export function isBatched<T>(items: ItemSource<T>): items is BatchedItemSource<T> {
+  return typeof (items as Partial<BatchedItemSource<T>>).batches === 'function';
+}
+
 /** `<result code="0" count="N">`, the path (GetFilesWhitPath), then all folders, then all files. */
 export interface Listing {
   readonly kind: 'listing';

@@ -47,7 +47,7 @@ import {
 } from '../storage/db/encryption-repository';
 import { lockAccountTree } from '../storage/db/items-repository';
 import type { Database } from '../storage/db/schema';
-import type { CallContext, Caller, Empty, ParamsOf, Services } from './context';
+import type { CallContext, Caller, Empty, FileItem, FolderItem, ParamsOf, Services } from './context';
 import type { PlainRange } from './crypto/content-cipher';
 import { newDataKey, unwrapDataKey, wrapDataKey } from './crypto/data-key';
 import { deriveKeyEncryptionKey, newKdfParams, type KdfParams } from './crypto/key-derivation';
@@ -120,6 +120,19 @@ export async function lockedFolderAmong(db: Kysely<Database>, caller: Caller, fo
 export function lockedRefusal(lock: ItemLock, message?: string): OpError {
   const text = message ?? (lock.type === 'file' ? 'the file is encrypted: unlock it first' : 'the item is in an encrypted folder: unlock the folder first');
   return locked(text, { id: lock.id, tip: lock.tip, type: lock.type });
+}
+
+/**
+ * A live item as an operation answers it (FolderRename, FileRename, FolderAndFileRestore): when it
+ * is encrypted, with the tip of its own key, as listings write it (DECISIONS.md §2: `tip` whenever
+ * the item is encrypted). The item records carry the flag but not the key.
+ */
+export async function withTip<T extends FolderItem | FileItem>(db: Kysely<Database>, accountId: number, item: T): Promise<T> {
+  if (!item.encrypted) return item;
+  const own = item.type === 'folder' ? await findLiveFolderEncryption(db, accountId, item.id) : await findLiveFileEncryption(db, accountId, item.id);
+  const keyId = own?.keyId ?? null;
+  const tips = await keyTips(db, keyId === null ? [] : [keyId]);
+  return { ...item, tip: keyId === null ? '' : (tips.get(keyId) ?? '') };
 }
 
 /** 423 when the item is locked for the caller. */

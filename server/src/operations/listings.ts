@@ -6,14 +6,13 @@
  * (`order`), reversed when `desc` is "1", then ties by natural name order, then by id, always
  * ascending (storage/db/listings-repository.ts). Lists without a bound (a folder, the bin, shares,
  * links) are counted first and then streamed from the database; bounded ones (500 new files,
- * 1,000 search hits) are read whole.
+ * 1,000 search hits) are read whole. A folder's children (GetFiles, GetFilesWhitPath) of up to
+ * 2,000 items come from the listing cache while the account's items are unchanged (listing-cache.ts).
  */
 import {
   countBin,
-  countChildren,
   countLinked,
   countShared,
-  isLiveFolder,
   liveFolderChain,
   linkedFileParentPaths,
   listFilesAmong,
@@ -21,8 +20,6 @@ import {
   sharedItemParentPaths,
   streamBinFiles,
   streamBinFolders,
-  streamChildFiles,
-  streamChildFolders,
   streamLinkedFiles,
   streamSharedFiles,
   streamSharedFolders,
@@ -30,9 +27,11 @@ import {
   type PublicUrls,
   type SortKey,
 } from '../storage/db/listings-repository';
+import { isLiveFolderOf } from '../storage/db/hot-queries';
 import { findFileIdsByName } from '../storage/db/search-repository';
 import type { CallContext, Caller, Listing, ParamsOf } from './context';
 import { refuseIfLocked } from './encryption';
+import { folderChildren } from './listing-cache';
 import { invalidArgument, notFound, unauthorized } from './errors';
 import { nameKey, nameLength } from './names';
 import { shareRendering, shareUrl } from './shares';
@@ -92,7 +91,7 @@ function publicUrls(ctx: CallContext): PublicUrls {
 // answers 423 with the id and tip of what to unlock (DECISIONS.md §11; encryption.ts).
 
 async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
-  if (folderId !== 0 && !(await isLiveFolder(ctx.services.db, accountId, folderId))) throw notFound('folder not found');
+  if (folderId !== 0 && !(await isLiveFolderOf(ctx.services.db, accountId, folderId))) throw notFound('folder not found');
   if (folderId !== 0) await refuseIfLocked(ctx.services.db, ctx.caller, { type: 'folder', id: folderId });
 }
 
@@ -109,31 +108,21 @@ export async function getFiles(ctx: CallContext, params: ParamsOf<'GetFiles'>): 
   const { uid } = callerOf(ctx);
   const folderId = parseFolderId(params.dir);
   const order = parseListingOrder(params.order, params.desc);
-  const { db } = ctx.services;
   await checkFolder(ctx, uid, folderId);
-  const count = await countChildren(db, uid, folderId);
-  return {
-    kind: 'listing',
-    count: count.folders + count.files,
-    folders: streamChildFolders(db, uid, folderId, order),
-    files: streamChildFiles(db, uid, folderId, order),
-  };
+  // Only after every check: the items, from the listing cache when it has them (listing-cache.ts).
+  return { kind: 'listing', ...(await folderChildren(ctx.services, { accountId: uid, folderId, order })) };
 }
 
 export async function getFilesWhitPath(ctx: CallContext, params: ParamsOf<'GetFilesWhitPath'>): Promise<Listing> {
   const { uid } = callerOf(ctx);
   const folderId = parseFolderId(params.dir);
   const order = parseListingOrder(params.order, params.desc);
-  const { db } = ctx.services;
   const chain = await folderChain(ctx, uid, folderId);
   const folderPath = chain.map((link) => `/${link.name}`).join('');
-  const count = await countChildren(db, uid, folderId);
   return {
     kind: 'listing',
-    count: count.folders + count.files,
     path: { value: folderPath || '/', dirs: [{ id: 0, name: '' }, ...chain] },
-    folders: streamChildFolders(db, uid, folderId, order, folderPath),
-    files: streamChildFiles(db, uid, folderId, order, folderPath),
+    ...(await folderChildren(ctx.services, { accountId: uid, folderId, order, folderPath })),
   };
 }
 

@@ -92,10 +92,10 @@ export async function authenticate(services: Services, uid: bigint, token: strin
   const session = await liveSession(services, token);
   if (!session || BigInt(session.accountId) !== uid) throw unauthorized();
   // Unreadable only if the row was tampered with: then the token is no good either.
-  const signingKey = openWithToken(session.token, SIGNING_KEY_PURPOSE, session.sealedSigningKey);
+  const signingKey = signingKeyOf(session, services.now().getTime());
   if (signingKey === null) throw unauthorized();
   await slideExpiry(services, session);
-  return { caller: callerOf(session), signingKey: signingKey.toString('utf8') };
+  return { caller: callerOf(session), signingKey };
 }
 
 /** The caller behind `Authorization: Bearer <token>` (the upload endpoint): the token names the account. */
@@ -143,6 +143,8 @@ async function issueToken(services: Services, accountId: number, apiKeyId: numbe
 
 interface LiveSession {
   readonly id: number;
+  /** hashSecret(token): what the row was found by. */
+  readonly tokenHash: string;
   readonly accountId: number;
   readonly token: string;
   readonly sealedSigningKey: string;
@@ -153,10 +155,11 @@ interface LiveSession {
 /** The session of a token that exists and has not expired; null otherwise. One indexed query. */
 async function liveSession(services: Services, token: string | null): Promise<LiveSession | null> {
   if (!token) return null;
-  const stored = await findTokenByHash(services.db, hashSecret(token));
+  const tokenHash = hashSecret(token);
+  const stored = await findTokenByHash(services.db, tokenHash);
   const now = services.now().getTime();
   if (!stored || now >= stored.idleExpiresAt.getTime() || now >= stored.expiresAt.getTime()) return null;
-  return { ...stored, token };
+  return { ...stored, token, tokenHash };
 }
 
 async function slideExpiry(services: Services, session: LiveSession): Promise<void> {
@@ -167,6 +170,46 @@ async function slideExpiry(services: Services, session: LiveSession): Promise<vo
     idleExpiresAt: new Date(Math.min(now.getTime() + services.config.tokenIdleSeconds * 1000, session.expiresAt.getTime())),
     ifLastSeenBy: new Date(now.getTime() - TOUCH_INTERVAL_MS),
   });
+}
+
+// ---- The signing keys of recent sessions ----------------------------------------------------------
+// Unsealing a token's signing key (HKDF, then AES-GCM) is a fixed cost on every signed call; a
+// client polling a folder makes the same session's calls again and again. So the unsealed key is
+// kept in memory for a short while, keyed by the token's hash AND the sealed value the row holds
+// right now: the row is still read (and its expiry checked) on every call, so a deleted token is
+// refused at once, and a row whose sealed key changed can never be answered with the key of before.
+// Only a caller who holds the token reaches a cached key (the hash is of the token it presented).
+// Bounded in number and time; what it holds is as secret as the sealed column and is never logged.
+
+/** How many sessions' keys are kept, and for how long after they were unsealed. */
+const SIGNING_KEY_CACHE_ENTRIES = 10_000;
+const SIGNING_KEY_CACHE_MS = 5 * 60_000;
+
+interface CachedSigningKey {
+  readonly sealed: string;
+  readonly key: string;
+  readonly until: number;
+}
+
+/** Least recently used first (a Map keeps insertion order; a hit moves its entry to the end). */
+const signingKeys = new Map<string, CachedSigningKey>();
+
+/** The session's signing key, unsealed now or a moment ago; null when the sealed value does not open. */
+function signingKeyOf(session: LiveSession, now: number): string | null {
+  const cached = signingKeys.get(session.tokenHash);
+  if (cached) {
+    signingKeys.delete(session.tokenHash);
+    if (cached.sealed === session.sealedSigningKey && now < cached.until) {
+      signingKeys.set(session.tokenHash, cached);
+      return cached.key;
+    }
+  }
+  const opened = openWithToken(session.token, SIGNING_KEY_PURPOSE, session.sealedSigningKey);
+  if (opened === null) return null;
+  const key = opened.toString('utf8');
+  if (signingKeys.size >= SIGNING_KEY_CACHE_ENTRIES) signingKeys.delete(signingKeys.keys().next().value as string);
+  signingKeys.set(session.tokenHash, { sealed: session.sealedSigningKey, key, until: now + SIGNING_KEY_CACHE_MS });
+  return key;
 }
 
 // ---- Keys derived from a token -------------------------------------------------------------

@@ -4,10 +4,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operationsOf, type OperationSpec, type ServiceName } from '../catalog/operations';
-import { bindFormParameters, FormBindingError, type BoundCall } from './binding';
+import { bindFormParameters, FormBindingError, refusedWhileBinding, type BoundCall } from './binding';
 import { messages } from './faults';
-import { answerPlainText, answerXmlStream, BodyTooLargeError, OPERATION_CACHE, parseContentType, readBody, type RequestFacts } from './http-common';
+import { answerPlainText, BodyTooLargeError, OPERATION_CACHE, parseContentType, readBody, type RequestFacts } from './http-common';
 import type { ProtocolEnv } from './pipeline';
+import { answerXmlDocument } from './rendered-answers';
 import { resultString, writeResultElement } from './results';
 import { decodeUtf8, EncodingError, parseFormEncoded, type FormValues } from './wire-values';
 import { escapeAttribute, escapeText } from './xml-writer';
@@ -61,11 +62,14 @@ export async function answerHttpForm(
     throw error;
   }
 
-  const outcome = await env.invoke(call, facts);
+  const outcome = refusedWhileBinding(call) ?? (await env.invoke(call, facts));
   if (outcome.kind === 'incident') return answerPlainText(res, messages.internalError(outcome.incident), OPERATION_CACHE);
   const { namespace } = env.config;
-  await answerXmlStream(
+  await answerXmlDocument(
     res,
+    env.config,
+    outcome,
+    `form ${op.name} ${namespace}`,
     { status: 200, contentType: 'text/xml; charset=utf-8', cacheControl: OPERATION_CACHE },
     { indent: true, emptyNamespaceOnTop: false },
     async (writer) => {

@@ -18,8 +18,9 @@ import {
   type SoapFault,
   type SoapVersion,
 } from './faults';
-import { answer, answerXmlStream, BINDING_CACHE, OPERATION_CACHE, type ContentType, type RequestFacts } from './http-common';
+import { answer, BINDING_CACHE, OPERATION_CACHE, type ContentType, type RequestFacts } from './http-common';
 import type { ProtocolEnv } from './pipeline';
+import { answerXmlDocument } from './rendered-answers';
 import { resultString, writeResultElement } from './results';
 import { readXml, XmlReadError, type XmlElement } from './xml-reader';
 import { soapAction } from './wsdl';
@@ -196,8 +197,11 @@ export async function answerSoap(
     return fault(answerVersion, processFailure(messages.internalError(outcome.incident)), OPERATION_CACHE);
   }
   const operation = op;
-  await answerXmlStream(
+  await answerXmlDocument(
     res,
+    env.config,
+    outcome,
+    `soap ${answerVersion} ${operation.name} ${namespace}`,
     { status: 200, contentType: SOAP_CONTENT_TYPE[answerVersion], cacheControl: OPERATION_CACHE },
     { indent: false, emptyNamespaceOnTop: true },
     async (writer) => {

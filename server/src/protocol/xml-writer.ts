@@ -20,12 +20,18 @@ export type Attributes = ReadonlyArray<readonly [string, AttributeValue]>;
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const TEXT_SPECIAL = /[&<>\r]/;
 const ATTRIBUTE_SPECIAL = /[&<>"\t\n\r]/;
+// One test that finds anything escapeText or escapeAttribute may change: the characters they escape,
+// every control character, every surrogate (a lone one is replaced; pairs take the full checks and
+// pass) and U+FFFE/F. Most values (names, hashes, paths) have none, and are returned as they are.
+// eslint-disable-next-line no-control-regex
+const MAY_NEED_ESCAPING = /[&<>"\u0000-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
 function replaceInvalid(value: string): string {
   return value.replace(INVALID_XML_CHARS, '\uFFFD');
 }
 
 export function escapeText(value: string): string {
+  if (!MAY_NEED_ESCAPING.test(value)) return value;
   let out = value;
   if (TEXT_SPECIAL.test(out)) {
     out = out.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#xD;');
@@ -35,6 +41,7 @@ export function escapeText(value: string): string {
 }
 
 export function escapeAttribute(value: string): string {
+  if (!MAY_NEED_ESCAPING.test(value)) return value;
   let out = value;
   if (ATTRIBUTE_SPECIAL.test(out)) {
     out = out
@@ -50,14 +57,17 @@ export function escapeAttribute(value: string): string {
   return INVALID_XML_CHARS.test(out) ? replaceInvalid(out) : out;
 }
 
-function formatAttributes(attributes: Attributes | undefined): string {
+/** ` name="value"`, the value escaped; "" when the value is null or undefined (the attribute is left out). */
+export function formatAttribute(name: string, value: AttributeValue): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'string' ? escapeAttribute(value) : typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+  return ` ${name}="${text}"`;
+}
+
+export function formatAttributes(attributes: Attributes | undefined): string {
   if (!attributes) return '';
   let out = '';
-  for (const [name, value] of attributes) {
-    if (value === null || value === undefined) continue;
-    const text = typeof value === 'boolean' ? (value ? '1' : '0') : typeof value === 'string' ? escapeAttribute(value) : String(value);
-    out += ` ${name}="${text}"`;
-  }
+  for (const [name, value] of attributes) out += formatAttribute(name, value);
   return out;
 }
 
@@ -69,6 +79,10 @@ export interface XmlWriterOptions {
 }
 
 const FLUSH_AT = 32 * 1024;
+
+/** A newline and two spaces per level, kept for the few depths documents have. */
+const INDENTATIONS = Array.from({ length: 8 }, (_, depth) => '\n' + '  '.repeat(depth));
+const indentation = (depth: number) => INDENTATIONS[depth] ?? '\n' + '  '.repeat(depth);
 
 export class XmlWriter {
   private buffer = '';
@@ -96,8 +110,16 @@ export class XmlWriter {
 
   /** An element with attributes only: `<name a="1" />`. */
   empty(name: string, attributes?: Attributes): void {
+    this.emptyFormatted(name, formatAttributes(attributes));
+  }
+
+  /**
+   * `empty` with its attributes already formatted (formatAttribute, formatAttributes): for the
+   * items of a listing, built as one string each rather than an array of attributes each.
+   */
+  emptyFormatted(name: string, formattedAttributes: string): void {
     this.beginChild();
-    this.buffer += `<${name}${formatAttributes(attributes)}${this.topNamespace()} />`;
+    this.buffer += `<${name}${formattedAttributes}${this.topNamespace()} />`;
   }
 
   /** An element holding text: `<name a="1">text</name>`. */
@@ -113,7 +135,7 @@ export class XmlWriter {
       this.buffer += ' />';
       this.startTagOpen = false;
     } else {
-      if (this.options.indent) this.buffer += '\n' + '  '.repeat(this.open.length);
+      if (this.options.indent) this.buffer += indentation(this.open.length);
       this.buffer += `</${name}>`;
     }
   }
@@ -135,7 +157,7 @@ export class XmlWriter {
       this.buffer += '>';
       this.startTagOpen = false;
     }
-    if (this.options.indent && this.topWritten) this.buffer += '\n' + '  '.repeat(this.open.length);
+    if (this.options.indent && this.topWritten) this.buffer += indentation(this.open.length);
   }
 
   private topNamespace(): string {

@@ -29,8 +29,8 @@ function list(account: TestAccount, dir: string | null, order = 'name', desc = '
   return readListing(getFiles(account.ctx, signed(account, { dir, order, desc })));
 }
 
-async function setup(): Promise<{ services: TestServices; alice: TestAccount }> {
-  const services = await openTestServices();
+async function setup(config: { listingCacheMb?: number } = {}): Promise<{ services: TestServices; alice: TestAccount }> {
+  const services = await openTestServices({ config });
   return { services, alice: await testAccount(services, 'alice') };
 }
 
@@ -269,9 +269,13 @@ describe('a folder of 100,000 files', () => {
   }, 60_000);
 });
 
+// A folder's listing is streamed from a cursor when the listing cache does not keep it (too big,
+// or the cache off, as here): what these say of cursors is said of that path.
+const streamed = { listingCacheMb: 0 };
+
 describe('listings and the database connection', () => {
   it('a listing that is never read holds nothing: the next call runs', async () => {
-    const { alice } = await setup();
+    const { alice } = await setup(streamed);
     await alice.file('a.txt');
     await getFiles(alice.ctx, signed(alice, { dir: '0', order: 'name', desc: '0' }));
     expect((await list(alice, '0')).names).toEqual(['a.txt']);
@@ -284,7 +288,7 @@ describe('listings and the database connection', () => {
     ['size', '0'],
     ['share', '1'],
   ])('a reader that pauses lets go of the database, then resumes in order (order=%s desc=%s)', async (order, desc) => {
-    const { alice } = await setup();
+    const { alice } = await setup(streamed);
     for (let i = 1; i <= 30; i++) {
       await alice.file(`f${i}.txt`, { updated: new Date(Date.UTC(2026, 0, 1 + (i % 3))), size: i % 4, shared: i % 5 === 0 });
     }
@@ -307,7 +311,7 @@ describe('listings and the database connection', () => {
   });
 
   it('a listing abandoned half-way releases its cursor', async () => {
-    const { alice } = await setup();
+    const { alice } = await setup(streamed);
     await alice.files(Array.from({ length: 50 }, (_, i) => `f${i}.txt`));
     const listing = (await getFiles(alice.ctx, signed(alice, { dir: '0', order: 'name', desc: '0' }))) as Listing;
     let read = 0;

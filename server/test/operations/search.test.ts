@@ -4,10 +4,13 @@
  */
 import { CompiledQuery, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { folderEncrypt, unlock } from '../../src/operations/encryption';
+import { folderAdd } from '../../src/operations/folders';
 import { fileSearch } from '../../src/operations/listings';
 import { fileNameMatches } from '../../src/storage/db/dialect';
 import { fileSearchCandidates } from '../../src/storage/db/search-repository';
 import { openTestServices, type TestServices } from '../helpers/database';
+import { openSession, signed, storeFile } from '../helpers/encryption';
 import { testEngine } from '../helpers/postgres';
 import { readListing, testAccount, type TestAccount } from '../helpers/listing-fixtures';
 
@@ -232,6 +235,39 @@ describe('the file-name index', () => {
     expect(details.some((detail) => /files_name_search VIRTUAL TABLE/.test(detail))).toBe(true);
     expect(details.filter((detail) => /\bfiles\b/.test(detail))).toEqual(['SEARCH files USING INTEGER PRIMARY KEY (rowid=?)']);
     expect(details.some((detail) => /TEMP B-TREE/.test(detail))).toBe(false);
+  });
+
+  it.runIf(onSqlite)('a keyword of 1 or 2 characters scans the index of live names (0009), not the rows of files', async () => {
+    const { services, alice } = await setup();
+    // Statistics that make files_recent look as good: the query names its index, so the plan stays.
+    await sql`analyze`.execute(services.db);
+    const details = await plan(services, alice.id, 'q7');
+    expect(details.filter((detail) => /\bfiles\b/.test(detail))).toEqual(['SEARCH files USING INDEX files_live_name_key (account_id=?)']);
+    expect(details.some((detail) => /TEMP B-TREE/.test(detail))).toBe(false);
+  });
+
+  it('a keyword of 1 or 2 characters finds live files only, of the caller only', async () => {
+    const { services, alice } = await setup();
+    const bob = await testAccount(services, 'bob');
+    await alice.files(['q7 live.txt', 'q7 binned.txt', 'other.txt']);
+    await bob.file('q7 of bob.txt');
+    await services.db.updateTable('files').set({ deleted_at: Date.now(), deleted_from: '/' }).where('name', '=', 'q7 binned.txt').execute();
+    expect(await names(alice, 'Q7')).toEqual(['q7 live.txt']);
+  });
+
+  it('a keyword of 1 or 2 characters hides files beneath a folder locked for the session, until it is unlocked', async () => {
+    const services = await openTestServices();
+    const alice = await openSession(services, 'alice');
+    const folder = await folderAdd(alice.ctx, signed(alice, { dirid: 0n, name: 'Private' }));
+    const privateId = (folder.item as { id: number }).id;
+    await storeFile(services, alice, privateId, 'q7 secret.txt', 'secret');
+    await storeFile(services, alice, 0, 'q7 public.txt', 'public');
+    await folderEncrypt(alice.ctx, signed(alice, { dirid: BigInt(privateId), password: 'open sesame', password_tip: 'tip' }));
+    const shortSearch = async () =>
+      (await readListing(fileSearch(alice.ctx, signed(alice, { keyword: 'q7', order: 'name', desc: '0' })))).names;
+    expect(await shortSearch()).toEqual(['q7 public.txt']);
+    await unlock(alice.ctx, signed(alice, { dirid: BigInt(privateId), fid: 0n, password: 'open sesame' }));
+    expect(await shortSearch()).toEqual(['q7 public.txt', 'q7 secret.txt']);
   });
 
   it.runIf(onPostgres)('a keyword of 3 or more characters is answered from the pg_trgm index, not a scan of files', async () => {

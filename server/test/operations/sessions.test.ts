@@ -189,6 +189,23 @@ describe('authenticate', () => {
     await setPassword(services, 'alice', 'another-secret');
     expect(await refusalCode(authenticate(services, 1001n, token))).toBe(ResultCode.Unauthorized);
   });
+
+  // The signing key unsealed by an earlier call is kept a while (sessions.ts): never past the row.
+  test('a signing key unsealed before is not used once the sealed value in the row changed', async () => {
+    const services = await withAlice();
+    const { token } = await issued(services);
+    await authenticate(services, 1001n, token);
+    await services.db.updateTable('tokens').set({ sealed_signing_key: 'v1.AAAA.AAAA.AAAA' }).where('token_hash', '=', hashSecret(token)).execute();
+    expect(await refusalCode(authenticate(services, 1001n, token))).toBe(ResultCode.Unauthorized);
+  });
+
+  test('a token deleted after a call is refused at the next one', async () => {
+    const services = await withAlice();
+    const { token } = await issued(services);
+    await authenticate(services, 1001n, token);
+    await services.db.deleteFrom('tokens').where('token_hash', '=', hashSecret(token)).execute();
+    expect(await refusalCode(authenticate(services, 1001n, token))).toBe(ResultCode.Unauthorized);
+  });
 });
 
 describe('Logout', () => {

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
-import type { FileItem, FolderItem, Listing } from '../../src/operations/context';
-import { writeResultElement } from '../../src/protocol/results';
-import { StringSink, XmlWriter } from '../../src/protocol/xml-writer';
+import type { BatchedItemSource, FileItem, FolderItem, Listing } from '../../src/operations/context';
+import { isoTime, writeResultElement } from '../../src/protocol/results';
+import { StringSink, XmlWriter, escapeAttribute } from '../../src/protocol/xml-writer';
 import { startProtocolServer, type ProtocolServer } from '../helpers/protocol-server';
 import { callInForm, send } from '../helpers/requests';
 
@@ -91,5 +91,75 @@ describe('a listing of 100,000 items', () => {
   it('a small document is sent whole, with a Content-Length', async () => {
     const answer = await send(server.url, 'GET', '/OAuthService.asmx?WSDL', {});
     expect(answer.headers['content-length']).toBeDefined();
+  });
+});
+
+describe('times', () => {
+  /** What every time in a result document is: toISOString without its milliseconds. */
+  const reference = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+  it.each([
+    ['the epoch', 0],
+    ['milliseconds are cut, not rounded', Date.parse('2026-11-21T10:00:00.999Z')],
+    ['the last second of a day', Date.parse('2026-12-31T23:59:59.999Z')],
+    ['the first second of a day', Date.parse('2027-01-01T00:00:00.000Z')],
+    ['a leap day', Date.parse('2028-02-29T12:34:56.789Z')],
+    ['a millisecond before 1970: the second that holds it', -1],
+    ['a day and a millisecond before 1970', -86_400_001],
+    ['year 10000, written +010000', Date.parse('+010000-01-01T00:00:01.500Z')],
+    ['year 0', Date.parse('0000-06-15T08:09:10.000Z')],
+  ])('%s', (_, ms) => {
+    expect(isoTime(new Date(ms))).toBe(reference(new Date(ms)));
+  });
+
+  it('agrees with toISOString over many instants, days apart and seconds apart', () => {
+    let ms = Date.parse('1969-12-25T00:00:00Z');
+    for (let i = 0; i < 5_000; i++) {
+      ms += (i % 7 === 0 ? 86_400_000 : 0) + ((i * 7_919_123) % 3_600_000);
+      expect(isoTime(new Date(ms))).toBe(reference(new Date(ms)));
+    }
+  });
+
+  it('an invalid date is refused as toISOString refuses it', () => {
+    expect(() => isoTime(new Date(Number.NaN))).toThrow(RangeError);
+  });
+});
+
+describe('attribute values', () => {
+  it.each([
+    ['plain text, as it is', 'report 2026.pdf', 'report 2026.pdf'],
+    ['markup and quotes, escaped', 'a & b < c > "d"', 'a &amp; b &lt; c &gt; &quot;d&quot;'],
+    ['tab, newline and carriage return, as character references', 'a\tb\nc\rd', 'a&#x9;b&#xA;c&#xD;d'],
+    ['a surrogate pair (an emoji), as it is', 'smile 😀.txt', 'smile 😀.txt'],
+    ['a lone surrogate and other characters XML cannot carry, replaced', 'a\uD800b\u0001c\uFFFE', 'a\uFFFDb\uFFFDc\uFFFD'],
+  ])('%s', (_, value, written) => {
+    expect(escapeAttribute(value)).toBe(written);
+  });
+});
+
+describe('a listing read by batches', () => {
+  /** A source that hands its items out in batches, as the streamed listings of the database do. */
+  function batched<T>(batches: T[][]): BatchedItemSource<T> {
+    return {
+      async *batches() {
+        for (const batch of batches) yield batch;
+      },
+      async *[Symbol.asyncIterator]() {
+        for (const batch of batches) yield* batch;
+      },
+    };
+  }
+
+  it('is written as the same items given as arrays', async () => {
+    const folders = [folder(5, 'B & C'), folder(6, 'D')];
+    const files = Array.from({ length: 2_500 }, (_, i) => file(10 + i, `f${i}.txt`));
+    const asArrays: Listing = { kind: 'listing', count: 2_502, folders, files };
+    const asBatches: Listing = {
+      kind: 'listing',
+      count: 2_502,
+      folders: batched([folders]),
+      files: batched([files.slice(0, 1_000), [], files.slice(1_000, 2_000), files.slice(2_000)]),
+    };
+    for (const indent of [false, true]) expect(await render(asBatches, indent)).toBe(await render(asArrays, indent));
   });
 });

@@ -15,6 +15,7 @@ import { createLogger } from '../../log';
 import { engineOf, postgresTextPlugin, postgresTypes } from './dialect';
 import { migrationProvider, migrations } from './migrations';
 import type { Database } from './schema';
+import { CachingSqliteDialect } from './sqlite-driver';
 
 export const SQLITE_FILE_NAME = 'fss.sqlite';
 
@@ -134,5 +135,6 @@ function sqliteDialect(dataDir: string): Dialect {
   // Without statistics SQLite's planner may prefer an account-wide index scan to an id lookup;
   // this gathers them where they are missing or stale (cheap: it analyzes only what needs it).
   sqlite.pragma('optimize = 0x10002');
-  return new SqliteDialect({ database: sqlite });
+  // Our driver (sqlite-driver.ts): Kysely's SqliteDialect with a statement cache and chunked streams.
+  return new CachingSqliteDialect(sqlite);
 }

@@ -11,6 +11,7 @@
  * - Walks of the tree are bounded (MAX_WALK_DEPTH) as in items-repository, so a corrupt cycle ends.
  */
 import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { encryptedFoldersAbove } from './hot-queries';
 import type { Database, EncryptionJobKind, EncryptionJobsTable } from './schema';
 
 const MAX_WALK_DEPTH = 100_000;
@@ -244,16 +245,8 @@ export async function lockChain(db: Kysely<Database>, accountId: number, item: I
     if (file.key_id !== null) own = { type: 'file', id: item.id, keyId: file.key_id };
   }
   if (startFolder !== 0) {
-    const { rows } = await sql<{ id: number; key_id: number }>`
-      with recursive chain(id, parent_id, key_id, depth) as (
-        select id, parent_id, key_id, 0 from folders where id = ${startFolder} and account_id = ${accountId}
-        union all
-        select f.id, f.parent_id, f.key_id, c.depth + 1
-        from folders f join chain c on f.id = c.parent_id
-        where f.account_id = ${accountId} and c.depth < ${MAX_WALK_DEPTH}
-      )
-      select id, key_id from chain where key_id is not null order by depth desc`.execute(db);
-    for (const row of rows) links.push({ type: 'folder', id: Number(row.id), keyId: Number(row.key_id) });
+    // The walk up runs on every call on a folder: compiled once (hot-queries.ts).
+    for (const folder of await encryptedFoldersAbove(db, accountId, startFolder)) links.push({ type: 'folder', ...folder });
   }
   if (own) links.push(own);
   return links;

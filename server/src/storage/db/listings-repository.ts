@@ -3,8 +3,9 @@
  * shared and linked items, and the folder paths they carry. Rows become FolderItem / FileItem here.
  *
  * - A listing that can be big (a folder, the bin, shares, links) is counted with one query and then
- *   read from a database cursor (Kysely's stream()), folders and then files, in the order asked
- *   for, so that 100,000 items never sit in memory. The streams are lazy: nothing is read, and no
+ *   read from a database cursor a chunk of rows at a time (handed out as batches of items:
+ *   BatchedItemSource), folders and then files, in the order asked for, so that 100,000 items
+ *   never sit in memory. The streams are lazy: nothing is read, and no
  *   connection is taken, until the protocol layer starts writing them. A cursor is let go while
  *   its reader pauses (readWithoutHolding), so a slow client never holds the connection.
  * - The count and the rows are separate reads: a change committed between them (an upload into
@@ -21,7 +22,7 @@
  * records. Both read the same columns; if they drift, unify them.
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { BinAttributes, FileItem, FolderItem, ShareAttributes } from '../../operations/context';
+import type { BatchedItemSource, BinAttributes, FileItem, FolderItem, ShareAttributes } from '../../operations/context';
 import { fileTipColumn, folderJobProgressColumn, folderTipColumn } from './encryption-repository';
 import type { Database } from './schema';
 
@@ -51,7 +52,10 @@ export interface PublicUrls {
   shareImage(share: { readonly id: number; readonly code: string; readonly imageKey: string | null; readonly downpwdSealed: string | null }): string;
 }
 
-/** Rows per round trip where the driver reads a cursor in chunks (PostgreSQL); SQLite steps row by row. */
+/**
+ * Rows per chunk of a listing's cursor: a round trip on PostgreSQL, a synchronous read on SQLite
+ * (a few milliseconds, during which nothing else runs on the one connection anyway).
+ */
 const STREAM_CHUNK_ROWS = 1_000;
 
 /** A cursor whose reader has asked for nothing for this long is closed, and reopened when reading resumes. */
@@ -107,9 +111,10 @@ function afterRow(table: ItemTable, order: ListingOrder, timeColumn: string, las
 }
 
 /**
- * Reads rows through a cursor (`open(undefined)`), and lets go of it while the reader pauses: when
- * no row has been asked for during CURSOR_IDLE_MS, the cursor is closed, and the next row is read
- * from a new cursor opened after the last row read (`open(last)`).
+ * Reads rows through a cursor (`open(undefined)`), a chunk of rows at a time, and lets go of it
+ * while the reader pauses: when no chunk has been asked for during CURSOR_IDLE_MS, the cursor is
+ * closed, and the next chunk is read from a new cursor opened after the last row handed out
+ * (`open(last)`).
  *
  * Why: a cursor holds a database connection while it is open, and the embedded SQLite engine has
  * exactly one. The protocol layer reads a listing as fast as the client takes it; a client on a
@@ -117,10 +122,10 @@ function afterRow(table: ItemTable, order: ListingOrder, timeColumn: string, las
  * Resuming costs one query (for order=name an index seek; for other keys the database sorts the
  * rest again), at most once per pause.
  */
-async function* readWithoutHolding<R>(open: (after: R | undefined) => AsyncIterableIterator<R>): AsyncGenerator<R> {
-  let cursor: AsyncIterableIterator<R> | undefined;
+async function* readWithoutHolding<R>(open: (after: R | undefined) => AsyncIterator<readonly R[]>): AsyncGenerator<readonly R[]> {
+  let cursor: AsyncIterator<readonly R[]> | undefined;
   let last: R | undefined;
-  /** Whether a row is being read (a slow query is no pause), and whether one was handed out since the last look. */
+  /** Whether a chunk is being read (a slow query is no pause), and whether one was handed out since the last look. */
   let reading = false;
   let handedOut = false;
   let watchdog: NodeJS.Timeout | undefined;
@@ -148,9 +153,11 @@ async function* readWithoutHolding<R>(open: (after: R | undefined) => AsyncItera
       const next = await cursor.next();
       reading = false;
       if (next.done) return;
-      last = next.value;
+      const rows = next.value;
+      if (rows.length === 0) continue;
+      last = rows[rows.length - 1];
       handedOut = true;
-      yield next.value;
+      yield rows;
     }
   } finally {
     if (watchdog) clearTimeout(watchdog);
@@ -158,18 +165,49 @@ async function* readWithoutHolding<R>(open: (after: R | undefined) => AsyncItera
   }
 }
 
-/** Streams `query` (filtered, selecting sort_key and the key column) in the listing order, without holding its cursor. */
-function streamInOrder<R extends PositionedRow>(
+/**
+ * The rows of `query` as the driver reads them, a chunk at a time: up to `rows` rows read
+ * synchronously per step on SQLite (sqlite-driver.ts), one round trip of the cursor on PostgreSQL.
+ * Kysely's own stream() hands the same chunks out one row per await; its executor is what that
+ * stream() reads from (db.getExecutor, as dialect.ts engineOf uses it).
+ */
+async function* chunksOf<R>(db: Kysely<Database>, query: SelectQueryBuilder<Database, any, R>, rows: number): AsyncGenerator<readonly R[]> {
+  for await (const result of db.getExecutor().stream<R>(query.compile(), rows)) yield result.rows;
+}
+
+/**
+ * Streams `query` (filtered, selecting sort_key and the key column) in the listing order, without
+ * holding its cursor, and turns each row into an item: what the stream functions below return.
+ */
+function streamInOrder<R extends PositionedRow, T>(
+  db: Kysely<Database>,
   query: SelectQueryBuilder<Database, any, R>,
   table: ItemTable,
   order: ListingOrder,
+  toItem: (row: R) => T,
   timeColumn = 'updated_at',
-): AsyncGenerator<R> {
-  return readWithoutHolding<R>((after) =>
-    inListingOrder(after ? query.where(afterRow(table, order, timeColumn, after)) : query, table, order, timeColumn).stream(
-      STREAM_CHUNK_ROWS,
-    ),
-  );
+): BatchedItemSource<T> {
+  const rows = () =>
+    readWithoutHolding<R>((after) =>
+      chunksOf(db, inListingOrder(after ? query.where(afterRow(table, order, timeColumn, after)) : query, table, order, timeColumn), STREAM_CHUNK_ROWS),
+    );
+  return new StreamedItems(rows, toItem);
+}
+
+/** Items of rows read in chunks: a batch per chunk, or item by item (context.ts BatchedItemSource). */
+class StreamedItems<R, T> implements BatchedItemSource<T> {
+  constructor(
+    private readonly rows: () => AsyncIterable<readonly R[]>,
+    private readonly toItem: (row: R) => T,
+  ) {}
+
+  async *batches(): AsyncGenerator<readonly T[]> {
+    for await (const rows of this.rows()) yield rows.map((row) => this.toItem(row));
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
+    for await (const batch of this.batches()) yield* batch;
+  }
 }
 
 /** Neither in the bin nor beneath a folder in the bin. Written as the listing indexes' own condition. */
@@ -246,10 +284,15 @@ interface Extras {
   readonly link?: { readonly url: string; readonly hits: number };
 }
 
-/** `tip` only on encrypted items (DECISIONS.md §2), from the item's key (encryption-repository). */
-const tipOf = (row: { encrypted: 0 | 1; tip: string | null }) => (row.encrypted === 1 ? { tip: row.tip ?? '' } : {});
+const NO_EXTRAS: Extras = {};
 
-const toFolderItem = (row: FolderRow, extras: Extras = {}): FolderItem => ({
+/*
+ * Items are built as literals of one shape, without spreads: a listing builds 100,000 of them.
+ * Optional attributes absent from a row are left undefined (the writer skips undefined values).
+ * `tip` only on encrypted items (DECISIONS.md §2), from the item's key (encryption-repository).
+ */
+
+const toFolderItem = (row: FolderRow, extras: Extras = NO_EXTRAS): FolderItem => ({
   type: 'folder',
   id: row.id,
   dir: row.parent_id,
@@ -259,12 +302,15 @@ const toFolderItem = (row: FolderRow, extras: Extras = {}): FolderItem => ({
   shared: row.shared === 1,
   linked: row.linked === 1,
   encrypted: row.encrypted === 1,
-  ...tipOf(row),
-  ...(row.progress === null ? {} : { progress: Number(row.progress) }),
-  ...extras,
+  tip: row.encrypted === 1 ? (row.tip ?? '') : undefined,
+  progress: row.progress === null ? undefined : Number(row.progress),
+  path: extras.path,
+  bin: extras.bin,
+  share: extras.share,
+  link: extras.link,
 });
 
-const toFileItem = (row: FileRow, extras: Extras = {}): FileItem => ({
+const toFileItem = (row: FileRow, extras: Extras = NO_EXTRAS): FileItem => ({
   type: 'file',
   id: row.id,
   dir: row.folder_id,
@@ -276,17 +322,16 @@ const toFileItem = (row: FileRow, extras: Extras = {}): FileItem => ({
   shared: row.shared === 1,
   linked: row.linked === 1,
   encrypted: row.encrypted === 1,
-  ...tipOf(row),
-  ...extras,
+  tip: row.encrypted === 1 ? (row.tip ?? '') : undefined,
+  path: extras.path,
+  bin: extras.bin,
+  share: extras.share,
+  link: extras.link,
 });
 
 /** `${parent}/${name}`; the root's path is "" here, so its children are `/name`. */
 export function childPath(parentPath: string, name: string): string {
   return `${parentPath}/${name}`;
-}
-
-async function* mapRows<R, T>(rows: AsyncIterable<R>, toItem: (row: R) => T): AsyncGenerator<T> {
-  for await (const row of rows) yield toItem(row);
 }
 
 // ---- A folder's children (GetFiles, GetFilesWhitPath) -------------------------------------------
@@ -324,15 +369,16 @@ export function streamChildFolders(
   parentId: number,
   order: ListingOrder,
   parentPath?: string,
-): AsyncIterable<FolderItem> {
+): BatchedItemSource<FolderItem> {
   const query = db
     .selectFrom('folders')
     .select(folderColumns)
     .where('folders.account_id', '=', accountId)
     .where('folders.parent_id', '=', parentId)
     .where(isLive('folders'));
-  const rows = streamInOrder(query, 'folders', order);
-  return mapRows(rows, (row) => toFolderItem(row, parentPath === undefined ? {} : { path: childPath(parentPath, row.name) }));
+  return streamInOrder(db, query, 'folders', order, (row) =>
+    toFolderItem(row, parentPath === undefined ? NO_EXTRAS : { path: childPath(parentPath, row.name) }),
+  );
 }
 
 /** The live files of a folder, streamed in order; with `parentPath`, each carries its path. */
@@ -342,15 +388,16 @@ export function streamChildFiles(
   parentId: number,
   order: ListingOrder,
   parentPath?: string,
-): AsyncIterable<FileItem> {
+): BatchedItemSource<FileItem> {
   const query = db
     .selectFrom('files')
     .select(fileColumns)
     .where('files.account_id', '=', accountId)
     .where('files.folder_id', '=', parentId)
     .where(isLive('files'));
-  const rows = streamInOrder(query, 'files', order);
-  return mapRows(rows, (row) => toFileItem(row, parentPath === undefined ? {} : { path: childPath(parentPath, row.name) }));
+  return streamInOrder(db, query, 'files', order, (row) =>
+    toFileItem(row, parentPath === undefined ? NO_EXTRAS : { path: childPath(parentPath, row.name) }),
+  );
 }
 
 // ---- Folder paths --------------------------------------------------------------------------------
@@ -584,14 +631,13 @@ export function streamBinFolders(
   accountId: number,
   order: ListingOrder,
   retentionDays: number,
-): AsyncIterable<FolderItem> {
+): BatchedItemSource<FolderItem> {
   const query = db
     .selectFrom('folders')
     .select([...folderColumns, 'folders.deleted_at', 'folders.deleted_from'])
     .where('folders.account_id', '=', accountId)
     .where('folders.deleted_at', 'is not', null);
-  const rows = streamInOrder(query, 'folders', order, BIN_TIME_COLUMN);
-  return mapRows(rows, (row) => toFolderItem(row, binExtras(row, retentionDays)));
+  return streamInOrder(db, query, 'folders', order, (row) => toFolderItem(row, binExtras(row, retentionDays)), BIN_TIME_COLUMN);
 }
 
 /** Files deleted directly, streamed in order, with their bin attributes and original path. */
@@ -600,14 +646,13 @@ export function streamBinFiles(
   accountId: number,
   order: ListingOrder,
   retentionDays: number,
-): AsyncIterable<FileItem> {
+): BatchedItemSource<FileItem> {
   const query = db
     .selectFrom('files')
     .select([...fileColumns, 'files.deleted_at', 'files.deleted_from'])
     .where('files.account_id', '=', accountId)
     .where('files.deleted_at', 'is not', null);
-  const rows = streamInOrder(query, 'files', order, BIN_TIME_COLUMN);
-  return mapRows(rows, (row) => toFileItem(row, binExtras(row, retentionDays)));
+  return streamInOrder(db, query, 'files', order, (row) => toFileItem(row, binExtras(row, retentionDays)), BIN_TIME_COLUMN);
 }
 
 // ---- Shared items (GetShareFiles) ----------------------------------------------------------------
@@ -703,10 +748,9 @@ export function streamSharedFolders(
   order: ListingOrder,
   paths: FolderPaths,
   urls: PublicUrls,
-): AsyncIterable<FolderItem> {
+): BatchedItemSource<FolderItem> {
   const query = sharedFolders(db, accountId).select([...folderColumns, ...shareColumns]);
-  const rows = streamInOrder(query, 'folders', order);
-  return mapRows(rows, (row) =>
+  return streamInOrder(db, query, 'folders', order, (row) =>
     toFolderItem(row, { path: pathIn(paths, row.parent_id, row.name), share: shareAttributes(row, urls) }),
   );
 }
@@ -717,10 +761,11 @@ export function streamSharedFiles(
   order: ListingOrder,
   paths: FolderPaths,
   urls: PublicUrls,
-): AsyncIterable<FileItem> {
+): BatchedItemSource<FileItem> {
   const query = sharedFiles(db, accountId).select([...fileColumns, ...shareColumns]);
-  const rows = streamInOrder(query, 'files', order);
-  return mapRows(rows, (row) => toFileItem(row, { path: pathIn(paths, row.folder_id, row.name), share: shareAttributes(row, urls) }));
+  return streamInOrder(db, query, 'files', order, (row) =>
+    toFileItem(row, { path: pathIn(paths, row.folder_id, row.name), share: shareAttributes(row, urls) }),
+  );
 }
 
 // ---- Linked files (GetLinkFiles) -----------------------------------------------------------------
@@ -755,10 +800,9 @@ export function streamLinkedFiles(
   order: ListingOrder,
   paths: FolderPaths,
   urls: PublicUrls,
-): AsyncIterable<FileItem> {
+): BatchedItemSource<FileItem> {
   const query = linkedFiles(db, accountId).select([...fileColumns, 'links.code', 'links.hits']);
-  const rows = streamInOrder(query, 'files', order);
-  return mapRows(rows, (row) =>
+  return streamInOrder(db, query, 'files', order, (row) =>
     toFileItem(row, { path: pathIn(paths, row.folder_id, row.name), link: { url: urls.link(row.code, row.name), hits: row.hits } }),
   );
 }

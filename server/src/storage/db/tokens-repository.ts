@@ -3,6 +3,7 @@
  * lookup runs on every authenticated call, so it is one indexed query and nothing more.
  */
 import type { Kysely } from 'kysely';
+import { preparedQuery } from './prepared-query';
 import type { Database } from './schema';
 
 export interface StoredToken {
@@ -44,21 +45,27 @@ export async function insertToken(db: Kysely<Database>, token: NewToken): Promis
   return row.id;
 }
 
-export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promise<StoredToken | undefined> {
-  const row = await db
+/** The token lookup of every authenticated call: compiled once per database (prepared-query.ts). */
+const tokenByHash = preparedQuery<[tokenHash: string], TokenRow>(1, (db: Kysely<Database>, tokenHash) =>
+  db
     .selectFrom('tokens')
-    .select([
-      'id',
-      'account_id',
-      'api_key_id',
-      'sealed_signing_key',
-      'created_at',
-      'last_seen_at',
-      'idle_expires_at',
-      'expires_at',
-    ])
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
+    .select(['id', 'account_id', 'api_key_id', 'sealed_signing_key', 'created_at', 'last_seen_at', 'idle_expires_at', 'expires_at'])
+    .where('token_hash', '=', tokenHash),
+);
+
+interface TokenRow {
+  id: number;
+  account_id: number;
+  api_key_id: number | null;
+  sealed_signing_key: string;
+  created_at: number;
+  last_seen_at: number;
+  idle_expires_at: number;
+  expires_at: number;
+}
+
+export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promise<StoredToken | undefined> {
+  const row = await tokenByHash.executeTakeFirst(db, tokenHash);
   return (
     row && {
       id: row.id,

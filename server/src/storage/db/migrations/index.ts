@@ -10,6 +10,8 @@ import * as fileNameSearch from './0004_file_name_search';
 import * as emailQueue from './0005_email_queue';
 import * as encryption from './0006_encryption';
 import * as uploadLocks from './0007_upload_locks';
+import * as listingVersions from './0008_listing_versions';
+import * as fileNameScan from './0009_file_name_scan';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -19,6 +21,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0005_email_queue': emailQueue,
   '0006_encryption': encryption,
   '0007_upload_locks': uploadLocks,
+  '0008_listing_versions': listingVersions,
+  '0009_file_name_scan': fileNameScan,
 };
 
 export const migrationProvider: MigrationProvider = {

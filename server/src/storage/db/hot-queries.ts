@@ -1,0 +1,63 @@
+/**
+ * The queries of the call path that run on every signed listing call, compiled once per database
+ * (prepared-query.ts) instead of built by Kysely on every call: the folder check of GetFiles, the
+ * walk up to the folder's encrypted ancestors (the lock check), and the account's listing version
+ * (the listing cache's key, migration 0008_listing_versions). Each reads exactly what the general
+ * repository function of the same meaning reads (noted on each).
+ */
+import { sql, type Kysely } from 'kysely';
+import { preparedQuery } from './prepared-query';
+import type { Database } from './schema';
+
+/** The bound of walks up the tree, as encryption-repository's MAX_WALK_DEPTH: a corrupt cycle ends. */
+const MAX_WALK_DEPTH = 100_000;
+
+const liveFolder = preparedQuery<[accountId: number, folderId: number], { id: number }>(2, (db: Kysely<Database>, accountId, folderId) =>
+  db
+    .selectFrom('folders')
+    .select('folders.id')
+    .where('folders.id', '=', folderId)
+    .where('folders.account_id', '=', accountId)
+    .where('folders.deleted_at', 'is', null)
+    .where('folders.binned_under', 'is', null),
+);
+
+/** Whether the folder is a live folder of the account (listings-repository isLiveFolder). */
+export async function isLiveFolderOf(db: Kysely<Database>, accountId: number, folderId: number): Promise<boolean> {
+  return (await liveFolder.executeTakeFirst(db, accountId, folderId)) !== undefined;
+}
+
+const encryptedFolderChain = preparedQuery<[accountId: number, folderId: number], { id: number; key_id: number }>(
+  2,
+  (db, accountId, folderId) => sql<{ id: number; key_id: number }>`
+    with recursive chain(id, parent_id, key_id, depth) as (
+      select id, parent_id, key_id, 0 from folders where id = ${folderId} and account_id = ${accountId}
+      union all
+      select f.id, f.parent_id, f.key_id, c.depth + 1
+      from folders f join chain c on f.id = c.parent_id
+      where f.account_id = ${accountId} and c.depth < ${MAX_WALK_DEPTH}
+    )
+    select id, key_id from chain where key_id is not null order by depth desc`,
+);
+
+/**
+ * The encrypted folders from the root down to the folder (itself included) and their keys,
+ * root-most first; [] when none (encryption-repository lockChain of a folder).
+ */
+export async function encryptedFoldersAbove(db: Kysely<Database>, accountId: number, folderId: number): Promise<Array<{ id: number; keyId: number }>> {
+  const rows = await encryptedFolderChain.execute(db, accountId, folderId);
+  return rows.map((row) => ({ id: Number(row.id), keyId: Number(row.key_id) }));
+}
+
+const versionOfAccount = preparedQuery<[accountId: number], { version: number }>(1, (db, accountId) =>
+  sql<{ version: number }>`select cast(coalesce(sum(version), 0) as bigint) as version from listing_versions where account_id = ${accountId}`,
+);
+
+/**
+ * The account's listing version: it grows with every committed change to what a listing of the
+ * account shows (0008_listing_versions), whoever made it.
+ */
+export async function listingVersion(db: Kysely<Database>, accountId: number): Promise<number> {
+  const row = await versionOfAccount.executeTakeFirst(db, accountId);
+  return Number(row?.version ?? 0);
+}

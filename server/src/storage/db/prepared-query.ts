@@ -1,0 +1,98 @@
+/**
+ * Queries built and compiled once per database, then run with each call's parameters: for the few
+ * queries every authenticated call runs (the token, the folder checks, the lock check, the listing
+ * version). Kysely builds and compiles a query anew on every execute (operation nodes, freeze,
+ * visitors), which on the path of a small call cost as much as running it (bench/README.md).
+ *
+ * How: the query is built once with placeholders in place of its parameters, compiled, and the
+ * positions of the placeholders among the compiled parameters are noted. Each run copies the
+ * compiled query with the call's values at those positions and hands it to Kysely's executor, so
+ * plugins, result transformation and the driver (with its statement cache on SQLite) work as for
+ * any other query. Works on both engines: the compiled SQL is the dialect's own.
+ *
+ * A placeholder may be used only where a value is bound as a parameter (`where x = ?`, `in (?)`),
+ * never where the builder looks at the value (sql.lit, a limit it inlines): compile() refuses a
+ * template whose placeholders do not all reach the parameters.
+ */
+import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
+import { engineOf } from './dialect';
+
+/** Stands for the i-th parameter while the query is built. */
+class Placeholder {
+  constructor(readonly index: number) {}
+}
+
+/** A query builder, or an `sql` template (compiled against the database it runs on). */
+export type Template<R> = Compilable<R> | RawBuilder<R>;
+
+/** What a template's builder receives: one placeholder per parameter, typed as the value it stands for. */
+export type Placeholders<P extends readonly unknown[]> = { readonly [K in keyof P]: P[K] };
+
+interface Compiled<R> {
+  readonly query: CompiledQuery<R>;
+  /** For each compiled parameter: the index of the call parameter it takes, or -1 for a constant. */
+  readonly slots: readonly number[];
+  readonly postgres: boolean;
+}
+
+/**
+ * A query template: `prepared(build)` where `build(db, ...placeholders)` returns the query;
+ * `execute(db, ...values)` runs it (compiled on its first run against `db`).
+ */
+export interface PreparedQuery<P extends readonly unknown[], R> {
+  execute(db: Kysely<any>, ...values: P): Promise<R[]>;
+  executeTakeFirst(db: Kysely<any>, ...values: P): Promise<R | undefined>;
+}
+
+export function preparedQuery<P extends readonly unknown[], R>(
+  arity: P['length'],
+  build: (db: Kysely<any>, ...params: Placeholders<P>) => Template<R>,
+): PreparedQuery<P, R> {
+  // Per Kysely instance (the root database; a transaction is an instance of its own): the compiled
+  // SQL depends on the dialect and the plugins.
+  const compiledFor = new WeakMap<Kysely<any>, Compiled<R>>();
+
+  const compiledOn = (db: Kysely<any>): Compiled<R> => {
+    let compiled = compiledFor.get(db);
+    if (!compiled) {
+      compiled = compile(db, arity, build);
+      compiledFor.set(db, compiled);
+    }
+    return compiled;
+  };
+
+  const execute = async (db: Kysely<any>, ...values: P): Promise<R[]> => {
+    const { query, slots, postgres } = compiledOn(db);
+    const parameters = slots.map((slot, i) => (slot === -1 ? query.parameters[i] : boundValue(values[slot], postgres)));
+    const result = await db.executeQuery<R>({ ...query, parameters });
+    return result.rows;
+  };
+
+  return {
+    execute,
+    executeTakeFirst: async (db, ...values) => (await execute(db, ...values))[0],
+  };
+}
+
+function compile<P extends readonly unknown[], R>(
+  db: Kysely<any>,
+  arity: number,
+  build: (db: Kysely<any>, ...params: Placeholders<P>) => Template<R>,
+): Compiled<R> {
+  const placeholders = Array.from({ length: arity }, (_, i) => new Placeholder(i));
+  const built = build(db, ...(placeholders as unknown as Placeholders<P>));
+  const query = 'isRawBuilder' in built ? built.compile(db) : built.compile();
+  const slots = query.parameters.map((value) => (value instanceof Placeholder ? value.index : -1));
+  const missing = placeholders.filter((placeholder) => !slots.includes(placeholder.index));
+  if (missing.length > 0) throw new Error(`prepared query: parameter ${missing[0]!.index} is not bound as a parameter: ${query.sql}`);
+  return { query, slots, postgres: engineOf(db) === 'postgres' };
+}
+
+/**
+ * A call's value as the compiled query takes it. On PostgreSQL, U+0000 in text becomes U+FFFF, as
+ * the dialect's plugin does to every string parameter at compile time (dialect.ts, NulInText), which
+ * a template compiled once cannot apply to values it never saw.
+ */
+function boundValue(value: unknown, postgres: boolean): unknown {
+  return postgres && typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uffff') : value;
+}
