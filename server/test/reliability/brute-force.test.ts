@@ -10,6 +10,9 @@
  * its X-Forwarded-For names: the test plays guessers spread over many addresses without any
  * traffic leaving the machine. Time moves by replacing the service's clock (services.now).
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
 import { signRequest } from '../../src/operations/signing';
@@ -37,10 +40,18 @@ let addresses = 0;
 /** A fresh client address (2001:db8::/32 is the documentation range: the addresses are only header text). */
 const newAddress = (): string => `2001:db8::${(++addresses).toString(16)}`;
 
+/** A built app of its own (just its index.html): the share page's link preview is rendered into it. */
+let webRoot: string;
+
 beforeAll(async () => {
-  app = await startTestApp({ FSS_TRUSTED_PROXIES: '127.0.0.1' });
+  webRoot = await mkdtemp(path.join(os.tmpdir(), 'fss-web-'));
+  await writeFile(path.join(webRoot, 'index.html'), '<!doctype html><html lang="en"><head><title>Files</title></head><body><div id="root"></div></body></html>\n');
+  app = await startTestApp({ FSS_TRUSTED_PROXIES: '127.0.0.1', FSS_WEB_ROOT: webRoot });
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  await rm(webRoot, { recursive: true, force: true });
+});
 
 const services = () => app.app.services as { now: () => Date };
 const realNow = () => new Date();
