@@ -8,7 +8,8 @@
  *   logged in (the session in sessionStorage, as after Login), opens /folder/<id>; the time from
  *   navigation start to the frame after the first row of the list is in the page. The GetFiles
  *   request's Resource Timing splits it: until its last byte (the service and the transfer), and
- *   after (parsing the XML and rendering, in the page).
+ *   after (parsing the XML and rendering, in the page); the app reads a listing as it arrives, so
+ *   the first row may be on screen before the last byte.
  * - Scrolling it from top to bottom: the list's scrollTop set once per animation frame, (a) in
  *   `jumpSteps` equal jumps from the top to the very end (dragging the scroll bar: every frame
  *   shows new rows), then (b) 100 px per frame for `smoothFrames` frames (a wheel or a flick).
