@@ -98,13 +98,16 @@ export interface AnswerOptions {
 
 /** Sends a complete answer. An empty body with no content type is sent as ASMX does (Content-Length: 0). */
 export function answer(res: ServerResponse, options: AnswerOptions, body: string | Buffer = ''): void {
-  res.statusCode = options.status;
-  if (options.contentType) res.setHeader('Content-Type', options.contentType);
-  if (options.cacheControl) res.setHeader('Cache-Control', options.cacheControl);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  res.setHeader('Content-Length', bytes.length);
+  // All headers in one writeHead (same names, same order as before): on a response with no header
+  // set yet, Node writes them straight out instead of keeping each in its header map first.
+  const headers: Record<string, string | number> = {};
+  if (options.contentType) headers['Content-Type'] = options.contentType;
+  if (options.cacheControl) headers['Cache-Control'] = options.cacheControl;
+  headers['X-Content-Type-Options'] = 'nosniff';
+  if (options.headers) Object.assign(headers, options.headers);
+  headers['Content-Length'] = bytes.length;
+  res.writeHead(options.status, headers);
   res.end(res.req.method === 'HEAD' ? undefined : bytes);
 }
 

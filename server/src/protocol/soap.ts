@@ -47,9 +47,25 @@ export function declaredAction(req: IncomingMessage, version: SoapVersion, conte
  * .NET from a namespace without a trailing '/' send `{namespace}/{Operation}`; that is accepted too.
  */
 export function operationForAction(service: ServiceName, namespace: string, action: string): OperationSpec | undefined {
-  return operationsOf(service).find(
-    (op) => soapAction(namespace, op) === action || (!namespace.endsWith('/') && `${namespace}/${op.name}` === action),
-  );
+  return actionsOf(service, namespace).get(action);
+}
+
+/** Each service's operations by the actions that name them, per namespace: built once, not per call. */
+const actionTables = new Map<string, ReadonlyMap<string, OperationSpec>>();
+
+function actionsOf(service: ServiceName, namespace: string): ReadonlyMap<string, OperationSpec> {
+  const tableKey = `${service} ${namespace}`;
+  let table = actionTables.get(tableKey);
+  if (!table) {
+    const byAction = new Map<string, OperationSpec>();
+    // In catalog order, first come first kept: the operation a linear search would find first.
+    for (const op of operationsOf(service)) {
+      const actions = [soapAction(namespace, op), ...(namespace.endsWith('/') ? [] : [`${namespace}/${op.name}`])];
+      for (const action of actions) if (!byAction.has(action)) byAction.set(action, op);
+    }
+    actionTables.set(tableKey, (table = byAction));
+  }
+  return table;
 }
 
 /** The largest body any operation of a service accepts: the limit while the operation is unknown. */
@@ -74,15 +90,35 @@ export function decodeRequestText(body: Buffer, contentType: ContentType): strin
     const declared = /^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(body.subarray(0, 200).toString('latin1'));
     label = contentType.params.get('charset') ?? declared?.[1] ?? 'utf-8';
   }
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(label, { fatal: true, ignoreBOM: true });
-  } catch {
-    throw new EncodingFailure(`unsupported charset ${label}`);
+  return decodeStrictly(label, body.subarray(start));
+}
+
+/**
+ * A fatal decoder per encoding label, made once instead of per request: a decode() without
+ * { stream } flushes, leaving no state behind. A decoder whose decode() failed is dropped all the
+ * same (failures are rare, and nothing of one request may reach the next). Labels are keyed lowercased
+ * (TextDecoder ignores case); only those it accepts are kept, and at most STRICT_DECODERS of them
+ * (a client can spell a label in many ways).
+ */
+const strictDecoders = new Map<string, TextDecoder>();
+const STRICT_DECODERS = 32;
+
+function decodeStrictly(label: string, bytes: Uint8Array): string {
+  const key = label.toLowerCase();
+  let decoder = strictDecoders.get(key);
+  if (!decoder) {
+    try {
+      decoder = new TextDecoder(label, { fatal: true, ignoreBOM: true });
+    } catch {
+      throw new EncodingFailure(`unsupported charset ${label}`);
+    }
+    if (strictDecoders.size >= STRICT_DECODERS) strictDecoders.clear();
+    strictDecoders.set(key, decoder);
   }
   try {
-    return decoder.decode(body.subarray(start));
+    return decoder.decode(bytes);
   } catch {
+    strictDecoders.delete(key);
     throw new EncodingFailure(`the request is not valid ${label}`);
   }
 }
