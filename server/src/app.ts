@@ -22,6 +22,7 @@ import { ShareImageRoute } from './protocol/share-images';
 import { SharePreviews } from './protocol/share-preview';
 import { UploadEndpoint } from './protocol/uploads';
 import { WebApp } from './protocol/web-app';
+import { prepareContentStores } from './storage/content/stores';
 import { closeDatabase, openDatabase } from './storage/db/database';
 import { loadServerSecret } from './storage/secret';
 
@@ -48,6 +49,7 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = createLogger(config.log);
+  await prepareContentStores(config); // loads the S3 modules only when content is in S3
   const db = await openDatabase(config);
   let mailSender: MailSender | null = null;
   const services: Services = {

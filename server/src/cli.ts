@@ -25,6 +25,7 @@ import type { Services } from './operations/context';
 import { OpError } from './operations/errors';
 import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/integrity';
 import { migrateInstallation } from './operations/migrate-installation';
+import { prepareContentStores } from './storage/content/stores';
 import { closeDatabase, openDatabase } from './storage/db/database';
 import { loadServerSecret } from './storage/secret';
 
@@ -225,9 +226,11 @@ async function migrate(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promi
   if (values['dry-run'] && values['verify-only']) throw new UsageError('--dry-run and --verify-only do not go together');
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && (!/^\d{1,2}$/.test(values.jobs ?? '') || jobs < 1 || jobs > 64)) throw new UsageError(`invalid --jobs "${values.jobs}": give 1 to 64`);
+  const target = loadConfig(env);
+  await prepareContentStores(target);
   const report = await migrateInstallation({
     sourceDataDir: path.resolve(from),
-    target: loadConfig(env),
+    target,
     mode: values['dry-run'] ? 'dry-run' : values['verify-only'] ? 'verify-only' : 'migrate',
     jobs,
     print: (line) => io.stdout.write(line + '\n'),
@@ -266,6 +269,7 @@ export function parseBytes(text: string): number {
 
 async function withServices(env: NodeJS.ProcessEnv, work: (services: Services) => Promise<number>): Promise<number> {
   const config = loadConfig(env);
+  await prepareContentStores(config); // loads the S3 modules only when content is in S3
   const db = await openDatabase(config);
   try {
     return await work({ db, config, now: () => new Date(), secret: await loadServerSecret(config) });

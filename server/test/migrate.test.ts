@@ -27,7 +27,7 @@ import { migrateInstallation } from '../src/operations/migrate-installation';
 import { closeDatabase, openDatabase } from '../src/storage/db/database';
 import { continueIdsAfterCopy, lastIssuedId } from '../src/storage/db/dialect';
 import type { ContentStore } from '../src/storage/content/content-store';
-import { contentStoreFor } from '../src/storage/content/stores';
+import { contentStoreFor, prepareContentStores } from '../src/storage/content/stores';
 import { addAccount, addApiKey, callSigned, element, logIn, startTestApp, type Session, type TestApp } from './helpers/app-server';
 import { testS3Endpoint } from './helpers/content';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from './helpers/postgres';
@@ -239,7 +239,9 @@ async function newTarget(installation: Installation, options: { readonly schema?
     FSS_S3_FORCE_PATH_STYLE: 'true',
     FSS_S3_PREFIX: s3.prefix,
   };
-  return { database, env, store: contentStoreFor(loadConfig(env)) };
+  const config = loadConfig(env);
+  await prepareContentStores(config);
+  return { database, env, store: contentStoreFor(config) };
 }
 
 /** `fss ARGS` in-process with this environment. */

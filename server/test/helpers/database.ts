@@ -9,6 +9,7 @@ import path from 'node:path';
 import { onTestFinished } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import type { CallContext, Caller, Services } from '../../src/operations/context';
+import { prepareContentStores } from '../../src/storage/content/stores';
 import { closeDatabase, openDatabase } from '../../src/storage/db/database';
 import { testS3SettingsOrNone } from './content';
 import { perTestDatabaseUrl, testEngine } from './postgres';
@@ -69,6 +70,7 @@ export interface TestServices extends Services {
 export async function openTestServices(options: { config?: Partial<Config>; clock?: TestClock } = {}): Promise<TestServices> {
   const config = testConfig(options.config);
   const clock = options.clock ?? testClock();
+  await prepareContentStores(config); // as buildApp does: the S3 modules, when content is in S3
   const db = await openDatabase(config);
   onTestFinished(() => closeDatabase(db));
   return { db, config, clock, now: () => clock.now(), secret: randomBytes(32) };

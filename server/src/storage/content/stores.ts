@@ -3,14 +3,43 @@
  * and nowhere else (as database.ts does for the metadata): the embedded default keeps content in
  * `<dataDir>/content/` and unfinished uploads in `<dataDir>/uploads/`; with FSS_S3_BUCKET set,
  * both live in that bucket (s3-store.ts, s3-upload-area.ts), behind the same interfaces.
+ *
+ * The S3 modules are loaded only when S3 is configured: @aws-sdk/client-s3 and @tus/s3-store
+ * cost about 30 MB of resident memory and half a second of start-up, which the embedded default
+ * should not pay. Loading is asynchronous (@tus/s3-store is an ES module only), and the accessors
+ * below are synchronous for their many callers, so the modules are loaded beforehand, by
+ * `prepareContentStores`, wherever services are built (buildApp, the CLI's commands).
  */
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { ContentStore } from './content-store';
 import { LocalDiskStore } from './local-disk-store';
-import { createS3Client, S3ContentStore } from './s3-store';
-import { S3UploadArea } from './s3-upload-area';
 import { LocalUploadArea, uploadDirectory, type UploadArea } from './upload-area';
+
+interface S3Modules {
+  readonly store: typeof import('./s3-store');
+  readonly area: typeof import('./s3-upload-area');
+}
+
+let s3Modules: S3Modules | undefined;
+
+async function loadS3Modules(): Promise<S3Modules> {
+  if (!s3Modules) {
+    const [store, area] = await Promise.all([import('./s3-store'), import('./s3-upload-area')]);
+    s3Modules = { store, area };
+  }
+  return s3Modules;
+}
+
+/** Loads what the stores of `config` need (the S3 modules, when it uses S3): call before the accessors. */
+export async function prepareContentStores(config: Config): Promise<void> {
+  if (config.s3) await loadS3Modules();
+}
+
+function s3ModulesFor(): S3Modules {
+  if (!s3Modules) throw new Error('the S3 content store is not loaded: call prepareContentStores(config) first');
+  return s3Modules;
+}
 
 const stores = new WeakMap<Config, ContentStore>();
 const areas = new WeakMap<Config, UploadArea>();
@@ -19,9 +48,12 @@ const areas = new WeakMap<Config, UploadArea>();
 export function contentStoreFor(config: Config): ContentStore {
   let store = stores.get(config);
   if (!store) {
-    store = config.s3
-      ? new S3ContentStore(createS3Client(config.s3), config.s3.bucket, config.s3.prefix)
-      : new LocalDiskStore(path.join(config.dataDir, 'content'));
+    if (config.s3) {
+      const { createS3Client, S3ContentStore } = s3ModulesFor().store;
+      store = new S3ContentStore(createS3Client(config.s3), config.s3.bucket, config.s3.prefix);
+    } else {
+      store = new LocalDiskStore(path.join(config.dataDir, 'content'));
+    }
     stores.set(config, store);
   }
   return store;
@@ -32,7 +64,13 @@ export function uploadAreaFor(config: Config): UploadArea {
   let area = areas.get(config);
   if (!area) {
     const store = contentStoreFor(config);
-    area = config.s3 && store instanceof S3ContentStore ? new S3UploadArea(config.s3, store) : new LocalUploadArea(uploadDirectory(config), store);
+    if (config.s3) {
+      const modules = s3ModulesFor();
+      if (!(store instanceof modules.store.S3ContentStore)) throw new Error('an S3 configuration without an S3 content store');
+      area = new modules.area.S3UploadArea(config.s3, store);
+    } else {
+      area = new LocalUploadArea(uploadDirectory(config), store);
+    }
     areas.set(config, area);
   }
   return area;
