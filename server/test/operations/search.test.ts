@@ -205,7 +205,7 @@ describe('FileSearch limit', () => {
     expect(listing.truncated).toBe(false);
   });
 
-  it('short keywords (the scan) stop at the limit too', async () => {
+  it('short keywords stop at the limit too', async () => {
     const { alice } = await setup();
     await alice.files(Array.from({ length: 1_001 }, (_, i) => `报告 ${i}.txt`));
     const listing = await search(alice, '报告');
@@ -217,9 +217,19 @@ describe('FileSearch limit', () => {
 const onSqlite = testEngine() === 'sqlite';
 const onPostgres = testEngine() === 'postgres';
 
-/** SQLite: FTS5's own check that the index agrees with the files table. PostgreSQL keeps its GIN index itself. */
+/**
+ * SQLite: FTS5's own check that the index agrees with the files table, and the character pairs of
+ * migration 0010 are exactly those of the files' names. PostgreSQL keeps its GIN index itself.
+ */
 async function checkIndexIntegrity(services: TestServices): Promise<void> {
-  if (onSqlite) await sql`insert into files_name_search (files_name_search, rank) values ('integrity-check', 1)`.execute(services.db);
+  if (!onSqlite) return;
+  await sql`insert into files_name_search (files_name_search, rank) values ('integrity-check', 1)`.execute(services.db);
+  const expected = sql`select account_id, substr(name_key, n, 2), id from files join file_name_gram_positions on n <= length(name_key)`;
+  const stored = sql`select account_id, gram, file_id from file_name_grams`;
+  const { rows } = await sql<{ missing: number; extra: number }>`select
+    (select count(*) from (${expected} except ${stored})) as missing,
+    (select count(*) from (${stored} except ${expected})) as extra`.execute(services.db);
+  expect(rows).toEqual([{ missing: 0, extra: 0 }]);
 }
 
 describe('the file-name index', () => {
@@ -237,13 +247,38 @@ describe('the file-name index', () => {
     expect(details.some((detail) => /TEMP B-TREE/.test(detail))).toBe(false);
   });
 
-  it.runIf(onSqlite)('a keyword of 1 or 2 characters scans the index of live names (0009), not the rows of files', async () => {
+  it.runIf(onSqlite)('a keyword of 2 characters is one lookup of the character pairs (0010), newest first, not a scan of files', async () => {
     const { services, alice } = await setup();
-    // Statistics that make files_recent look as good: the query names its index, so the plan stays.
-    await sql`analyze`.execute(services.db);
     const details = await plan(services, alice.id, 'q7');
-    expect(details.filter((detail) => /\bfiles\b/.test(detail))).toEqual(['SEARCH files USING INDEX files_live_name_key (account_id=?)']);
+    expect(details).toContain('SEARCH file_name_grams USING PRIMARY KEY (account_id=? AND gram=?)');
+    expect(details.filter((detail) => /\bfiles\b/.test(detail))).toEqual(['SEARCH files USING INTEGER PRIMARY KEY (rowid=?)']);
     expect(details.some((detail) => /TEMP B-TREE/.test(detail))).toBe(false);
+  });
+
+  it.runIf(onSqlite)('a keyword of 1 character is a range of the character pairs (0010), not a scan of files', async () => {
+    const { services, alice } = await setup();
+    const details = await plan(services, alice.id, 'q');
+    expect(details).toContain('SEARCH file_name_grams USING PRIMARY KEY (account_id=? AND gram>? AND gram<?)');
+    expect(details.filter((detail) => /\bfiles\b/.test(detail))).toEqual(['SEARCH files USING INTEGER PRIMARY KEY (rowid=?)']);
+    expect(details.some((detail) => /TEMP B-TREE FOR ORDER BY/.test(detail))).toBe(false);
+  });
+
+  it('a keyword of 1 character is found at the start, inside and at the end of a name', async () => {
+    const { alice } = await setup();
+    await alice.files(['abc', 'xyz', 'zzq', '报告']);
+    expect(await names(alice, 'A')).toEqual(['abc']);
+    expect(await names(alice, 'y')).toEqual(['xyz']);
+    expect(await names(alice, 'q')).toEqual(['zzq']);
+    expect(await names(alice, '告')).toEqual(['报告']);
+    expect(await names(alice, 'z')).toEqual(['xyz', 'zzq']);
+  });
+
+  it('a keyword of 1 or 2 characters outside the Basic Multilingual Plane is matched whole', async () => {
+    const { alice } = await setup();
+    await alice.files(['📁a.txt', '📁.txt', 'b📁.txt']);
+    expect(await names(alice, '📁')).toEqual(['b📁.txt', '📁.txt', '📁a.txt']);
+    expect(await names(alice, '📁a')).toEqual(['📁a.txt']);
+    expect(await names(alice, 'b📁')).toEqual(['b📁.txt']);
   });
 
   it('a keyword of 1 or 2 characters finds live files only, of the caller only', async () => {
@@ -296,8 +331,12 @@ describe('the file-name index', () => {
     await services.db.updateTable('files').set({ size: 99, updated_at: 5 }).where('id', '=', other).execute();
     expect(await names(alice, 'draft')).toEqual(['draft two.txt']);
     expect(await names(alice, 'final')).toEqual(['final.txt']);
+    expect(await names(alice, 'dr')).toEqual(['draft two.txt']);
+    expect(await names(alice, 'fi')).toEqual(['final.txt']);
     await services.db.deleteFrom('files').where('id', '=', other).execute();
     expect(await names(alice, 'draft')).toEqual([]);
+    expect(await names(alice, 'dr')).toEqual([]);
+    expect(await names(alice, 'w')).toEqual([]);
     await checkIndexIntegrity(services);
   });
 

@@ -12,6 +12,7 @@ import * as encryption from './0006_encryption';
 import * as uploadLocks from './0007_upload_locks';
 import * as listingVersions from './0008_listing_versions';
 import * as fileNameScan from './0009_file_name_scan';
+import * as fileNameGrams from './0010_file_name_grams';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -23,6 +24,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007_upload_locks': uploadLocks,
   '0008_listing_versions': listingVersions,
   '0009_file_name_scan': fileNameScan,
+  '0010_file_name_grams': fileNameGrams,
 };
 
 export const migrationProvider: MigrationProvider = {
