@@ -23,7 +23,11 @@ import { StringSink, XmlWriter, type XmlWriterOptions } from './xml-writer';
 const MIB = 1024 * 1024;
 
 interface Rendered {
-  readonly items: readonly FolderItem[];
+  /**
+   * The listing it renders, held weakly: a listing the cache has let go of is not kept alive by
+   * its rendered answer (which then waits for its turn in the LRU order, counted in the bound).
+   */
+  readonly items: WeakRef<readonly FolderItem[]>;
   readonly variant: string;
   readonly body: Buffer;
 }
@@ -49,12 +53,13 @@ class RenderedAnswers {
     while (this.#bytes + body.length > this.maxBytes) {
       const oldest = this.#order.values().next().value as Rendered;
       this.#order.delete(oldest);
-      this.#byListing.get(oldest.items)?.delete(oldest.variant);
+      const items = oldest.items.deref();
+      if (items) this.#byListing.get(items)?.delete(oldest.variant);
       this.#bytes -= oldest.body.length;
     }
     let variants = this.#byListing.get(items);
     if (!variants) this.#byListing.set(items, (variants = new Map()));
-    const rendered = { items, variant, body };
+    const rendered = { items: new WeakRef(items), variant, body };
     variants.set(variant, rendered);
     this.#order.add(rendered);
     this.#bytes += body.length;

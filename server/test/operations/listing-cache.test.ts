@@ -300,4 +300,16 @@ describe('bounds', () => {
     expect(cache.get(key(1), 5)?.folders[0]!.id).toBe(2);
     expect(cache.get(key(1), 6)).toBeUndefined();
   });
+
+  it('an entry found older than the version asked for is let go at once: it can never be served again', () => {
+    const cache = new ListingCache(1024 * 1024);
+    cache.put(key(1), 5, { folders: [folder(1)], files: [] });
+    const held = cache.bytes;
+    expect(cache.get(key(1), 4)).toBeUndefined();
+    expect(cache.size).toBe(1);
+    expect(cache.get(key(1), 6)).toBeUndefined();
+    expect(cache.size).toBe(0);
+    expect(cache.bytes).toBe(0);
+    expect(held).toBeGreaterThan(0);
+  });
 });
