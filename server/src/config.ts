@@ -140,15 +140,19 @@ function urlSetting(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
+/** `raw` as a URL; undefined when it is not one (the caller's message must not repeat a secret). */
+function parsedUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 function smtpUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.FSS_SMTP_URL;
   if (raw === undefined || raw === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
+  const url = parsedUrl(raw);
   // The message never repeats the value: it may hold a password.
   if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
     throw new ConfigError('FSS_SMTP_URL must be smtp://[user:pass@]host[:port] or smtps://[user:pass@]host[:port]');
@@ -167,12 +171,7 @@ function mailFromSetting(env: NodeJS.ProcessEnv): string {
 function databaseUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.FSS_DATABASE_URL;
   if (raw === undefined || raw === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
+  const url = parsedUrl(raw);
   // The message never repeats the value: it may hold a password.
   if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
     throw new ConfigError('FSS_DATABASE_URL must be postgres://[user:pass@]host[:port]/database');
