@@ -311,7 +311,12 @@ function provided(): ProvidedPostgres {
 }
 
 function adminPool(): pg.Pool {
-  admin ??= new pg.Pool({ connectionString: provided().adminUrl, max: 2 });
+  if (!admin) {
+    admin = new pg.Pool({ connectionString: provided().adminUrl, max: 2 });
+    // An idle connection ended by the server (a test database dropped with FORCE, the server
+    // stopping) is dropped by the pool; without a listener its error would end the test process.
+    admin.on('error', () => undefined);
+  }
   return admin;
 }
 
