@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 /** Test files that never open a database: they run once, in the "sqlite" project. */
 const withoutDatabase = [
   'server/test/catalog/**',
+  'server/test/log.test.ts',
   'server/test/crypto/**',
   'server/test/operations/names.test.ts',
   'server/test/operations/passwords.test.ts',

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { stdoutLines } from './log';
 
 export interface Limits {
   /** Largest SOAP/HTTP request body, bytes (operations may allow more: see the catalog). */
@@ -269,6 +270,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxUploadBytes: intSetting(env, 'FSS_MAX_UPLOAD_BYTES', defaultLimits.maxUploadBytes, 1),
       defaultQuotaBytes: intSetting(env, 'FSS_DEFAULT_QUOTA_BYTES', defaultLimits.defaultQuotaBytes, 0),
     },
-    log: (line) => process.stdout.write(line + '\n'),
+    log: stdoutLines,
   };
 }

@@ -20,3 +20,61 @@ export function createLogger(write: (line: string) => void): Logger {
 export function loggablePath(pathname: string): string {
   return pathname.replace(/^\/(s|l|d|files)\/.*/, '/$1/…');
 }
+
+export interface BatchedLines {
+  (line: string): void;
+  /** Writes what is gathered now. */
+  flush(): void;
+}
+
+/** How long a line may wait to be written with others, and how much may gather before it is written at once. */
+export const LINE_BATCH_MS = 10;
+export const LINE_BATCH_BYTES = 64 * 1024;
+
+/**
+ * A line sink that writes lines in batches: gathered, then written in one piece within
+ * LINE_BATCH_MS of the first, or at once when LINE_BATCH_BYTES have gathered. Writing to a pipe
+ * or a file is a system call, and one per request cost a busy server as much as a twentieth of its
+ * time (bench/README.md); a batch costs one for many. Lines keep their order. What is gathered is
+ * written when the process exits (the 'exit' event, also after process.exit()); a process killed
+ * outright loses at most the last LINE_BATCH_MS of lines.
+ */
+export function batchedLines(writeText: (text: string) => void, onExit: (flush: () => void) => void = exitHook): BatchedLines {
+  let pending = '';
+  let timer: NodeJS.Timeout | null = null;
+  let hooked = false;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    writeText(text);
+  };
+  const sink = (line: string) => {
+    pending += line + '\n';
+    if (!hooked) {
+      hooked = true;
+      onExit(flush);
+    }
+    if (pending.length >= LINE_BATCH_BYTES) flush();
+    else if (!timer) {
+      timer = setTimeout(flush, LINE_BATCH_MS);
+      // A pending line never keeps the process alive: 'exit' writes it.
+      timer.unref();
+    }
+  };
+  return Object.assign(sink, { flush });
+}
+
+function exitHook(flush: () => void): void {
+  process.on('exit', flush);
+}
+
+/** The default log: lines to standard output, in batches. */
+let stdoutSink: BatchedLines | undefined;
+
+export function stdoutLines(line: string): void {
+  stdoutSink ??= batchedLines((text) => process.stdout.write(text));
+  stdoutSink(line);
+}

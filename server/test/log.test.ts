@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { batchedLines, LINE_BATCH_BYTES, LINE_BATCH_MS } from '../src/log';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** A batched sink writing into an array, with its exit hook captured instead of registered. */
+function capture() {
+  const writes: string[] = [];
+  let onExit: (() => void) | undefined;
+  const sink = batchedLines(
+    (text) => writes.push(text),
+    (flush) => (onExit = flush),
+  );
+  return { sink, writes, exit: () => onExit?.() };
+}
+
+describe('batched log lines', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test('lines written within the batch time go out in one write, in order, each ending with a newline', () => {
+    vi.useFakeTimers();
+    const { sink, writes } = capture();
+    sink('one');
+    sink('two');
+    sink('three');
+    expect(writes).toEqual([]);
+    vi.advanceTimersByTime(LINE_BATCH_MS);
+    expect(writes).toEqual(['one\ntwo\nthree\n']);
+  });
+
+  test('a batch that reaches its byte bound is written at once', () => {
+    vi.useFakeTimers();
+    const { sink, writes } = capture();
+    const line = 'x'.repeat(1023);
+    for (let i = 0; i < LINE_BATCH_BYTES / 1024; i++) sink(line);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toHaveLength(LINE_BATCH_BYTES);
+  });
+
+  test('flush writes what is gathered now, and nothing when nothing is', () => {
+    const { sink, writes } = capture();
+    sink('before');
+    sink.flush();
+    sink.flush();
+    expect(writes).toEqual(['before\n']);
+  });
+
+  test('the exit hook writes what is still gathered', () => {
+    const { sink, writes, exit } = capture();
+    sink('last words');
+    exit();
+    expect(writes).toEqual(['last words\n']);
+  });
+
+  test('a process that exits right after logging still writes the line (the default standard-output log)', async () => {
+    const script = [
+      "import { loadConfig } from './server/src/config.ts';",
+      "const config = loadConfig({ FSS_DATA_DIR: '/nonexistent' });",
+      "config.log('first'); config.log('second');",
+      'process.exit(0);',
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root });
+    expect(stdout).toBe('first\nsecond\n');
+  });
+});
