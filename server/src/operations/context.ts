@@ -26,6 +26,11 @@ export interface Caller {
   readonly tokenId: number;
   /** The raw token: keys wrapped for this session (signing key, unlocked items) are derived from it. */
   readonly token: string;
+  /**
+   * The account's version as read when the call's token was checked: the checks of the call use
+   * what was kept at it (account-reads.ts). Absent for a caller made outside a call's token check.
+   */
+  readonly accountVersion?: number;
 }
 
 export interface Services {

@@ -43,6 +43,7 @@ import {
   unmarkRegion,
   upsertUnlock,
   type ItemRef,
+  type LockLink,
   type StoredKey,
 } from '../storage/db/encryption-repository';
 import { lockAccountTree } from '../storage/db/items-repository';
@@ -91,7 +92,15 @@ export type LockableItem = ItemRef & { readonly accountId?: number };
 export async function lockedItemFor(db: Kysely<Database>, caller: Caller | null, item: LockableItem): Promise<ItemLock | null> {
   const accountId = item.accountId ?? caller?.uid;
   if (accountId === undefined) throw new Error('lockedItemFor needs the item\'s account');
-  const chain = await lockChain(db, accountId, item);
+  return lockOnChain(db, caller, accountId, await lockChain(db, accountId, item));
+}
+
+/**
+ * lockedItemFor of an item whose lock chain (storage lockChain: the keys on its way, root-most
+ * first) has been read already: only the caller's unlocks and the tip are read, and only when the
+ * chain is not empty.
+ */
+export async function lockOnChain(db: Kysely<Database>, caller: Caller | null, accountId: number, chain: readonly LockLink[]): Promise<ItemLock | null> {
   if (chain.length === 0) return null;
   const unlocked = caller && caller.uid === accountId ? await unlockedKeyIds(db, caller.tokenId, [...new Set(chain.map((link) => link.keyId))]) : new Set<number>();
   const first = chain.find((link) => !unlocked.has(link.keyId));

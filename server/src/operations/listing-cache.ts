@@ -19,7 +19,7 @@
  * One cache per database (a process serving two databases, as tests do, keeps them apart).
  */
 import type { Kysely } from 'kysely';
-import { listingVersion } from '../storage/db/hot-queries';
+import { accountVersion } from '../storage/db/hot-queries';
 import { countChildren, streamChildFiles, streamChildFolders, type ListingOrder } from '../storage/db/listings-repository';
 import type { Database } from '../storage/db/schema';
 import type { FileItem, FolderItem, Listing, Services } from './context';
@@ -166,15 +166,20 @@ export function listingCacheOf(services: Services): ListingCache | null {
  * holds them at the account's current version; otherwise read, and kept when small enough.
  * Without a cache, or for a listing too big to keep, the items are streamed as before.
  */
-export async function folderChildren(services: Services, key: ListingKey): Promise<Pick<Listing, 'count' | 'folders' | 'files'>> {
+export async function folderChildren(
+  services: Services,
+  key: ListingKey,
+  callVersion?: number,
+): Promise<Pick<Listing, 'count' | 'folders' | 'files'>> {
   const { db } = services;
   const cache = listingCacheOf(services);
-  // The version is read BEFORE the rows. A change committed after this read moves the version on,
+  // The version is read BEFORE the rows (`callVersion`: the account's version the call read when its
+  // token was checked, account-reads.ts). A change committed after this read moves the version on,
   // so an entry may hold rows newer than its version (the next call then reads a later version and
   // reads the rows again), but never rows older than it: with the read the other way round, a change
   // committed between reading the rows and reading the version would be missing from an entry
   // that its version claims is up to date, and it would be served until the next change.
-  const version = cache ? await listingVersion(db, key.accountId) : 0;
+  const version = cache ? (callVersion ?? (await accountVersion(db, key.accountId))) : 0;
   const cached = cache?.get(key, version);
   if (cached) return { count: cached.folders.length + cached.files.length, ...cached };
 

@@ -27,10 +27,10 @@ import {
   type PublicUrls,
   type SortKey,
 } from '../storage/db/listings-repository';
-import { isLiveFolderOf } from '../storage/db/hot-queries';
 import { findFileIdsByName } from '../storage/db/search-repository';
 import type { CallContext, Caller, Listing, ParamsOf } from './context';
-import { refuseIfLocked } from './encryption';
+import { callVersionOf, folderState } from './account-reads';
+import { lockedRefusal, lockOnChain, refuseIfLocked } from './encryption';
 import { folderChildren } from './listing-cache';
 import { invalidArgument, notFound, unauthorized } from './errors';
 import { nameKey, nameLength } from './names';
@@ -91,8 +91,12 @@ function publicUrls(ctx: CallContext): PublicUrls {
 // answers 423 with the id and tip of what to unlock (DECISIONS.md §11; encryption.ts).
 
 async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
-  if (folderId !== 0 && !(await isLiveFolderOf(ctx.services.db, accountId, folderId))) throw notFound('folder not found');
-  if (folderId !== 0) await refuseIfLocked(ctx.services.db, ctx.caller, { type: 'folder', id: folderId });
+  if (folderId === 0) return;
+  // As of the call: kept at the account's version when nothing of it changed since (account-reads.ts).
+  const folder = await folderState(ctx, accountId, folderId);
+  if (!folder.live) throw notFound('folder not found');
+  const lock = await lockOnChain(ctx.services.db, ctx.caller, accountId, folder.lockChain);
+  if (lock) throw lockedRefusal(lock);
 }
 
 /** The chain of a live folder of the caller, root-most first and the folder last; [] for the root. */
@@ -110,7 +114,7 @@ export async function getFiles(ctx: CallContext, params: ParamsOf<'GetFiles'>): 
   const order = parseListingOrder(params.order, params.desc);
   await checkFolder(ctx, uid, folderId);
   // Only after every check: the items, from the listing cache when it has them (listing-cache.ts).
-  return { kind: 'listing', ...(await folderChildren(ctx.services, { accountId: uid, folderId, order })) };
+  return { kind: 'listing', ...(await folderChildren(ctx.services, { accountId: uid, folderId, order }, callVersionOf(ctx, uid))) };
 }
 
 export async function getFilesWhitPath(ctx: CallContext, params: ParamsOf<'GetFilesWhitPath'>): Promise<Listing> {
@@ -122,7 +126,7 @@ export async function getFilesWhitPath(ctx: CallContext, params: ParamsOf<'GetFi
   return {
     kind: 'listing',
     path: { value: folderPath || '/', dirs: [{ id: 0, name: '' }, ...chain] },
-    ...(await folderChildren(ctx.services, { accountId: uid, folderId, order, folderPath })),
+    ...(await folderChildren(ctx.services, { accountId: uid, folderId, order, folderPath }, callVersionOf(ctx, uid))),
   };
 }
 

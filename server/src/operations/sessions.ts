@@ -11,7 +11,9 @@ import type { Kysely } from 'kysely';
 import { findCredentials } from '../storage/db/accounts-repository';
 import { findApiKeyByHash, markApiKeyUsed } from '../storage/db/api-keys-repository';
 import type { Database } from '../storage/db/schema';
+import { accountVersion } from '../storage/db/hot-queries';
 import { deleteExpiredTokens, deleteToken, findTokenByHash, insertToken, touchToken } from '../storage/db/tokens-repository';
+import { keptReadsPerDatabase } from './account-reads';
 import { parseAccountRef } from './accounts';
 import type { CallContext, Caller, Empty, ParamsOf, Services, TokenIssued, TokenRefused } from './context';
 import { unauthorized } from './errors';
@@ -89,10 +91,10 @@ export interface Session {
  * `verifySign(session.signingKey, …)`. Slides the idle expiry, at most once a minute.
  */
 export async function authenticate(services: Services, uid: bigint, token: string | null): Promise<Session> {
-  const session = await liveSession(services, token);
+  const session = await liveSession(services, token, uid);
   if (!session || BigInt(session.accountId) !== uid) throw unauthorized();
+  const signingKey = signingKeyOf(session);
   // Unreadable only if the row was tampered with: then the token is no good either.
-  const signingKey = signingKeyOf(session, services.now().getTime());
   if (signingKey === null) throw unauthorized();
   await slideExpiry(services, session);
   return { caller: callerOf(session), signingKey };
@@ -113,7 +115,12 @@ export async function purgeExpiredSessions(services: Services): Promise<void> {
   await purgeStaleCounters(services.db, now);
 }
 
-const callerOf = (session: LiveSession): Caller => ({ uid: session.accountId, tokenId: session.id, token: session.token });
+const callerOf = (session: LiveSession): Caller => ({
+  uid: session.kept.accountId,
+  tokenId: session.kept.id,
+  token: session.token,
+  accountVersion: session.accountVersion,
+});
 
 async function refuseIfBlocked(db: Kysely<Database>, counters: readonly Counter[], now: Date): Promise<TokenRefused | null> {
   const retryAfter = await secondsBlocked(db, counters, now);
@@ -141,75 +148,106 @@ async function issueToken(services: Services, accountId: number, apiKeyId: numbe
   return { kind: 'token', token, uid: accountId, key, expires: idleExpiresAt };
 }
 
-interface LiveSession {
+// ---- Tokens in use --------------------------------------------------------------------------------
+// A token's row is read on its first call, then kept with its account's version (account-reads.ts):
+// later calls read only the version, and use the kept row while it is the same. Every change that
+// decides whether a token is good (deleted, its signing key or absolute expiry rewritten) moves the
+// version (migration 0011), so a revoked token is refused on its next call, on every instance.
+// The row is read again when its kept idle expiry has passed (another instance may have slid it),
+// and after KEPT_SESSION_MS at most, which also bounds how long an unsealed signing key stays in
+// memory: what a kept session holds is as secret as the token and is never logged. Only a caller
+// who holds the token reaches its kept session (the key is the hash of the token presented).
+
+const KEPT_SESSION_MS = 5 * 60_000;
+
+/** A token's row as read, and its signing key once unsealed. */
+interface KeptSession {
   readonly id: number;
-  /** hashSecret(token): what the row was found by. */
-  readonly tokenHash: string;
   readonly accountId: number;
-  readonly token: string;
   readonly sealedSigningKey: string;
-  readonly lastSeenAt: Date;
-  readonly expiresAt: Date;
+  readonly expiresAt: number;
+  /** Moved on by this process's own touches (the version does not move for those). */
+  lastSeenAt: number;
+  idleExpiresAt: number;
+  /** When the row is to be read again at the latest. */
+  readonly readAgainAt: number;
+  /** Unsealed on first use; null until then. */
+  signingKey: string | null;
 }
 
-/** The session of a token that exists and has not expired; null otherwise. One indexed query. */
-async function liveSession(services: Services, token: string | null): Promise<LiveSession | null> {
+const keptSessions = keptReadsPerDatabase<KeptSession>();
+
+interface LiveSession {
+  readonly kept: KeptSession;
+  /** hashSecret(token): what the row was found by, and the key it is kept under. */
+  readonly tokenHash: string;
+  readonly token: string;
+  readonly accountId: number;
+  /** The account's version as read for this call. */
+  readonly accountVersion: number;
+}
+
+/**
+ * The session of a token that exists and has not expired; null otherwise. One small query: the
+ * account's version when the token is kept, the row (with the version) when it is not.
+ * `claimedUid`: the account the call names; a kept token of another account is read again.
+ */
+async function liveSession(services: Services, token: string | null, claimedUid?: bigint): Promise<LiveSession | null> {
   if (!token) return null;
   const tokenHash = hashSecret(token);
-  const stored = await findTokenByHash(services.db, tokenHash);
   const now = services.now().getTime();
+  const store = keptSessions(services);
+  const kept = store.peek(tokenHash);
+  if (kept) {
+    const session = kept.value;
+    const fresh = now < session.readAgainAt && now < session.idleExpiresAt && now < session.expiresAt;
+    if (fresh && (claimedUid === undefined || BigInt(session.accountId) === claimedUid)) {
+      const version = await accountVersion(services.db, session.accountId);
+      if (version === kept.version) return { kept: session, tokenHash, token, accountId: session.accountId, accountVersion: version };
+    }
+    store.delete(tokenHash);
+  }
+  const stored = await findTokenByHash(services.db, tokenHash);
   if (!stored || now >= stored.idleExpiresAt.getTime() || now >= stored.expiresAt.getTime()) return null;
-  return { ...stored, token, tokenHash };
+  const session: KeptSession = {
+    id: stored.id,
+    accountId: stored.accountId,
+    sealedSigningKey: stored.sealedSigningKey,
+    expiresAt: stored.expiresAt.getTime(),
+    lastSeenAt: stored.lastSeenAt.getTime(),
+    idleExpiresAt: stored.idleExpiresAt.getTime(),
+    readAgainAt: now + KEPT_SESSION_MS,
+    signingKey: null,
+  };
+  store.put(tokenHash, stored.accountVersion, session);
+  return { kept: session, tokenHash, token, accountId: stored.accountId, accountVersion: stored.accountVersion };
 }
 
 async function slideExpiry(services: Services, session: LiveSession): Promise<void> {
-  const now = services.now();
-  if (now.getTime() - session.lastSeenAt.getTime() < TOUCH_INTERVAL_MS) return;
-  await touchToken(services.db, session.id, {
-    seenAt: now,
-    idleExpiresAt: new Date(Math.min(now.getTime() + services.config.tokenIdleSeconds * 1000, session.expiresAt.getTime())),
-    ifLastSeenBy: new Date(now.getTime() - TOUCH_INTERVAL_MS),
+  const now = services.now().getTime();
+  const kept = session.kept;
+  if (now - kept.lastSeenAt < TOUCH_INTERVAL_MS) return;
+  const idleExpiresAt = Math.min(now + services.config.tokenIdleSeconds * 1000, kept.expiresAt);
+  const touched = await touchToken(services.db, kept.id, {
+    seenAt: new Date(now),
+    idleExpiresAt: new Date(idleExpiresAt),
+    ifLastSeenBy: new Date(now - TOUCH_INTERVAL_MS),
   });
-}
-
-// ---- The signing keys of recent sessions ----------------------------------------------------------
-// Unsealing a token's signing key (HKDF, then AES-GCM) is a fixed cost on every signed call; a
-// client polling a folder makes the same session's calls again and again. So the unsealed key is
-// kept in memory for a short while, keyed by the token's hash AND the sealed value the row holds
-// right now: the row is still read (and its expiry checked) on every call, so a deleted token is
-// refused at once, and a row whose sealed key changed can never be answered with the key of before.
-// Only a caller who holds the token reaches a cached key (the hash is of the token it presented).
-// Bounded in number and time; what it holds is as secret as the sealed column and is never logged.
-
-/** How many sessions' keys are kept, and for how long after they were unsealed. */
-const SIGNING_KEY_CACHE_ENTRIES = 10_000;
-const SIGNING_KEY_CACHE_MS = 5 * 60_000;
-
-interface CachedSigningKey {
-  readonly sealed: string;
-  readonly key: string;
-  readonly until: number;
-}
-
-/** Least recently used first (a Map keeps insertion order; a hit moves its entry to the end). */
-const signingKeys = new Map<string, CachedSigningKey>();
-
-/** The session's signing key, unsealed now or a moment ago; null when the sealed value does not open. */
-function signingKeyOf(session: LiveSession, now: number): string | null {
-  const cached = signingKeys.get(session.tokenHash);
-  if (cached) {
-    signingKeys.delete(session.tokenHash);
-    if (cached.sealed === session.sealedSigningKey && now < cached.until) {
-      signingKeys.set(session.tokenHash, cached);
-      return cached.key;
-    }
+  if (touched) {
+    kept.lastSeenAt = now;
+    kept.idleExpiresAt = idleExpiresAt;
+  } else {
+    // Another call (maybe on another instance) recorded a use in the last minute: what is kept of
+    // the row's times is behind; the next call reads them.
+    keptSessions(services).delete(session.tokenHash);
   }
-  const opened = openWithToken(session.token, SIGNING_KEY_PURPOSE, session.sealedSigningKey);
-  if (opened === null) return null;
-  const key = opened.toString('utf8');
-  if (signingKeys.size >= SIGNING_KEY_CACHE_ENTRIES) signingKeys.delete(signingKeys.keys().next().value as string);
-  signingKeys.set(session.tokenHash, { sealed: session.sealedSigningKey, key, until: now + SIGNING_KEY_CACHE_MS });
-  return key;
+}
+
+/** The session's signing key, unsealed now or on an earlier call; null when the sealed value does not open. */
+function signingKeyOf(session: LiveSession): string | null {
+  const kept = session.kept;
+  if (kept.signingKey === null) kept.signingKey = openWithToken(session.token, SIGNING_KEY_PURPOSE, kept.sealedSigningKey)?.toString('utf8') ?? null;
+  return kept.signingKey;
 }
 
 // ---- Keys derived from a token -------------------------------------------------------------

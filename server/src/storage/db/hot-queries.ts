@@ -1,8 +1,9 @@
 /**
  * The queries of the call path that run on every signed listing call, compiled once per database
  * (prepared-query.ts) instead of built by Kysely on every call: the folder check of GetFiles, the
- * walk up to the folder's encrypted ancestors (the lock check), and the account's listing version
- * (the listing cache's key, migration 0008_listing_versions). Each reads exactly what the general
+ * walk up to the folder's encrypted ancestors (the lock check), and the account's version (what the
+ * token check, the folder checks and the listing cache keep their reads by: migrations
+ * 0008_listing_versions and 0011_session_versions). Each reads exactly what the general
  * repository function of the same meaning reads (noted on each).
  */
 import { sql, type Kysely } from 'kysely';
@@ -54,10 +55,10 @@ const versionOfAccount = preparedQuery<[accountId: number], { version: number }>
 );
 
 /**
- * The account's listing version: it grows with every committed change to what a listing of the
- * account shows (0008_listing_versions), whoever made it.
+ * The account's version: it grows with every committed change to what a listing of the account
+ * shows (0008_listing_versions) and to its sessions (0011_session_versions), whoever made it.
  */
-export async function listingVersion(db: Kysely<Database>, accountId: number): Promise<number> {
+export async function accountVersion(db: Kysely<Database>, accountId: number): Promise<number> {
   const row = await versionOfAccount.executeTakeFirst(db, accountId);
   return Number(row?.version ?? 0);
 }

@@ -2,7 +2,7 @@
  * SQL for login tokens. A token is found by the SHA-256 of its value through a unique index: that
  * lookup runs on every authenticated call, so it is one indexed query and nothing more.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { preparedQuery } from './prepared-query';
 import type { Database } from './schema';
 
@@ -45,12 +45,17 @@ export async function insertToken(db: Kysely<Database>, token: NewToken): Promis
   return row.id;
 }
 
-/** The token lookup of every authenticated call: compiled once per database (prepared-query.ts). */
+/**
+ * The token lookup of an authenticated call whose token is not kept in memory yet, compiled once per
+ * database (prepared-query.ts). It reads the account's version (0008, 0011) in the same statement,
+ * so the two are of one moment: a change to the token committed after it moves the version past
+ * the one read with the row (operations/sessions.ts keeps the row while the version is the same).
+ */
 const tokenByHash = preparedQuery<[tokenHash: string], TokenRow>(1, (db: Kysely<Database>, tokenHash) =>
-  db
-    .selectFrom('tokens')
-    .select(['id', 'account_id', 'api_key_id', 'sealed_signing_key', 'created_at', 'last_seen_at', 'idle_expires_at', 'expires_at'])
-    .where('token_hash', '=', tokenHash),
+  sql<TokenRow>`
+    select t.id, t.account_id, t.api_key_id, t.sealed_signing_key, t.created_at, t.last_seen_at, t.idle_expires_at, t.expires_at,
+      (select cast(coalesce(sum(v.version), 0) as bigint) from listing_versions v where v.account_id = t.account_id) as account_version
+    from tokens t where t.token_hash = ${tokenHash}`,
 );
 
 interface TokenRow {
@@ -62,20 +67,23 @@ interface TokenRow {
   last_seen_at: number;
   idle_expires_at: number;
   expires_at: number;
+  account_version: number | string;
 }
 
-export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promise<StoredToken | undefined> {
+/** The token whose SHA-256 is `tokenHash`, with its account's version read at the same moment. */
+export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): Promise<(StoredToken & { readonly accountVersion: number }) | undefined> {
   const row = await tokenByHash.executeTakeFirst(db, tokenHash);
   return (
     row && {
-      id: row.id,
-      accountId: row.account_id,
-      apiKeyId: row.api_key_id,
+      id: Number(row.id),
+      accountId: Number(row.account_id),
+      apiKeyId: row.api_key_id === null ? null : Number(row.api_key_id),
       sealedSigningKey: row.sealed_signing_key,
-      createdAt: new Date(row.created_at),
-      lastSeenAt: new Date(row.last_seen_at),
-      idleExpiresAt: new Date(row.idle_expires_at),
-      expiresAt: new Date(row.expires_at),
+      createdAt: new Date(Number(row.created_at)),
+      lastSeenAt: new Date(Number(row.last_seen_at)),
+      idleExpiresAt: new Date(Number(row.idle_expires_at)),
+      expiresAt: new Date(Number(row.expires_at)),
+      accountVersion: Number(row.account_version),
     }
   );
 }
@@ -83,19 +91,20 @@ export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): 
 /**
  * Records use of a token and slides its idle expiry, if its last recorded use was no later than
  * `ifLastSeenBy` (a concurrent call, maybe on another instance, may have recorded it already): the
- * write happens at most once per interval, however many calls arrive.
+ * write happens at most once per interval, however many calls arrive. True when it wrote.
  */
 export async function touchToken(
   db: Kysely<Database>,
   id: number,
   change: { readonly seenAt: Date; readonly idleExpiresAt: Date; readonly ifLastSeenBy: Date },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('tokens')
     .set({ last_seen_at: change.seenAt.getTime(), idle_expires_at: change.idleExpiresAt.getTime() })
     .where('id', '=', id)
     .where('last_seen_at', '<=', change.ifLastSeenBy.getTime())
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function deleteToken(db: Kysely<Database>, id: number): Promise<boolean> {

@@ -13,6 +13,7 @@ import * as uploadLocks from './0007_upload_locks';
 import * as listingVersions from './0008_listing_versions';
 import * as fileNameScan from './0009_file_name_scan';
 import * as fileNameGrams from './0010_file_name_grams';
+import * as sessionVersions from './0011_session_versions';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -25,6 +26,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008_listing_versions': listingVersions,
   '0009_file_name_scan': fileNameScan,
   '0010_file_name_grams': fileNameGrams,
+  '0011_session_versions': sessionVersions,
 };
 
 export const migrationProvider: MigrationProvider = {

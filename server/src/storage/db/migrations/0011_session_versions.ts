@@ -1,0 +1,64 @@
+/**
+ * Sessions move the account's version too (docs/design.md §8, "The call path"). The counter of
+ * 0008_listing_versions moves on with every change to what a listing shows; from here on it also
+ * moves when a session of the account ends or changes: a token deleted (Logout, expiry, a password
+ * change, an account or API key removed) or a column of it rewritten that decides whether the token
+ * is good and what it signs with (its hash, account, API key, sealed signing key, creation or
+ * absolute expiry). So the account's version stands for "nothing a call of this account checks has
+ * changed": the token check of every call (operations/sessions.ts) and the folder checks of the
+ * listings (operations/account-reads.ts) keep what they read while the version is the same, as the
+ * listing cache already does.
+ *
+ * The touch of a token in use (last_seen_at and idle_expires_at, at most once a minute) does not
+ * move it: it only ever lengthens a session, and the sessions module rereads a token whose kept
+ * idle expiry has passed before refusing it. A new token does not move it either: nothing kept can
+ * stand for a token that did not exist.
+ *
+ * - SQLite: row triggers, as 0008's; `update of` the listed columns only.
+ * - PostgreSQL: statement triggers with transition tables, as 0008's. A trigger with transition
+ *   tables cannot name columns, so the update trigger compares old and new rows itself.
+ */
+import { sql, type Kysely } from 'kysely';
+import { engineOf, migrateAtomically } from '../dialect';
+
+/** The columns of a token whose change makes what was read of it stale. */
+const DECIDING_COLUMNS = ['account_id', 'api_key_id', 'token_hash', 'sealed_signing_key', 'created_at', 'expires_at'] as const;
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await migrateAtomically(db, async (db) => {
+    if (engineOf(db) === 'postgres') await upPostgres(db);
+    else await upSqlite(db);
+  });
+}
+
+async function upSqlite(db: Kysely<any>): Promise<void> {
+  const bump = (row: 'new' | 'old') => sql.raw(`
+      insert into listing_versions (account_id, version) values (${row}.account_id, 1)
+        on conflict (account_id) do update set version = version + 1;`);
+  const columns = sql.raw(DECIDING_COLUMNS.join(', '));
+  await sql`create trigger tokens_listing_version_delete after delete on tokens begin ${bump('old')} end`.execute(db);
+  await sql`create trigger tokens_listing_version_update after update of ${columns} on tokens begin ${bump('new')} end`.execute(db);
+  await sql`create trigger tokens_listing_version_account_change after update of account_id on tokens
+      when old.account_id <> new.account_id begin ${bump('old')} end`.execute(db);
+}
+
+async function upPostgres(db: Kysely<any>): Promise<void> {
+  const changed = sql.raw(DECIDING_COLUMNS.map((column) => `o.${column} is distinct from n.${column}`).join(' or '));
+  await sql`create function fss_tokens_versions_after_update() returns trigger language plpgsql as $$
+    declare
+      account bigint;
+    begin
+      for account in
+        select o.account_id from changed_rows o join new_rows n on n.id = o.id where ${changed}
+        union
+        select n.account_id from changed_rows o join new_rows n on n.id = o.id where ${changed}
+      loop
+        perform fss_bump_listing_version(account);
+      end loop;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger tokens_listing_version_delete after delete on tokens
+      referencing old table as changed_rows for each statement execute function fss_listing_versions_after_statement()`.execute(db);
+  await sql`create trigger tokens_listing_version_update after update on tokens
+      referencing old table as changed_rows new table as new_rows for each statement execute function fss_tokens_versions_after_update()`.execute(db);
+}
