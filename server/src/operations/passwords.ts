@@ -6,7 +6,7 @@
  * - Tokens and API keys, 256 random bits each, get one SHA-256: guessing is hopeless anyway, and
  *   their lookup must be a single indexed equality on every call.
  */
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, length: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -75,5 +75,6 @@ export const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$3$c7KEn1DdDWdx9VfWyJaChw$XHFZ
 
 /** SHA-256 (lowercase hex) of a high-entropy secret: a token or an API key. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  // One-shot: on every authenticated call, a third of createHash's cost.
+  return hash('sha256', secret, 'hex');
 }

@@ -8,9 +8,33 @@
  * `downValue` sorts before `downpwd`), each value encodeURIComponent-encoded exactly as sent.
  * Binding the operation name means a leaked GET URL cannot be replayed as another operation.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 const SIGN_PARAMETER = 'sign';
+
+const SHA256_BLOCK_BYTES = 64;
+
+/**
+ * HMAC-SHA256 (RFC 2104) in lowercase hex: SHA256((K ⊕ opad) ‖ SHA256((K ⊕ ipad) ‖ message)), K the
+ * key's UTF-8 bytes (hashed first when longer than a block, zero-padded to one). The same bytes as
+ * createHmac('sha256', key) (server/test/operations/signing.test.ts compares them), made of two
+ * one-shot hashes: every signed call checks a sign, and createHmac's object and key set-up cost
+ * several times the hashing itself on this path (bench/README.md).
+ */
+export function hmacSha256Hex(key: string, message: string): string {
+  let keyBytes = Buffer.from(key, 'utf8');
+  if (keyBytes.length > SHA256_BLOCK_BYTES) keyBytes = hash('sha256', keyBytes, 'buffer');
+  const messageBytes = Buffer.from(message, 'utf8');
+  const inner = Buffer.alloc(SHA256_BLOCK_BYTES + messageBytes.length, 0x36);
+  const outer = Buffer.alloc(SHA256_BLOCK_BYTES + 32, 0x5c);
+  for (let i = 0; i < keyBytes.length; i++) {
+    inner[i] ^= keyBytes[i]!;
+    outer[i] ^= keyBytes[i]!;
+  }
+  messageBytes.copy(inner, SHA256_BLOCK_BYTES);
+  hash('sha256', inner, 'buffer').copy(outer, SHA256_BLOCK_BYTES);
+  return hash('sha256', outer, 'hex');
+}
 
 /** The text that is signed. `params` holds each parameter's text as sent ("" when absent). */
 export function canonicalString(operation: string, params: Readonly<Record<string, string>>): string {
@@ -24,7 +48,7 @@ export function canonicalString(operation: string, params: Readonly<Record<strin
 
 /** The `sign` a client sends for this call. */
 export function signRequest(key: string, operation: string, params: Readonly<Record<string, string>>): string {
-  return createHmac('sha256', Buffer.from(key, 'utf8')).update(canonicalString(operation, params), 'utf8').digest('hex');
+  return hmacSha256Hex(key, canonicalString(operation, params));
 }
 
 /** Whether `sign` is the signature of this call under `key`; compared in constant time. */

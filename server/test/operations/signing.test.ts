@@ -1,5 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { canonicalString, signRequest, verifySign } from '../../src/operations/signing';
+import { canonicalString, hmacSha256Hex, signRequest, verifySign } from '../../src/operations/signing';
 
 const key = 'key-123';
 
@@ -59,5 +60,13 @@ describe('sign (DECISIONS.md §5)', () => {
   test('the sign is checked as the text that was sent: "01" is not "1"', () => {
     const sign = signRequest(key, 'FileSearch', fileSearch);
     expect(verifySign(key, 'FileSearch', { ...fileSearch, uid: '01001' }, sign)).toBe(false);
+  });
+
+  test('the HMAC is the one of node:crypto for keys shorter, as long as and longer than a block, in any script', () => {
+    for (let length = 0; length <= 150; length++) {
+      const signingKey = 'k9é'.repeat(length).slice(0, length);
+      const message = `GetFiles\nkeyword=${encodeURIComponent('报告'.repeat(length))}&uid=${length}`;
+      expect(hmacSha256Hex(signingKey, message)).toBe(createHmac('sha256', Buffer.from(signingKey, 'utf8')).update(message, 'utf8').digest('hex'));
+    }
   });
 });
