@@ -18,6 +18,7 @@ import os from 'node:os';
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildServerBundle } from '../server/scripts/build-server';
 import { measureApp } from './app';
 import { measureBig } from './big';
 import { measureContent } from './content';
@@ -74,6 +75,9 @@ async function main(): Promise<void> {
   log(`${quick ? 'quick' : 'full'} run on ${info.cpuModel} × ${info.cpus}, load average ${info.loadAverage.start.join(' ')}`);
 
   const dataset = await ensureDataset();
+  // As `npm start` runs it: bin/fss.mjs runs the bundle while it is newer than the sources.
+  log('building the server (npm run build:server)');
+  await buildServerBundle();
   await rm(RUN_DIR, { recursive: true, force: true });
   await mkdir(path.join(RUN_DIR, 'logs'), { recursive: true });
   const dataDir = path.join(RUN_DIR, 'data');
