@@ -42,10 +42,11 @@ export async function closeDatabase(db: Kysely<Database>): Promise<void> {
  * `fss migrate`, which migrates its target only when it is to write to it.
  */
 export function openDatabaseUnmigrated(config: Config): Kysely<Database> {
-  return new Kysely<Database>({
-    dialect: createDialect(config),
-    plugins: config.databaseUrl === undefined ? [] : [postgresTextPlugin],
-  });
+  const dialect = createDialect(config);
+  const db = new Kysely<Database>({ dialect, plugins: config.databaseUrl === undefined ? [] : [postgresTextPlugin] });
+  // The compiled hot queries read at once when the connection is free (prepared-query.ts).
+  if (dialect instanceof CachingSqliteDialect) dialect.serveImmediateReads(db);
+  return db;
 }
 
 /**

@@ -16,6 +16,7 @@
  */
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import { engineOf } from './dialect';
+import { immediateRows } from './sqlite-driver';
 
 /** Stands for the i-th parameter while the query is built. */
 class Placeholder {
@@ -64,8 +65,10 @@ export function preparedQuery<P extends readonly unknown[], R>(
   const execute = async (db: Kysely<any>, ...values: P): Promise<R[]> => {
     const { query, slots, postgres } = compiledOn(db);
     const parameters = slots.map((slot, i) => (slot === -1 ? query.parameters[i] : boundValue(values[slot], postgres)));
-    const result = await db.executeQuery<R>({ ...query, parameters });
-    return result.rows;
+    const withValues = { ...query, parameters };
+    // On SQLite with the connection free, at once (sqlite-driver.ts immediateRows).
+    const rows = postgres ? undefined : immediateRows<R>(db, withValues);
+    return rows ?? (await db.executeQuery<R>(withValues)).rows;
   };
 
   return {

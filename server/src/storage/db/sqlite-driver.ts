@@ -45,9 +45,36 @@ export class CachingSqliteDialect extends SqliteDialect {
     this.#cacheSize = cacheSize;
   }
 
+  #driver: CachingSqliteDriver | undefined;
+
   override createDriver(): Driver {
-    return new CachingSqliteDriver(this.#database, this.#cacheSize);
+    this.#driver = new CachingSqliteDriver(this.#database, this.#cacheSize);
+    return this.#driver;
   }
+
+  /**
+   * Lets `db` (the Kysely instance made with this dialect) run reads at once (immediateRows).
+   * Only that instance: another one over the same database (withPlugin, a transaction) has plugins
+   * or a connection of its own, and goes through Kysely as usual.
+   */
+  serveImmediateReads(db: object): void {
+    if (!this.#driver) throw new Error('the dialect has no driver yet: make the Kysely instance first');
+    immediateReaders.set(db, this.#driver);
+  }
+}
+
+/** The drivers whose Kysely instance may run reads at once (CachingSqliteDialect.serveImmediateReads). */
+const immediateReaders = new WeakMap<object, CachingSqliteDriver>();
+
+/**
+ * The rows of `query` run now, synchronously, when `db` allows it (serveImmediateReads), the
+ * statement only reads, and the connection is free: no transaction open, no stream reading. That is
+ * exactly what running it through Kysely would do (the connection taken and given back, no plugin,
+ * no result transformation on SQLite), without the round trip of promises that costs more than a
+ * small read itself on the path of every call. Undefined otherwise: run it through Kysely then.
+ */
+export function immediateRows<R>(db: object, query: CompiledQuery): R[] | undefined {
+  return immediateReaders.get(db)?.readNow<R>(query);
 }
 
 /**
@@ -97,6 +124,12 @@ class CachingSqliteDriver implements Driver {
 
   async init(): Promise<void> {}
 
+  /** See immediateRows. */
+  readNow<R>(query: CompiledQuery): R[] | undefined {
+    if (this.#mutex.held) return undefined;
+    return this.#connection.readNow<R>(query);
+  }
+
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#mutex.lock();
     return this.#connection;
@@ -143,6 +176,12 @@ function savepointCommand(command: string, name: string): RawNode {
 class CachingSqliteConnection implements DatabaseConnection {
   constructor(private readonly statements: StatementCache) {}
 
+  /** The rows of a statement that reads; undefined for one that writes. */
+  readNow<R>(compiledQuery: CompiledQuery): R[] | undefined {
+    const statement = this.statements.statement(compiledQuery.sql);
+    return statement.reader ? (statement.all(compiledQuery.parameters as unknown[]) as R[]) : undefined;
+  }
+
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const statement = this.statements.statement(compiledQuery.sql);
     const parameters = compiledQuery.parameters as unknown[];
@@ -184,6 +223,10 @@ class CachingSqliteConnection implements DatabaseConnection {
 class ConnectionMutex {
   #held = false;
   readonly #waiting: Array<() => void> = [];
+
+  get held(): boolean {
+    return this.#held;
+  }
 
   lock(): Promise<void> {
     if (!this.#held) {
