@@ -12,6 +12,7 @@ const withoutDatabase = [
   'server/test/protocol/captures-errors.test.ts',
   'server/test/protocol/help-pages.test.ts',
   'server/test/protocol/operation-matrix.test.ts',
+  'server/test/protocol/request-target.test.ts',
   'server/test/protocol/results.test.ts',
   'server/test/protocol/wire-values.test.ts',
   'server/test/protocol/wsdl.test.ts',

@@ -16,6 +16,7 @@ import { DownloadRoute } from './protocol/downloads';
 import { answerPlainText, ClientGoneError } from './protocol/http-common';
 import { LinkRoute } from './protocol/links';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
+import { requestTarget, type RequestTarget } from './protocol/request-target';
 import type { Outcome } from './protocol/results';
 import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/share-images';
@@ -86,7 +87,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const shareImages = new ShareImageRoute(services, log);
   const links = new LinkRoute(services, log);
 
-  async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> {
     if (await router.route(req, res, url)) return;
     if (await uploads.route(req, res, url)) return;
     if (await downloads.route(req, res, url)) return;
@@ -101,10 +102,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailSender,
     handle(req, res) {
       const started = performance.now();
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://host');
-      } catch {
+      const url = requestTarget(req.url ?? '/');
+      if (!url) {
         answerPlainText(res, 'Bad request', 'private', 400);
         return;
       }

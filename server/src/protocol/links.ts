@@ -20,6 +20,7 @@ import type { Logger } from '../log';
 import type { Services } from '../operations/context';
 import { openLinkedFile } from '../operations/links';
 import { refuse, serveFile } from './downloads';
+import type { RequestTarget } from './request-target';
 
 const LINK_PATH = /^\/l\/([^/]+)(?:\/[^/]*)?$/;
 
@@ -30,7 +31,7 @@ export class LinkRoute {
   ) {}
 
   /** Answers the request if it is a direct link; false when the path is not one. */
-  async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
     const match = LINK_PATH.exec(url.pathname);
     if (!match) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -22,6 +22,7 @@ import type { ProtocolEnv } from './pipeline';
 import { answerSoap, declaredAction, largestBodyLimit, operationForAction, soapVersionOf } from './soap';
 import { renderWsdl } from './wsdl';
 import { escapeText } from './xml-writer';
+import type { RequestTarget } from './request-target';
 
 const SERVICE_PATH = /^\/([A-Za-z]+)\.asmx(?:\/(.*))?$/i;
 
@@ -63,7 +64,7 @@ export class ServiceRouter {
     return text;
   }
 
-  async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
     const match = matchServicePath(url.pathname);
     if (!match) return false;
     if (!match.service) {
@@ -95,7 +96,7 @@ export class ServiceRouter {
     return true;
   }
 
-  private answerDocumentation(res: ServerResponse, service: ServiceName, url: URL, baseUrl: string): void {
+  private answerDocumentation(res: ServerResponse, service: ServiceName, url: RequestTarget, baseUrl: string): void {
     const options = { namespace: this.env.config.namespace, location: `${baseUrl}/${service}.asmx` };
     const query = new Map([...url.searchParams].map(([k, v]) => [k.toLowerCase(), v]));
     const xml = { status: 200, contentType: 'text/xml; charset=utf-8', cacheControl: OPERATION_CACHE };

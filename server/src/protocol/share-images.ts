@@ -20,6 +20,7 @@ import type { Services } from '../operations/context';
 import { openShareImage } from '../operations/share-images';
 import { answer } from './http-common';
 import { newIncidentId } from './pipeline';
+import type { RequestTarget } from './request-target';
 
 const IMAGE_PATH = /^\/s\/([^/]+)\/image\/([^/]+)$/;
 
@@ -44,7 +45,7 @@ export class ShareImageRoute {
   ) {}
 
   /** Answers the request if it is a cover image URL; false when the path is not one. */
-  async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
     const match = IMAGE_PATH.exec(url.pathname);
     if (!match) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -41,6 +41,7 @@ import {
 } from '../operations/uploads';
 import { requestFacts } from './http-common';
 import { newIncidentId } from './pipeline';
+import type { RequestTarget } from './request-target';
 
 const TUS_RESUMABLE = '1.0.0';
 const UPLOAD_PATH = /^\/upload(?:\/([^/]*))?\/?$/;
@@ -116,7 +117,7 @@ export class UploadEndpoint {
   }
 
   /** Answers the request if it is for /upload/; false when the path is not one. */
-  async route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
     const match = UPLOAD_PATH.exec(url.pathname);
     if (!match) return false;
     const id = match[1] || null;
