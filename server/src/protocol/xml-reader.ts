@@ -304,9 +304,11 @@ class Reader {
       if (lt >= 0) this.fail("'<', hexadecimal value 0x3C, is an invalid attribute character.", valueStart + lt);
       this.checkChars(valueStart, valueEnd);
       const decoded = rawValue.includes('&') ? this.decodeReferences(rawValue, valueStart) : rawValue;
-      if (rawAttributes.some((a) => a.qname === attrName)) this.fail(`'${attrName}' is a duplicate attribute name.`, attrOffset);
+      for (const earlier of rawAttributes) if (earlier.qname === attrName) this.fail(`'${attrName}' is a duplicate attribute name.`, attrOffset);
       if (rawAttributes.length >= MAX_ATTRIBUTES) this.fail('Too many attributes on one element.', attrOffset, 'limit');
-      rawAttributes.push({ qname: attrName, value: decoded.replace(/[\t\n\r]/g, ' '), offset: attrOffset });
+      // Attribute-value normalization: each tab and line end is a space.
+      const value = ATTRIBUTE_WHITESPACE.test(decoded) ? decoded.replace(ATTRIBUTE_WHITESPACE_ALL, ' ') : decoded;
+      rawAttributes.push({ qname: attrName, value, offset: attrOffset });
       this.pos = valueEnd + 1;
     }
     const selfClosing = src.charCodeAt(this.pos) === 47;
@@ -334,32 +336,34 @@ class Reader {
         scope.set(prefix, a.value);
       }
     }
-    const resolve = (name: string, offset: number, isAttribute: boolean): { ns: string; local: string } => {
-      const colon = name.indexOf(':');
-      if (colon < 0) return { ns: isAttribute ? '' : (scope.get('') ?? ''), local: name };
-      const prefix = name.slice(0, colon);
-      const ns = scope.get(prefix);
-      if (ns === undefined) this.fail(`'${prefix}' is an undeclared prefix.`, offset);
-      return { ns, local: name.slice(colon + 1) };
-    };
-    const attributes: XmlAttribute[] = [];
+    const attributes: XmlAttribute[] = rawAttributes.length === 0 ? NO_ATTRIBUTES : [];
     for (const a of rawAttributes) {
       if (a.qname === 'xmlns') {
         attributes.push({ ns: XMLNS_NS, local: 'xmlns', value: a.value });
       } else if (a.qname.startsWith('xmlns:')) {
         attributes.push({ ns: XMLNS_NS, local: a.qname.slice(6), value: a.value });
       } else {
-        const { ns, local } = resolve(a.qname, a.offset, true);
-        attributes.push({ ns, local, value: a.value });
+        const colon = a.qname.indexOf(':');
+        // An attribute without a prefix is in no namespace.
+        const ns = colon < 0 ? '' : this.namespaceOf(scope, a.qname.slice(0, colon), a.offset);
+        attributes.push({ ns, local: colon < 0 ? a.qname : a.qname.slice(colon + 1), value: a.value });
       }
     }
-    const { ns, local } = resolve(qname, nameOffset, false);
+    const colon = qname.indexOf(':');
+    const ns = colon < 0 ? (scope.get('') ?? '') : this.namespaceOf(scope, qname.slice(0, colon), nameOffset);
+    const local = colon < 0 ? qname : qname.slice(colon + 1);
     const element: XmlElement = { ns, local, attributes, children: [], text: '', nameOffset, endOffset: -1 };
     if (this.stack.length > 0) this.stack[this.stack.length - 1].element.children.push(element);
     else this.root = element;
 
     if (selfClosing) element.endOffset = this.pos;
     else this.stack.push({ element, qname, scope });
+  }
+
+  private namespaceOf(scope: ReadonlyMap<string, string>, prefix: string, offset: number): string {
+    const ns = scope.get(prefix);
+    if (ns === undefined) this.fail(`'${prefix}' is an undeclared prefix.`, offset);
+    return ns;
   }
 
   private readEndTag(): void {
@@ -379,6 +383,10 @@ class Reader {
 }
 
 const DEFAULT_SCOPE: Map<string, string> = new Map([['xml', XML_NS]]);
+/** Shared by every element without attributes: attributes are never added after reading. */
+const NO_ATTRIBUTES: XmlAttribute[] = Object.freeze([]) as unknown as XmlAttribute[];
+const ATTRIBUTE_WHITESPACE = /[\t\n\r]/;
+const ATTRIBUTE_WHITESPACE_ALL = /[\t\n\r]/g;
 
 function isXmlWhitespaceOrEnd(c: number): boolean {
   return Number.isNaN(c) || isXmlWhitespace(c);
