@@ -142,7 +142,7 @@ export class ServiceRouter {
       }
       throw error;
     }
-    await answerSoap(req, res, service, version, contentType, body, facts, this.env);
+    await answerSoap(res, service, version, contentType, action, op, body, facts, this.env);
   }
 
   private soapFault(res: ServerResponse, version: SoapVersion, fault: Parameters<typeof renderSoapFault>[1], closeConnection = false): void {

@@ -134,12 +134,18 @@ function mustUnderstandHeader(envelope: XmlElement): XmlElement | undefined {
   );
 }
 
+/**
+ * Answers a SOAP request whose body has been read. `action` is what its headers named
+ * (declaredAction) and `routedOp` the operation that action names (operationForAction): the
+ * router looked them up before reading the body, to know its size limit.
+ */
 export async function answerSoap(
-  req: IncomingMessage,
   res: ServerResponse,
   service: ServiceName,
   version: SoapVersion,
   contentType: ContentType,
+  action: string | undefined,
+  routedOp: OperationSpec | undefined,
   body: Buffer,
   facts: RequestFacts,
   env: ProtocolEnv,
@@ -150,10 +156,8 @@ export async function answerSoap(
   const badRequest = () => answer(res, { status: 400, contentType: SOAP_CONTENT_TYPE[version], cacheControl: BINDING_CACHE });
 
   // Routing by header happens before the body is read.
-  const action = declaredAction(req, version, contentType);
-  let op: OperationSpec | undefined;
+  let op = routedOp;
   if (action !== undefined) {
-    op = operationForAction(service, namespace, action);
     if (!op) {
       return fault(version, {
         code: 'Client',
