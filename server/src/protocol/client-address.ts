@@ -17,7 +17,7 @@
  * what a dual-stack socket reports for IPv4 peers) is its IPv4 address.
  */
 import type { IncomingMessage } from 'node:http';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type Socket } from 'node:net';
 import type { Config } from '../config';
 
 const matchers = new WeakMap<readonly string[], BlockList>();
@@ -71,18 +71,36 @@ function listHeader(req: IncomingMessage, name: string): string[] {
     .filter((entry) => entry !== '');
 }
 
+/**
+ * The TCP peer's address in canonical form, worked out once per connection (a connection's peer
+ * does not change; the requests of a kept-alive connection ask for it again and again). Undefined
+ * when the socket does not know it (it has closed).
+ */
+const peers = new WeakMap<Socket, string>();
+
+function peerAddressOf(req: IncomingMessage): string | undefined {
+  const socket = req.socket;
+  let peer = peers.get(socket);
+  if (peer === undefined) {
+    const raw = socket.remoteAddress;
+    if (raw === undefined) return undefined;
+    peer = canonicalAddress(raw) ?? raw;
+    peers.set(socket, peer);
+  }
+  return peer;
+}
+
 /** Whether the request came through one of the trusted proxies (the TCP peer is one). */
 function viaTrustedProxy(req: IncomingMessage, config: Config): boolean {
   if (config.trustedProxies.length === 0) return false;
-  const peer = canonicalAddress(req.socket.remoteAddress ?? '');
-  return peer !== null && isTrusted(peer, trustedProxies(config.trustedProxies));
+  const peer = peerAddressOf(req);
+  return peer !== undefined && isIP(peer) !== 0 && isTrusted(peer, trustedProxies(config.trustedProxies));
 }
 
 /** The client's address (see the top of this file); `unknown` when the socket has none. */
 export function clientAddressOf(req: IncomingMessage, config: Config): string {
-  const raw = req.socket.remoteAddress;
-  if (raw === undefined) return 'unknown';
-  const peer = canonicalAddress(raw) ?? raw;
+  const peer = peerAddressOf(req);
+  if (peer === undefined) return 'unknown';
   if (!viaTrustedProxy(req, config)) return peer;
   const list = trustedProxies(config.trustedProxies);
   const hops = listHeader(req, 'x-forwarded-for');

@@ -87,10 +87,15 @@ export function decodeRequestText(body: Buffer, contentType: ContentType): strin
   else if (body[0] === 0xff && body[1] === 0xfe) [label, start] = ['utf-16le', 2];
   else if (body[0] === 0xfe && body[1] === 0xff) [label, start] = ['utf-16be', 2];
   else {
-    const declared = /^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(body.subarray(0, 200).toString('latin1'));
-    label = contentType.params.get('charset') ?? declared?.[1] ?? 'utf-8';
+    // The declaration is looked at only when the Content-Type names no charset.
+    label = contentType.params.get('charset') ?? declaredEncoding(body) ?? 'utf-8';
   }
   return decodeStrictly(label, body.subarray(start));
+}
+
+/** The encoding an XML declaration at the start of `body` names, if any. */
+function declaredEncoding(body: Buffer): string | undefined {
+  return /^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(body.subarray(0, 200).toString('latin1'))?.[1];
 }
 
 /**
