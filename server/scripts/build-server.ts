@@ -18,10 +18,18 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 /** Where bin/fss.mjs looks for the bundle. */
 export const SERVER_BUNDLE = path.join(REPO_ROOT, 'dist', 'server', 'fss.mjs');
 
-/** Bundles server/src/cli.ts (which exports `main`) into `outfile`. */
-export async function buildServerBundle(outfile = SERVER_BUNDLE, options: { sourcemap?: boolean } = {}): Promise<string> {
+const CLI = path.join(REPO_ROOT, 'server', 'src', 'cli.ts');
+
+/**
+ * Bundles server/src/cli.ts into `outfile`: a module exporting `main` (what bin/fss.mjs imports),
+ * or with `command`, a script that runs `main` on its arguments (`node <outfile> serve`).
+ */
+export async function buildServerBundle(outfile = SERVER_BUNDLE, options: { sourcemap?: boolean; command?: boolean } = {}): Promise<string> {
+  const entry = options.command
+    ? { stdin: { contents: `import { main } from ${JSON.stringify(CLI)};\nprocess.exitCode = await main(process.argv.slice(2));\n`, resolveDir: REPO_ROOT, loader: 'ts' as const } }
+    : { entryPoints: [CLI] };
   await build({
-    entryPoints: [path.join(REPO_ROOT, 'server', 'src', 'cli.ts')],
+    ...entry,
     bundle: true,
     platform: 'node',
     format: 'esm',

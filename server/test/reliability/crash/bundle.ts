@@ -1,38 +1,23 @@
 /**
  * The `fss` command as one JavaScript file, for the reliability suite's hundreds of starts.
  *
- * bin/fss.mjs runs the TypeScript sources through tsx's loader: every start resolves and loads
- * some 200 modules through a loader hook, about 1.3 s of CPU. The same sources bundled by esbuild
- * (the transformer tsx itself uses, so the code that runs is the same) start in about half that,
- * which is most of the cost of a kill-and-restart. Packages stay external and are loaded from
- * node_modules as usual, which is why the bundle is written inside the repository.
+ * bin/fss.mjs runs the built server only while it is newer than the sources, else the TypeScript
+ * sources through tsx's loader: every start then resolves and loads some 200 modules through a
+ * loader hook, about 1.3 s of CPU. The suite builds a bundle of its own (server/scripts/build-server.ts,
+ * the same esbuild build `npm start` runs), which starts in about half that, most of the cost of a
+ * kill-and-restart. Packages stay external and are loaded from node_modules as usual, which is why
+ * the bundle is written inside the repository.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildServerBundle } from '../../../scripts/build-server';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const CLI = path.join(REPO_ROOT, 'server', 'src', 'cli.ts');
 
-/** Bundles server/src/cli.ts into `node_modules/.cache/fss-reliability/<name>.mjs`; answers its path. */
+/** Bundles the `fss` command into `node_modules/.cache/fss-reliability/<name>.mjs`; answers its path. */
 export async function bundleFssCommand(name: string): Promise<string> {
   const dir = path.join(REPO_ROOT, 'node_modules', '.cache', 'fss-reliability');
   mkdirSync(dir, { recursive: true });
-  const outfile = path.join(dir, `${name}-${process.pid}.mjs`);
-  await build({
-    stdin: {
-      contents: `import { main } from ${JSON.stringify(CLI)};\nprocess.exitCode = await main(process.argv.slice(2));\n`,
-      resolveDir: REPO_ROOT,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
+  return buildServerBundle(path.join(dir, `${name}-${process.pid}.mjs`), { command: true, sourcemap: false });
 }
