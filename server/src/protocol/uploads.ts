@@ -40,6 +40,7 @@ import {
   type OwnUpload,
 } from '../operations/uploads';
 import { requestFacts } from './http-common';
+import { DirectPatch } from './upload-patch';
 import { newIncidentId } from './pipeline';
 import type { RequestTarget } from './request-target';
 
@@ -65,11 +66,12 @@ type NodeBacked = { runtime?: { node?: { req?: IncomingMessage; res?: ServerResp
 
 export class UploadEndpoint {
   private readonly tus: Server;
+  private readonly directPatch: DirectPatch;
   private readonly requests = new WeakMap<IncomingMessage, UploadRequest>();
 
   constructor(
     private readonly services: Services,
-    log: Logger,
+    private readonly log: Logger,
   ) {
     // No tus-side expiry: uploads expire by their database row (UPLOAD_LIFETIME_MS), which this
     // wrapper checks before tus sees the request, and housekeeping removes their files.
@@ -98,22 +100,32 @@ export class UploadEndpoint {
         return {};
       },
       onUploadFinish: async (req, upload: Upload) => {
-        const { caller } = this.requestOf(req);
-        try {
-          const completed = await completeUpload(services, caller.uid, upload.id);
-          nodeOf(req).res?.removeHeader('Upload-Expires');
-          return { headers: { [SHA256_HEADER]: completed.sha256 } };
-        } catch (error) {
-          throw tusErrorOf(error);
-        }
+        nodeOf(req).res?.removeHeader('Upload-Expires');
+        return { headers: await this.finish(this.requestOf(req).caller, upload.id) };
       },
       onResponseError: async (req, error) => {
         if (isTusError(error)) return (await this.completedMeanwhile(req, error)) ?? undefined;
-        const incident = newIncidentId();
-        log.error('incident', { incident, path: '/upload/…', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-        return { status_code: 500, body: `Internal error (incident ${incident}).\n` };
+        return this.incident(error);
       },
     });
+    this.directPatch = new DirectPatch({ datastore, locker: uploadLockerOf(services) });
+  }
+
+  /** Completes an upload whose last byte has arrived: the headers of the answer (its SHA-256). */
+  private async finish(caller: Caller, id: string): Promise<Record<string, string>> {
+    try {
+      const completed = await completeUpload(this.services, caller.uid, id);
+      return { [SHA256_HEADER]: completed.sha256 };
+    } catch (error) {
+      throw tusErrorOf(error);
+    }
+  }
+
+  /** A fault of the server during an upload request: logged with an id the answer names. */
+  private incident(error: unknown): TusError {
+    const incident = newIncidentId();
+    this.log.error('incident', { incident, path: '/upload/…', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    return { status_code: 500, body: `Internal error (incident ${incident}).\n` };
   }
 
   /** Answers the request if it is for /upload/; false when the path is not one. */
@@ -168,6 +180,17 @@ export class UploadEndpoint {
         // Termination, without tus: the row goes first (the reservation with it), then the files.
         await cancelUpload(this.services, caller.uid, id);
         reply(res, 204, '');
+        return true;
+      }
+    }
+
+    if (method === 'PATCH' && id !== null) {
+      // The common PATCH is written from the Node stream directly (upload-patch.ts); the rest is tus'.
+      try {
+        if (await this.directPatch.patch(req, res, id, () => this.finish(caller, id))) return true;
+      } catch (error) {
+        const refusal = isTusError(error) ? error : this.incident(error);
+        this.directPatch.answer(res, refusal.status_code, { 'Content-Type': 'text/plain; charset=utf-8' }, true, refusal.body);
         return true;
       }
     }

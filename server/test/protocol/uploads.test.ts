@@ -208,6 +208,36 @@ describe('an upload from start to finish', () => {
     expect(rest.headers['upload-sha256']).toBe(sha256(data));
   });
 
+  it('a stalled PATCH lets go of its upload when a newer request on it asks, keeping the bytes it received', async () => {
+    const data = randomBytes(2 * 1024 * 1024);
+    const { path } = await create(alice.token, data.length);
+    const stalled = http.request(new URL(path, app.url), {
+      method: 'PATCH',
+      headers: tusHeaders(alice.token, { 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(data.length) }),
+    });
+    stalled.on('error', () => {});
+    const stalledAnswer = new Promise<http.IncomingMessage>((resolve) => stalled.on('response', resolve));
+    stalled.write(data.subarray(0, 512 * 1024));
+    await sleep(300);
+
+    // The client's new connection asks where the upload stands: the stalled PATCH is ended for it.
+    const asked = await head(alice.token, path);
+    expect(asked.status).toBe(200);
+    const reached = Number(asked.headers['upload-offset']);
+    expect(reached).toBeGreaterThan(0);
+    expect(reached).toBeLessThanOrEqual(512 * 1024);
+    const old = await stalledAnswer;
+    old.resume();
+    expect(old.statusCode).toBe(204);
+    expect(old.headers['upload-offset']).toBe(String(reached));
+    expect(old.headers.connection).toBe('close');
+    stalled.destroy();
+
+    const rest = await patch(alice.token, path, reached, data.subarray(reached));
+    expect(rest.status).toBe(204);
+    expect(rest.headers['upload-sha256']).toBe(sha256(data));
+  });
+
   it('an upload continued on another instance (or after a restart) answers the SHA-256 of all its bytes', async () => {
     const data = randomBytes(3 * 1024 * 1024);
     const { path } = await create(alice.token, data.length);
