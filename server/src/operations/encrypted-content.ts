@@ -118,13 +118,19 @@ function hashing(hash: ReturnType<typeof createHash>): Transform {
 }
 
 /**
+ * What else a switch of a file's content commits with it, in its transaction (an encryption job
+ * counts the file there, so that a process killed right after the switch cannot lose the count).
+ */
+export type OnSwitched = (tx: Kysely<Database>) => Promise<void>;
+
+/**
  * Encrypts the content of file `fileId` with `dataKey` (of key `keyId`), if it is plaintext and
  * sits in a folder of key `folderKeyId` (null: a plain folder, for FileEncrypt's own key).
  */
 export async function encryptFile(
   services: Services,
   fileId: number,
-  keys: { readonly keyId: number; readonly dataKey: Buffer; readonly folderKeyId: number | null },
+  keys: { readonly keyId: number; readonly dataKey: Buffer; readonly folderKeyId: number | null; readonly onSwitched?: OnSwitched },
 ): Promise<SwitchOutcome> {
   const { db } = services;
   const file = await findFileEncryption(db, fileId);
@@ -179,6 +185,7 @@ export async function encryptFile(
           folderKeyId: keys.folderKeyId,
         });
         if (!switched) throw new LostRace();
+        await keys.onSwitched?.(tx);
       });
     } catch (error) {
       if (!(error instanceof LostRace)) throw error;
@@ -197,7 +204,11 @@ export async function encryptFile(
  * Makes the content of file `fileId` plaintext again, if it is encrypted with key `keyId` and
  * sits in a plain folder (or the root). The plaintext is stored once per hash.
  */
-export async function decryptFile(services: Services, fileId: number, keys: { readonly keyId: number; readonly dataKey: Buffer }): Promise<SwitchOutcome> {
+export async function decryptFile(
+  services: Services,
+  fileId: number,
+  keys: { readonly keyId: number; readonly dataKey: Buffer; readonly onSwitched?: OnSwitched },
+): Promise<SwitchOutcome> {
   const { db } = services;
   const file = await findFileEncryption(db, fileId);
   if (!file || file.keyId === null) return 'unchanged';
@@ -230,6 +241,7 @@ export async function decryptFile(services: Services, fileId: number, keys: { re
           sha256,
           size: layout.plaintextSize,
           work,
+          onSwitched: keys.onSwitched,
         });
         if (outcome === 'done') await removeContentIfUnreferenced(services, [content.id]);
         return outcome;
@@ -254,11 +266,15 @@ async function joinOrStorePlaintext(
     readonly sha256: string;
     readonly size: number;
     readonly work: string;
+    readonly onSwitched?: OnSwitched;
   },
 ): Promise<SwitchOutcome> {
   const { db } = services;
-  const toPlain = (tx: Kysely<Database>, contentId: number) =>
-    switchFileContent(tx, { fileId: change.fileId, fromContentId: change.fromContentId, toContentId: contentId, keyId: null, folderKeyId: null });
+  const toPlain = async (tx: Kysely<Database>, contentId: number) => {
+    const switched = await switchFileContent(tx, { fileId: change.fileId, fromContentId: change.fromContentId, toContentId: contentId, keyId: null, folderKeyId: null });
+    if (switched) await change.onSwitched?.(tx);
+    return switched;
+  };
 
   // Plaintext content with this hash exists: the file joins it, and the work file goes.
   // Both transactions take the account's row lock first, as in encryptFile.

@@ -234,11 +234,10 @@ async function workOn(
           return { finished: false, files };
         }
         if (!(await renewLease(db, job.id, owner, leaseEnd(services)))) return { finished: false, files }; // taken over
-        const error = await withLeaseKept(services, job.id, owner, () => processFile(services, job, work.id, dataKey));
+        const error = await withLeaseKept(services, job.id, owner, () => processFile(services, job, work, dataKey));
         if (error === null) {
           files++;
           didSomething = true;
-          await recordJobProgress(db, job.id, { files: 1, bytes: work.size, failed: 0 });
         } else {
           failed.add(work.id);
           log.error('encryption job: a file failed', { job: job.id, file: work.id, error });
@@ -263,10 +262,19 @@ async function workOn(
 }
 
 /** Encrypts or decrypts one file for the job; null when done (or nothing to do), else the error. */
-async function processFile(services: Services, job: JobRecord, fileId: number, dataKey: Buffer): Promise<string | null> {
+async function processFile(services: Services, job: JobRecord, work: FileWork, dataKey: Buffer): Promise<string | null> {
+  // A file switched by the job is counted in the transaction that switches it: the job's next pass
+  // looks only for files still to switch, so a count left for after the commit would be lost for
+  // good if the process died in between (the job is then finished by another instance).
+  const progress = { files: 1, bytes: work.size, failed: 0 };
+  const onSwitched = (tx: Kysely<Database>) => recordJobProgress(tx, job.id, progress);
   try {
-    if (job.kind === 'encrypt') await encryptFile(services, fileId, { keyId: job.keyId, dataKey, folderKeyId: job.keyId });
-    else await decryptFile(services, fileId, { keyId: job.keyId, dataKey });
+    const outcome =
+      job.kind === 'encrypt'
+        ? await encryptFile(services, work.id, { keyId: job.keyId, dataKey, folderKeyId: job.keyId, onSwitched })
+        : await decryptFile(services, work.id, { keyId: job.keyId, dataKey, onSwitched });
+    // Switched meanwhile by something else, or no longer the job's: done with it all the same.
+    if (outcome !== 'done') await recordJobProgress(services.db, job.id, progress);
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

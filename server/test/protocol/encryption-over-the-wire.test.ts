@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app';
 import { findOperation } from '../../src/catalog/operations';
@@ -317,6 +318,38 @@ describe('a big FolderEncrypt is a background job', () => {
       expect(await contentStoreHolds(app.app.services, 'MARKER-archive')).toBe(false);
       const files = await app.app.services.db.selectFrom('files').select('encrypted').where('folder_id', '=', dirid).execute();
       expect(files.map((file) => file.encrypted)).toEqual(Array(count).fill(1));
+    } finally {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // A process killed between the two would otherwise leave a file encrypted and never counted: the
+  // job's next pass looks only for files still to encrypt (it happened once in the two-instance test).
+  it('a file is counted in the transaction that switches its content: a count refused undoes the switch', async () => {
+    const dataDir = await newDataDir();
+    const app = await instance(dataDir, { encryptionJobs: false });
+    try {
+      await addAccount(app, 'alice', 'alice-password-1');
+      const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+      const folder = await call(app, 'post', FolderAdd, alice, { dirid: 0, name: 'Archive' });
+      const dirid = Number(element(folder.xml, 'folder')!.attrs.id);
+      const count = INLINE_JOB_LIMITS.files + 1;
+      for (let i = 0; i < count; i++) await storedFile(app.app.services, alice.uid, `doc ${i}.txt`, `MARKER-counted ${i}`, dirid);
+      expect((await call(app, 'post', FolderEncrypt, alice, { dirid, password: PASSWORD, password_tip: TIP })).attrs.code).toBe('0');
+
+      const { db } = app.app.services;
+      if (app.config.databaseUrl) {
+        await sql`create function fss_test_refuse_progress() returns trigger language plpgsql as $$ begin raise exception 'progress refused'; end $$`.execute(db);
+        await sql`create trigger refuse_progress before update of done_files on encryption_jobs for each row execute function fss_test_refuse_progress()`.execute(db);
+      } else {
+        await sql`create trigger refuse_progress before update of done_files on encryption_jobs begin select raise(abort, 'progress refused'); end`.execute(db);
+      }
+      await runEncryptionJobs(app.app.services, { maxFiles: 1 }).catch(() => {});
+
+      const files = await db.selectFrom('files').select('encrypted').where('folder_id', '=', dirid).execute();
+      expect(files.map((file) => file.encrypted)).toEqual(Array(count).fill(0));
+      expect(await contentStoreHolds(app.app.services, 'MARKER-counted')).toBe(true);
     } finally {
       await app.close();
       await rm(dataDir, { recursive: true, force: true });
