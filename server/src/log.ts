@@ -10,9 +10,15 @@ export interface Logger {
 export function createLogger(write: (line: string) => void): Logger {
   const emit = (level: string, event: string, fields: Record<string, unknown> = {}) =>
     write(JSON.stringify({ time: new Date().toISOString(), level, event, ...fields }));
+  // An error goes out at once, with what was gathered before it: it is the line an operator needs
+  // first, and the one a process that dies next must not take with it.
+  const flush = (write as Partial<BatchedLines>).flush;
   return {
     info: (event, fields) => emit('info', event, fields),
-    error: (event, fields) => emit('error', event, fields),
+    error: (event, fields) => {
+      emit('error', event, fields);
+      flush?.();
+    },
   };
 }
 
@@ -33,7 +39,8 @@ export const LINE_BATCH_BYTES = 64 * 1024;
 
 /**
  * A line sink that writes lines in batches: gathered, then written in one piece within
- * LINE_BATCH_MS of the first, or at once when LINE_BATCH_BYTES have gathered. Writing to a pipe
+ * LINE_BATCH_MS of the first, or at once when LINE_BATCH_BYTES have gathered (or when a logger
+ * writes an error: createLogger flushes after it). Writing to a pipe
  * or a file is a system call, and one per request cost a busy server as much as a twentieth of its
  * time (bench/README.md); a batch costs one for many. Lines keep their order. What is gathered is
  * written when the process exits (the 'exit' event, also after process.exit()); a process killed
@@ -72,9 +79,4 @@ function exitHook(flush: () => void): void {
 }
 
 /** The default log: lines to standard output, in batches. */
-let stdoutSink: BatchedLines | undefined;
-
-export function stdoutLines(line: string): void {
-  stdoutSink ??= batchedLines((text) => process.stdout.write(text));
-  stdoutSink(line);
-}
+export const stdoutLines: BatchedLines = batchedLines((text) => process.stdout.write(text));

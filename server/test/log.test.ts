@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { batchedLines, LINE_BATCH_BYTES, LINE_BATCH_MS } from '../src/log';
+import { batchedLines, createLogger, LINE_BATCH_BYTES, LINE_BATCH_MS } from '../src/log';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -56,6 +56,17 @@ describe('batched log lines', () => {
     sink('last words');
     exit();
     expect(writes).toEqual(['last words\n']);
+  });
+
+  test('a logger writing to a batched sink writes an error at once, with the lines before it', () => {
+    vi.useFakeTimers();
+    const { sink, writes } = capture();
+    const log = createLogger(sink);
+    log.info('request', { status: 200 });
+    expect(writes).toEqual([]);
+    log.error('incident', { incident: 'abc' });
+    expect(writes).toHaveLength(1);
+    expect(writes[0].trim().split('\n').map((line) => JSON.parse(line).event)).toEqual(['request', 'incident']);
   });
 
   test('a process that exits right after logging still writes the line (the default standard-output log)', async () => {

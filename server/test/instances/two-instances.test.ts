@@ -365,6 +365,8 @@ describe('two instances on one PostgreSQL database and one bucket', () => {
     expect(finished).toMatchObject({ total_files: count, done_files: count, failed_files: 0 });
     expect(finished.lease_owner ?? '').not.toContain(`:${victim.pid}:`);
     expect((await db.query('select count(*)::int as n from files where folder_id = $1 and key_id is null', [dirid])).rows[0].n).toBe(0);
+    // Logged after the job's end is committed, and written within the log's batch time.
+    for (let waited = 0; !survivor.output().includes('encryption job finished') && waited < 5_000; waited += 50) await sleep(50);
     expect(survivor.output()).toContain('encryption job finished');
 
     expect((await call(survivor.url, Unlock, { dirid, fid: 0, password: 'correct horse' })).result.code).toBe('0');
