@@ -11,7 +11,7 @@ import type { Services, TokenIssued } from '../../src/operations/context';
 import { invokeOperation } from '../../src/operations/dispatch';
 import { folderEncrypt } from '../../src/operations/encryption';
 import { folderAdd } from '../../src/operations/folders';
-import { OpError, ResultCode } from '../../src/operations/errors';
+import { ResultCode } from '../../src/operations/errors';
 import { login } from '../../src/operations/sessions';
 import { folderAndFileDelete } from '../../src/operations/recycle-bin';
 import { signRequest } from '../../src/operations/signing';
@@ -21,6 +21,7 @@ import { closeDatabase, openDatabase } from '../../src/storage/db/database';
 import { accountVersion } from '../../src/storage/db/hot-queries';
 import { callContext, openTestServices, type TestServices } from '../helpers/database';
 import { openSession, signed } from '../helpers/encryption';
+import { rejected } from '../helpers/refusals';
 
 const GetFiles = findOperation('UserService', 'GetFiles')!;
 
@@ -63,14 +64,7 @@ async function getFiles(setup: Setup, dir: number) {
   return invokeOperation(setup.services, { op: GetFiles, values, text: { ...text, sign } }, { clientAddress: '203.0.113.7', baseUrl: 'http://fss.test' });
 }
 
-async function refusal(promise: Promise<unknown>): Promise<number> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(OpError);
-  return (error as OpError).code;
-}
+const refusal = async (promise: Promise<unknown>): Promise<number> => (await rejected(promise)).code;
 
 async function aliceFolder(setup: Setup, name: string): Promise<number> {
   const alice = await openSession(setup.services, 'alice', { existing: true });
