@@ -285,18 +285,24 @@ describe('an unlock lives in the database, with the token', () => {
   });
 });
 
+/** Account alice, logged in, with a folder "Archive" of `count` stored files whose bytes start with `marker`. */
+async function aliceWithArchive(app: TestApp, count: number, marker: string): Promise<{ alice: Session; dirid: number }> {
+  await addAccount(app, 'alice', 'alice-password-1');
+  const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+  const folder = await call(app, 'post', FolderAdd, alice, { dirid: 0, name: 'Archive' });
+  const dirid = Number(element(folder.xml, 'folder')!.attrs.id);
+  for (let i = 0; i < count; i++) await storedFile(app.app.services, alice.uid, `doc ${i}.txt`, `${marker} ${i}`, dirid);
+  return { alice, dirid };
+}
+
 describe('a big FolderEncrypt is a background job', () => {
   it('answers at once, reports progress, survives a restart halfway, and finishes on the next instance', async () => {
     const dataDir = await newDataDir();
     // The first instance runs no job by itself: the test drives it, and stops it halfway.
     let app = await instance(dataDir, { encryptionJobs: false });
     try {
-      await addAccount(app, 'alice', 'alice-password-1');
-      const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
-      const folder = await call(app, 'post', FolderAdd, alice, { dirid: 0, name: 'Archive' });
-      const dirid = Number(element(folder.xml, 'folder')!.attrs.id);
       const count = INLINE_JOB_LIMITS.files * 2;
-      for (let i = 0; i < count; i++) await storedFile(app.app.services, alice.uid, `doc ${i}.txt`, `MARKER-archive ${i}`, dirid);
+      const { alice, dirid } = await aliceWithArchive(app, count, 'MARKER-archive');
 
       expect((await call(app, 'post', FolderEncrypt, alice, { dirid, password: PASSWORD, password_tip: TIP })).attrs.code).toBe('0');
       expect(await encryptionProgress(app.app.services, alice.uid, dirid)).toMatchObject({ state: 'waiting', totalFiles: count, doneFiles: 0 });
@@ -330,12 +336,8 @@ describe('a big FolderEncrypt is a background job', () => {
     const dataDir = await newDataDir();
     const app = await instance(dataDir, { encryptionJobs: false });
     try {
-      await addAccount(app, 'alice', 'alice-password-1');
-      const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
-      const folder = await call(app, 'post', FolderAdd, alice, { dirid: 0, name: 'Archive' });
-      const dirid = Number(element(folder.xml, 'folder')!.attrs.id);
       const count = INLINE_JOB_LIMITS.files + 1;
-      for (let i = 0; i < count; i++) await storedFile(app.app.services, alice.uid, `doc ${i}.txt`, `MARKER-counted ${i}`, dirid);
+      const { alice, dirid } = await aliceWithArchive(app, count, 'MARKER-counted');
       expect((await call(app, 'post', FolderEncrypt, alice, { dirid, password: PASSWORD, password_tip: TIP })).attrs.code).toBe('0');
 
       const { db } = app.app.services;
