@@ -18,6 +18,7 @@ const withoutDatabase = [
   'server/test/protocol/wsdl.test.ts',
   'server/test/protocol/xml-reader.test.ts',
   'server/test/storage/content-store.test.ts',
+  'server/test/storage/encrypted-uploads.test.ts',
   'server/test/storage/s3-upload-area.test.ts',
 ];
 

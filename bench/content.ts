@@ -1,10 +1,10 @@
 /**
  * Section 4: content. A file of `bytes` (1 GiB) goes up over tus on loopback as the web app sends
- * it (POST /upload/, then PATCH in 8 MiB chunks one after another, then FileAdd with the SHA-256
- * the upload answered), and comes back down through a FileDownload URL. Then the same with an
- * encrypted file: FolderEncrypt of an empty folder, Unlock, the same upload into it, and the time
- * until the file is encrypted at rest (its listing says encrypted="1"); then its download, which
- * decrypts. The client checks every byte that comes back (SHA-256 against the upload's).
+ * it (POST /upload/ naming the destination folder, then PATCH in 8 MiB chunks one after another,
+ * then FileAdd with the SHA-256 the upload answered), and comes back down through a FileDownload
+ * URL. Then the same with an encrypted file: FolderEncrypt of an empty folder, Unlock, the same
+ * upload into it (encrypted as it arrives), and the time until the file is encrypted at rest (its
+ * listing says encrypted="1"); then its download, which decrypts. The client checks every byte that comes back (SHA-256 against the upload's).
  *
  * Throughput is bytes / seconds, in MB/s (10^6 bytes). Memory is the service's peak resident
  * memory (VmHWM, reset before each transfer, and sampled) during each transfer.
@@ -112,7 +112,7 @@ class FileChunks {
 }
 
 /** tus upload of `bytes` bytes; answers the SHA-256 the service answered (checked against the client's). */
-async function upload(service: ChildServer, session: Session, bytes: number, name: string): Promise<{ sha256: string; seconds: number }> {
+async function upload(service: ChildServer, session: Session, bytes: number, name: string, folder: number): Promise<{ sha256: string; seconds: number }> {
   const file = new FileChunks(bytes);
   // Known before the clock starts, as a client sending a file it has does not hash it while sending.
   const sha256 = file.sha256();
@@ -121,7 +121,8 @@ async function upload(service: ChildServer, session: Session, bytes: number, nam
   const created = await request(new URL('/upload/', service.url), 'POST', {
     ...auth,
     'Upload-Length': String(bytes),
-    'Upload-Metadata': `filename ${Buffer.from(name).toString('base64')}`,
+    // The destination folder, as the web app names it: an encrypted one's upload is encrypted as it arrives.
+    'Upload-Metadata': `filename ${Buffer.from(name).toString('base64')},folder ${Buffer.from(String(folder)).toString('base64')}`,
   });
   if (created.status !== 201 || !created.headers.location) throw new Error(`tus POST: ${created.status} ${created.text}`);
   const location = new URL(created.headers.location, service.url);
@@ -187,7 +188,7 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     const size = `${round(bytes / 2 ** 30, 2)} GiB`;
 
     // ---- plaintext
-    const up = await withPeak(service, () => upload(service, session, bytes, 'plain.bin'));
+    const up = await withPeak(service, () => upload(service, session, bytes, 'plain.bin', manifest.bench.uploads));
     const addStarted = performance.now();
     const plainId = await fileAdd(service, session, manifest.bench.uploads, 'plain.bin', bytes, up.value.sha256);
     const fileAddMs = performance.now() - addStarted;
@@ -202,7 +203,7 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     const GetFiles = { dir: String(folder), order: 'name', desc: '0' };
     const encUp = await withPeak(service, async () => {
       const started = performance.now();
-      const sent = await upload(service, session, bytes, 'secret.bin');
+      const sent = await upload(service, session, bytes, 'secret.bin', folder);
       const id = await fileAdd(service, session, folder, 'secret.bin', bytes, sent.sha256);
       // Encrypted at rest once its listing says so (the job that encrypts it runs in the background).
       for (;;) {

@@ -1,7 +1,8 @@
 /**
  * Moving one file between plaintext and encrypted content (DECISIONS.md §6, §11), and reading
  * encrypted content back. Used by FileEncrypt and Decrypt directly and by background jobs
- * (encryption-jobs.ts) for many files.
+ * (encryption-jobs.ts) for many files. Also the cipher of an upload encrypted as it arrives
+ * (uploadCipherOf).
  *
  * Encrypting gives the file its own content row (encrypted = 1, a new storage key, never a reused
  * one); the plaintext content it leaves is removed only when no other record references it
@@ -49,14 +50,21 @@ import {
 import type { Database } from '../storage/db/schema';
 import { removeContentIfUnreferenced } from './content-removal';
 import type { Services } from './context';
+import type { UploadCipher } from '../storage/content/encrypted-uploads';
 import {
+  chunkCount,
   cipherRangeOf,
   decryptChunks,
   DEFAULT_CHUNK_SIZE,
   encryptContent,
   encryptedSize,
+  headerOf,
   newLayout,
   openDecrypted,
+  openTail,
+  RECORD_OVERHEAD,
+  sealChunk,
+  sealTail,
   type CipherLayout,
   type PlainRange,
 } from './crypto/content-cipher';
@@ -321,6 +329,26 @@ export async function openDecryptedContent(services: Services, contentId: number
   if (!content?.layout || content.layout.keyId !== keys.keyId) throw new Error(`content ${contentId} is not encrypted with key ${keys.keyId}`);
   const store = contentStoreFor(services.config);
   return openDecrypted((cipherRange) => store.read(content.storageKey, cipherRange), keys.dataKey, cipherLayoutOf(content.layout), range);
+}
+
+/**
+ * The cipher of an upload encrypted as it arrives (storage/content/encrypted-uploads.ts): the
+ * content format with `layout` (the upload's blob id and chunk size, its length as the plaintext
+ * size) and the data key of the folder it was made for.
+ */
+export function uploadCipherOf(dataKey: Buffer, layout: CipherLayout): UploadCipher {
+  const header = headerOf(layout);
+  const last = chunkCount(layout) - 1;
+  return {
+    header,
+    chunkSize: layout.chunkSize,
+    recordOverhead: RECORD_OVERHEAD,
+    plaintextSize: layout.plaintextSize,
+    sealChunk: (index, plaintext) => sealChunk(dataKey, header, index, index === last, plaintext),
+    sealTail: (index, plaintext) => sealTail(dataKey, header, index, plaintext),
+    openTail: (index, sealed) => openTail(dataKey, header, index, sealed),
+    decrypt: (records) => Readable.from(decryptChunks(records, dataKey, layout), { objectMode: false }),
+  };
 }
 
 /** Housekeeping: work files a crash left behind. */

@@ -393,12 +393,14 @@ export async function encryptIfAddedToEncryptedFolder(
   tx: Kysely<Database>,
   services: Services,
   caller: Caller,
-  file: { readonly id: number; readonly dir: number; readonly size: number },
+  file: { readonly id: number; readonly dir: number; readonly size: number; readonly encrypted?: boolean },
 ): Promise<boolean> {
   if (file.dir === 0) return false;
   const folder = await findLiveFolderEncryption(tx, caller.uid, file.dir);
   if (!folder || folder.keyId === null) return false;
   const dataKey = await keyForWritingInto(tx, caller, folder.id, folder.keyId);
+  // Encrypted as it arrived (its upload was made for an encrypted folder): nothing left to do.
+  if (file.encrypted) return false;
   await ensureEncryptJob(tx, services, { accountId: caller.uid, keyId: folder.keyId, folderId: folder.id, dataKey, files: 1, bytes: file.size });
   return true;
 }
@@ -448,6 +450,26 @@ export async function applyEncryptionToMove(
   if (work.files === 0) return false;
   await ensureEncryptJob(tx, services, { accountId: caller.uid, keyId: destination.keyId, folderId: destination.id, dataKey, ...work });
   return true;
+}
+
+// ---- Uploads into an encrypted folder -----------------------------------------------------------
+
+/**
+ * For the upload endpoint: the key an upload made for folder `folderId` (the tus metadata
+ * `folder`) is encrypted with as it arrives. Null for the root or a folder that is not encrypted;
+ * 404 for anything but a live folder of the caller; 423 when it is locked for the caller.
+ */
+export async function keyForUploadInto(db: Kysely<Database>, caller: Caller, folderId: number): Promise<{ keyId: number; dataKey: Buffer } | null> {
+  if (folderId === 0) return null;
+  const folder = await findLiveFolderEncryption(db, caller.uid, folderId);
+  if (!folder) throw notFound('folder not found');
+  if (folder.keyId === null) return null;
+  return { keyId: folder.keyId, dataKey: await keyForWritingInto(db, caller, folder.id, folder.keyId) };
+}
+
+/** The data key an upload encrypted as it arrives needs, as the caller's session unlocked it; null when it has not (any more). */
+export function unlockedKeyForUpload(db: Kysely<Database>, caller: Caller, keyId: number): Promise<Buffer | null> {
+  return unlockedDataKey(db, caller, keyId);
 }
 
 /** The key of an encrypted folder something is written into: 423 unless unlocked (all the way up) for the caller. */

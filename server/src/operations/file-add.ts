@@ -23,9 +23,10 @@ export async function fileAdd(ctx: CallContext, params: ParamsOf<'FileAdd'>): Pr
       size: params.size,
       folderId: params.dirid,
       sha256,
-      claimContent: (tx) => claimContent(tx, services, accountId, sha256, params.size),
+      claimContent: (tx, folderId) => claimContent(tx, services, accountId, sha256, params.size, folderId),
     });
-    // Into an encrypted folder: 423 unless unlocked; then encrypted in the background (DECISIONS.md §11).
+    // Into an encrypted folder: 423 unless unlocked; then encrypted in the background (DECISIONS.md
+    // §11), unless its upload was encrypted as it arrived.
     encrypting = await encryptIfAddedToEncryptedFolder(tx, services, caller, file);
     return file;
   });

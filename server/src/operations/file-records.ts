@@ -98,11 +98,12 @@ export interface NewFileRecord {
   readonly folderId: bigint | number;
   readonly sha256: string;
   /**
-   * Claims the content the file's bytes are in and returns its id. Called inside the transaction
-   * once the record's own checks (size, name, ext, folder, quota) have passed, so that a bad
-   * argument is answered as such rather than as missing content.
+   * Claims the content the file's bytes are in (for a file in folder `folderId`) and returns its
+   * id, and the key it is encrypted with (null: plaintext). Called inside the transaction once the
+   * record's own checks (size, name, ext, folder, quota) have passed, so that a bad argument is
+   * answered as such rather than as missing content.
    */
-  readonly claimContent: (tx: Kysely<Database>) => Promise<number>;
+  readonly claimContent: (tx: Kysely<Database>, folderId: number) => Promise<{ readonly contentId: number; readonly keyId: number | null }>;
 }
 
 /** A byte size as a safe number: negative is 400; beyond 2^53 no account could hold it (413). */
@@ -138,7 +139,7 @@ export async function addFileRecord(
   const folderId = await requireParent(tx, accountId, input.folderId);
   if (!(await reserveQuota(tx, accountId, size))) throw tooLarge('storage quota exceeded: the file does not fit in the space left');
 
-  const contentId = await input.claimContent(tx);
+  const content = await input.claimContent(tx, folderId);
   const unique = await freeName(tx, services, accountId, folderId, name, true);
   const file = await insertFile(tx, {
     accountId,
@@ -147,7 +148,8 @@ export async function addFileRecord(
     ext,
     size,
     sha256: input.sha256,
-    contentId,
+    contentId: content.contentId,
+    keyId: content.keyId,
     at: services.now(),
   });
   await adjustFolderSizes(tx, accountId, new Map([[folderId, size]]));

@@ -16,8 +16,15 @@
  * move is finished by the next one (a HEAD calls completeIfArrived), which adopts the staged key;
  * an upload that is never finished leaves a queued key, which content removal deletes when due.
  * docs/uploads-and-downloads.md §3 goes through each step.
+ *
+ * An upload made for an encrypted folder (the tus metadata `folder`) by a session that has the
+ * folder unlocked is encrypted as it arrives, with the folder's key (docs/encryption.md, "Uploads
+ * into an encrypted folder"; storage/content/encrypted-uploads.ts): its plaintext never reaches
+ * the disk. Its bytes are its own encrypted content, never shared with another upload's, and
+ * become it by the same steps (write intent, move, row) under a random key.
  */
 import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import type { DataStore } from '@tus/server';
 import type { Kysely } from 'kysely';
 import { isForeignKeyViolation } from '../storage/db/dialect';
@@ -32,6 +39,7 @@ import {
   withdrawWriteIntent,
 } from '../storage/db/content-repository';
 import type { Database } from '../storage/db/schema';
+import { findLiveFolderEncryption, insertEncryptedContent } from '../storage/db/encryption-repository';
 import {
   claimCompletedUpload,
   deleteUpload,
@@ -42,11 +50,16 @@ import {
   markUploadCompleted,
   reservedBytes,
   stageUpload,
+  type ClaimedUpload,
+  type Upload,
+  type UploadEncryption,
 } from '../storage/db/uploads-repository';
 import { contentStoreFor, uploadAreaFor } from '../storage/content/stores';
 import { sha256OfStream } from '../storage/content/running-hashes';
 import { isUploadId as isUploadIdForm } from '../storage/content/upload-area';
 import type { Services } from './context';
+import { BLOB_ID_BYTES, DEFAULT_CHUNK_SIZE, encryptedSize } from './crypto/content-cipher';
+import { uploadCipherOf } from './encrypted-content';
 import { invalidArgument, notFound, tooLarge } from './errors';
 import { withUploadLock } from './upload-locks';
 
@@ -80,6 +93,14 @@ export interface OwnUpload {
   readonly expiresAt: Date;
   /** Set once the bytes are complete and stored. */
   readonly sha256: string | null;
+  /** Set for an upload encrypted as it arrives. */
+  readonly encryption: UploadEncryption | null;
+}
+
+/** The key an upload into an encrypted folder is encrypted with (operations/encryption.ts keyForUploadInto). */
+export interface UploadKey {
+  readonly keyId: number;
+  readonly dataKey: Buffer;
 }
 
 export interface CompletedUpload {
@@ -89,15 +110,19 @@ export interface CompletedUpload {
 
 /**
  * Creates upload `id` of `length` bytes for the account: 413 when it exceeds the upload limit or
- * the quota left (quota − used − reserved by the account's other unexpired uploads).
+ * the quota left (quota − used − reserved by the account's other unexpired uploads). With `key`,
+ * and an upload area that can (the embedded default's), the upload is encrypted as it arrives:
+ * the caller then holds the key for its request (holdUploadKey) before tus creates the upload.
  */
-export async function beginUpload(services: Services, accountId: number, id: string, length: number): Promise<OwnUpload> {
+export async function beginUpload(services: Services, accountId: number, id: string, length: number, key: UploadKey | null = null): Promise<OwnUpload> {
   if (!isUploadId(id)) throw invalidArgument('invalid upload id');
   if (!Number.isSafeInteger(length) || length < 0) throw invalidArgument('Upload-Length must be a whole number of bytes');
   const { maxUploadBytes } = services.config.limits;
   if (length > maxUploadBytes) throw tooLarge(`the upload is larger than the limit of ${maxUploadBytes} bytes`);
   const now = services.now();
   const expiresAt = new Date(now.getTime() + UPLOAD_LIFETIME_MS);
+  const encryption: UploadEncryption | null =
+    key && uploadAreaFor(services.config).ciphers ? { keyId: key.keyId, blobId: randomBytes(BLOB_ID_BYTES).toString('hex'), chunkSize: DEFAULT_CHUNK_SIZE } : null;
   // One transaction, holding the account's row lock before anything is read (on PostgreSQL; SQLite
   // runs one writer at a time anyway): concurrent creations run one after another, so the
   // reservations add up (and so do FileAdd's, which takes the same lock).
@@ -107,9 +132,25 @@ export async function beginUpload(services: Services, accountId: number, id: str
     if (!account) throw notFound('no such account');
     const remaining = account.quotaBytes - account.usedBytes - (await reservedBytes(tx, accountId, now));
     if (length > remaining) throw tooLarge(`the upload needs ${length} bytes; the quota has ${Math.max(0, remaining)} left`);
-    await insertUpload(tx, { id, accountId, length, createdAt: now, expiresAt });
+    await insertUpload(tx, { id, accountId, length, createdAt: now, expiresAt, encryption });
   });
-  return { id, length, expiresAt, sha256: null };
+  return { id, length, expiresAt, sha256: null, encryption };
+}
+
+/**
+ * Makes the data key of an encrypted upload available to the upload area until the returned
+ * function is called: a request on the upload holds it while it runs (protocol/uploads.ts).
+ */
+export function holdUploadKey(services: Services, upload: Pick<OwnUpload, 'id' | 'length' | 'encryption'>, dataKey: Buffer): () => void {
+  const ciphers = uploadAreaFor(services.config).ciphers;
+  if (!upload.encryption || !ciphers) throw new Error(`upload ${upload.id} is not encrypted as it arrives`);
+  const layout = { chunkSize: upload.encryption.chunkSize, blobId: Buffer.from(upload.encryption.blobId, 'hex'), plaintextSize: upload.length };
+  return ciphers.hold(upload.id, uploadCipherOf(dataKey, layout));
+}
+
+/** The bytes an upload's content has in the store: its length, or its blob's size when encrypted. */
+function storedSizeOf(upload: Upload): number {
+  return upload.encryption ? encryptedSize({ chunkSize: upload.encryption.chunkSize, plaintextSize: upload.length }) : upload.length;
 }
 
 /**
@@ -120,7 +161,7 @@ export async function findOwnUpload(services: Services, accountId: number, id: s
   if (!isUploadId(id)) return null;
   const upload = await findUpload(services.db, id);
   if (!upload || upload.accountId !== accountId) return null;
-  return { id: upload.id, length: upload.length, expiresAt: upload.expiresAt, sha256: upload.completion?.sha256 ?? null };
+  return { id: upload.id, length: upload.length, expiresAt: upload.expiresAt, sha256: upload.completion?.sha256 ?? null, encryption: upload.encryption };
 }
 
 /**
@@ -183,7 +224,7 @@ async function completeOnce(services: Services, accountId: number, id: string): 
     const again = await findUpload(db, id);
     if (again?.completion) return completedOf(again.completion);
     const staged = again?.staging;
-    if (!staged || (await store.stat(staged.key))?.size !== upload.length) throw new Error(`the bytes of upload ${id} are gone`);
+    if (!staged || (await store.stat(staged.key))?.size !== storedSizeOf(upload)) throw new Error(`the bytes of upload ${id} are gone`);
     sha256 = staged.sha256;
     storedKey = staged.key;
   }
@@ -192,12 +233,18 @@ async function completeOnce(services: Services, accountId: number, id: string): 
     try {
       const outcome =
         storedKey === null
-          ? await reuseExisting(services, id, sha256, upload.length)
-          : await adoptStored(services, id, sha256, upload.length, storedKey);
+          ? upload.encryption
+            ? 'none'
+            : await reuseExisting(services, id, sha256, upload.length)
+          : upload.encryption
+            ? await adoptEncrypted(services, upload, sha256, storedKey)
+            : await adoptStored(services, id, sha256, upload.length, storedKey);
       if (outcome === 'none') {
-        // No plaintext content with this hash: our bytes go into the store under a new key. The
-        // write intent and the key are committed first, so that a crash from here on is recovered.
-        const key = store.newKey(sha256);
+        // No plaintext content with this hash (or encrypted bytes, which are never shared): our
+        // bytes go into the store under a new key; encrypted content's key does not repeat the
+        // plaintext's hash. The write intent and the key are committed first, so that a crash
+        // from here on is recovered.
+        const key = store.newKey(upload.encryption ? randomBytes(32).toString('hex') : sha256);
         const now = services.now();
         const staged = await db.transaction().execute(async (tx) => {
           await queueRemoval(tx, key, now, new Date(now.getTime() + WRITE_INTENT_GRACE_MS));
@@ -272,6 +319,27 @@ async function adoptStored(services: Services, id: string, sha256: string, size:
   });
 }
 
+/** An encrypted upload's blob is under `key`: its own encrypted content row, with the layout its header was written with. */
+async function adoptEncrypted(services: Services, upload: Upload, sha256: string, key: string): Promise<Outcome> {
+  const encryption = upload.encryption;
+  if (!encryption) throw new Error(`upload ${upload.id} is not encrypted`);
+  return services.db.transaction().execute(async (tx) => {
+    const contentId = await insertEncryptedContent(tx, {
+      sha256,
+      size: storedSizeOf(upload),
+      storageKey: key,
+      createdAt: services.now(),
+      keyId: encryption.keyId,
+      chunkSize: encryption.chunkSize,
+      nonceScheme: 'random96',
+      blobId: encryption.blobId,
+      plaintextSize: upload.length,
+    });
+    if (!(await withdrawWriteIntent(tx, key))) throw new Error(`the write intent of ${key} was taken for removal`);
+    return { completion: await recordCompletion(tx, services, upload.id, sha256, contentId), discardOurs: false };
+  });
+}
+
 /** Marks the upload completed; when another request did it first, that completion stands. */
 async function recordCompletion(tx: Kysely<Database>, services: Services, id: string, sha256: string, contentId: number): Promise<CompletedUpload> {
   const now = services.now();
@@ -284,19 +352,30 @@ async function recordCompletion(tx: Kysely<Database>, services: Services, id: st
 }
 
 /**
- * The content FileAdd may give a new file of the account: the content of a completed upload with
- * this hash and size (the upload is consumed), else plaintext content with this hash and size that
- * a file of the account (live or in the bin) already has ("instant upload"). Run it in FileAdd's
- * transaction. 400 for a malformed hash or size; 404 when neither exists.
+ * The content FileAdd may give a new file of the account in folder `folderId`: the content of a
+ * completed upload with this hash and size (the upload is consumed; one encrypted with the folder's
+ * key first, then a plaintext one), else plaintext content with this hash and size that a file of
+ * the account (live or in the bin) already has ("instant upload"). Returns the content and the key
+ * it is encrypted with (null: plaintext). An upload encrypted for another folder's key may still be
+ * claimed: the file then keeps that encryption, as a file moved there would (encryption.ts). Run
+ * it in FileAdd's transaction. 400 for a malformed hash or size; 404 when neither exists.
  */
-export async function claimContent(tx: Kysely<Database>, services: Services, accountId: number, sha256: string, size: number | bigint): Promise<number> {
+export async function claimContent(
+  tx: Kysely<Database>,
+  services: Services,
+  accountId: number,
+  sha256: string,
+  size: number | bigint,
+  folderId: number,
+): Promise<ClaimedUpload> {
   if (!SHA256.test(sha256)) throw invalidArgument('hash must be a SHA-256 in 64 lowercase hexadecimal digits');
   const bytes = Number(size);
   if (!Number.isSafeInteger(bytes) || bytes < 0) throw invalidArgument('size must be a whole number of bytes');
-  const fromUpload = await claimCompletedUpload(tx, accountId, sha256, bytes, services.now());
+  const folderKeyId = folderId === 0 ? null : ((await findLiveFolderEncryption(tx, accountId, folderId))?.keyId ?? null);
+  const fromUpload = await claimCompletedUpload(tx, accountId, sha256, bytes, services.now(), folderKeyId);
   if (fromUpload !== undefined) return fromUpload;
   const owned = await findOwnedPlaintextContent(tx, accountId, sha256, bytes);
-  if (owned !== undefined) return owned;
+  if (owned !== undefined) return { contentId: owned, keyId: null };
   throw notFound('no completed upload or owned content with that hash and size');
 }
 

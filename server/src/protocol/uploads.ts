@@ -17,6 +17,12 @@
  *   it), a completed one waits 24 h for FileAdd; an expired upload answers 410 Gone until
  *   housekeeping removes it, then 404. GET is not offered: downloads are the signed /d/ URLs.
  *
+ * - Encryption: a creation whose Upload-Metadata names the destination folder (`folder`, its id)
+ *   makes, for an encrypted folder, an upload encrypted as it arrives with the folder's key
+ *   (operations/uploads.ts): 423 when the session has not unlocked the folder, 404 when it is not
+ *   the caller's. Every later request on such an upload needs the session's unlock too (423
+ *   without it), and holds the key for the upload area while it runs.
+ *
  * The upload's state lives in the database and the upload area (folder or bucket), never in this
  * process; so does tus' lock on an upload (operations/upload-locks.ts), so that two requests on one
  * upload reaching two instances are serialized as on one.
@@ -27,6 +33,7 @@ import { Server, type Upload } from '@tus/server';
 import type { Logger } from '../log';
 import type { Caller, Services } from '../operations/context';
 import { OpError, ResultCode } from '../operations/errors';
+import { keyForUploadInto, unlockedKeyForUpload } from '../operations/encryption';
 import { authenticateBearer } from '../operations/sessions';
 import { uploadLockerOf } from '../operations/upload-locks';
 import {
@@ -35,6 +42,7 @@ import {
   completeIfArrived,
   completeUpload,
   findOwnUpload,
+  holdUploadKey,
   isUploadId,
   uploadDatastore,
   type OwnUpload,
@@ -54,6 +62,16 @@ interface UploadRequest {
   readonly baseUrl: string;
   /** The id a creation (POST) will get. */
   readonly newId: string;
+  /** Upload keys the request holds (holdUploadKey), let go when it ends. */
+  readonly keys: Array<() => void>;
+}
+
+/** The destination folder a creation names in its Upload-Metadata (`folder`); null when none. */
+function folderOfMetadata(metadata: Upload['metadata']): number | null {
+  const value = metadata?.folder;
+  if (value === undefined || value === null) return null;
+  if (!/^\d{1,15}$/.test(value)) throw { status_code: 400, body: 'Upload-Metadata: folder must be the id of a folder.\n' } satisfies TusError;
+  return Number(value);
 }
 
 /** A refusal in the shape @tus/server sends: status and plain-text body. */
@@ -90,9 +108,13 @@ export class UploadEndpoint {
       namingFunction: (req) => this.requestOf(req).newId,
       generateUrl: (req, { id }) => `${this.requestOf(req).baseUrl}/upload/${id}`,
       onUploadCreate: async (req, upload) => {
-        const { caller } = this.requestOf(req);
+        const { caller, keys } = this.requestOf(req);
         try {
-          const created = await beginUpload(services, caller.uid, upload.id, upload.size ?? -1);
+          const folderId = folderOfMetadata(upload.metadata);
+          const key = folderId === null ? null : await keyForUploadInto(services.db, caller, folderId);
+          const created = await beginUpload(services, caller.uid, upload.id, upload.size ?? -1, key);
+          // tus writes the upload's first bytes (its header, when encrypted) right after this.
+          if (key && created.encryption) keys.push(holdUploadKey(services, created, key.dataKey));
           nodeOf(req).res?.setHeader('Upload-Expires', created.expiresAt.toUTCString());
         } catch (error) {
           throw tusErrorOf(error);
@@ -152,27 +174,46 @@ export class UploadEndpoint {
       reply(res, 401, 'An upload needs the header Authorization: Bearer <token> with a live token.\n', { 'WWW-Authenticate': 'Bearer realm="fss"' });
       return true;
     }
+    const keys: Array<() => void> = [];
+    try {
+      await this.answer(req, res, method, id, caller, keys);
+    } finally {
+      for (const release of keys) release();
+    }
+    return true;
+  }
 
+  /** Answers an authenticated request on /upload/ (`id` null: a creation). */
+  private async answer(req: IncomingMessage, res: ServerResponse, method: string, id: string | null, caller: Caller, keys: Array<() => void>): Promise<void> {
     if (id !== null) {
       const upload = isUploadId(id) ? await findOwnUpload(this.services, caller.uid, id) : null;
       if (!upload) {
         reply(res, 404, 'Upload not found.\n');
-        return true;
+        return;
       }
       if (upload.expiresAt.getTime() <= this.services.now().getTime()) {
         reply(res, 410, 'The upload has expired.\n');
-        return true;
+        return;
       }
       if (upload.sha256 !== null) {
         await this.answerCompleted(req, res, caller, upload);
-        return true;
+        return;
+      }
+      if (upload.encryption && method !== 'DELETE') {
+        const dataKey = await unlockedKeyForUpload(this.services.db, caller, upload.encryption.keyId);
+        if (!dataKey) {
+          const unread = method === 'PATCH' ? { Connection: 'close' } : undefined;
+          reply(res, 423, 'The upload is encrypted with the key of a folder this session has not unlocked: unlock the folder, then resume.\n', unread);
+          return;
+        }
+        keys.push(holdUploadKey(this.services, upload, dataKey));
       }
       if (method === 'HEAD') {
         // All bytes here but never completed (a crash, a lost last answer): complete it now.
         const done = await completeIfArrived(this.services, caller.uid, id);
         if (done) {
           await this.answerCompleted(req, res, caller, { ...upload, sha256: done.sha256 });
-          return true;
+          return;
         }
       }
       res.setHeader('Upload-Expires', upload.expiresAt.toUTCString());
@@ -180,23 +221,23 @@ export class UploadEndpoint {
         // Termination, without tus: the row goes first (the reservation with it), then the files.
         await cancelUpload(this.services, caller.uid, id);
         reply(res, 204, '');
-        return true;
+        return;
       }
     }
 
     if (method === 'PATCH' && id !== null) {
       // The common PATCH is written from the Node stream directly (upload-patch.ts); the rest is tus'.
       try {
-        if (await this.directPatch.patch(req, res, id, () => this.finish(caller, id))) return true;
+        if (await this.directPatch.patch(req, res, id, () => this.finish(caller, id))) return;
       } catch (error) {
         const refusal = isTusError(error) ? error : this.incident(error);
         this.directPatch.answer(res, refusal.status_code, { 'Content-Type': 'text/plain; charset=utf-8' }, true, refusal.body);
-        return true;
+        return;
       }
     }
 
     const newId = randomBytes(16).toString('hex');
-    this.requests.set(req, { caller, baseUrl: requestFacts(req, this.services.config).baseUrl, newId });
+    this.requests.set(req, { caller, baseUrl: requestFacts(req, this.services.config).baseUrl, newId, keys });
     await this.tus.handle(req, res);
     if (method === 'POST' && res.statusCode !== 201) {
       // A creation that failed after its row was written (a body cut short, a disk error): the
@@ -205,7 +246,6 @@ export class UploadEndpoint {
         if (!(error instanceof OpError)) throw error; // not found: no row was written
       });
     }
-    return true;
   }
 
   /** A completed upload: HEAD and a repeated final PATCH answer with its hash; DELETE forgets it. */

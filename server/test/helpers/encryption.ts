@@ -53,7 +53,7 @@ export async function storeFile(services: Services, session: TestSession, folder
         size: data.length,
         folderId,
         sha256,
-        claimContent: async () => contentId,
+        claimContent: async () => ({ contentId, keyId: null }),
       }),
     );
 }

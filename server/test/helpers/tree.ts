@@ -68,7 +68,7 @@ export async function addFile(
   return services.db
     .transaction()
     .execute((tx) =>
-      addFileRecord(tx, services, accountId, { name, ext, size, folderId, sha256: content.sha256, claimContent: async () => content.id, ...overrides }),
+      addFileRecord(tx, services, accountId, { name, ext, size, folderId, sha256: content.sha256, claimContent: async () => ({ contentId: content.id, keyId: null }), ...overrides }),
     );
 }
 

@@ -29,7 +29,7 @@ async function fileAdd(services: TestServices, accountId: number, folderId: numb
       size,
       folderId,
       sha256: content.sha256,
-      claimContent: async () => content.id,
+      claimContent: async () => ({ contentId: content.id, keyId: null }),
     }),
   );
 }

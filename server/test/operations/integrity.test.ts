@@ -22,7 +22,7 @@ async function addStoredFile(services: Services, accountId: number, folderId: nu
       size: content.size,
       folderId,
       sha256: content.sha256,
-      claimContent: async () => content.contentId,
+      claimContent: async () => ({ contentId: content.contentId, keyId: null }),
     }),
   );
 }

@@ -45,7 +45,7 @@ async function storedKeys(services: TestServices): Promise<string[]> {
 }
 
 const claim = (services: TestServices, accountId: number, sha256: string, size: number) =>
-  services.db.transaction().execute((tx) => claimContent(tx, services, accountId, sha256, size));
+  services.db.transaction().execute(async (tx) => (await claimContent(tx, services, accountId, sha256, size, 0)).contentId);
 
 describe('creating an upload', () => {
   test('an upload over the upload limit is refused with 413', async () => {
@@ -334,7 +334,7 @@ describe('claimContent (what FileAdd calls)', () => {
     const done = await completeUpload(services, alice, await stageTestUpload(services, alice, 'again'));
     await expect(
       services.db.transaction().execute(async (tx) => {
-        await claimContent(tx, services, alice, done.sha256, 5);
+        await claimContent(tx, services, alice, done.sha256, 5, 0);
         throw new Error('the file record could not be created');
       }),
     ).rejects.toThrow(/could not be created/);

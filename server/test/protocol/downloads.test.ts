@@ -400,7 +400,7 @@ describe('large transfers', () => {
   /** Makes the uploaded content a file, downloads it through its URL; returns the bytes and hash received. */
   async function download(name: string, sha: string, size: number): Promise<{ bytes: number; sha256: string }> {
     const { services } = app.app;
-    const contentId = await services.db.transaction().execute((tx) => claimContent(tx, services, alice.uid, sha, size));
+    const { contentId } = await services.db.transaction().execute((tx) => claimContent(tx, services, alice.uid, sha, size, 0));
     const fid = await insertTestFile(services, { accountId: alice.uid, name, contentId, sha256: sha, size });
     const url = await urlOf(fid);
     const hash = createHash('sha256');

@@ -156,7 +156,7 @@ describe('an upload from start to finish', () => {
 
     // FileAdd(hash, size) can now create the record.
     const { services } = app.app;
-    const contentId = await services.db.transaction().execute((tx) => claimContent(tx, services, alice.id, sha256(data), data.length));
+    const { contentId } = await services.db.transaction().execute((tx) => claimContent(tx, services, alice.id, sha256(data), data.length, 0));
     expect(contentId).toBeGreaterThan(0);
   });
 
@@ -172,7 +172,7 @@ describe('an upload from start to finish', () => {
     expect((await send(app.url, 'DELETE', path, tusHeaders(alice.token))).status).toBe(204);
     expect((await head(alice.token, path)).status).toBe(404);
     const { services } = app.app;
-    await expect(services.db.transaction().execute((tx) => claimContent(tx, services, alice.id, sha256(data), data.length))).rejects.toMatchObject({ code: 404 });
+    await expect(services.db.transaction().execute((tx) => claimContent(tx, services, alice.id, sha256(data), data.length, 0))).rejects.toMatchObject({ code: 404 });
   });
 
   it('HEAD finishes an upload whose bytes all arrived but whose completion never ran (a crash)', async () => {

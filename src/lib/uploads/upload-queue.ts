@@ -595,7 +595,8 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
     for (;;) {
       try {
         if (!url) {
-          const created = await transport.createUpload(size, { filename: source.name }, signal);
+          // The folder lets the service encrypt the bytes as they arrive when it is encrypted.
+          const created = await transport.createUpload(size, { filename: source.name, folder: String(entry.folderId ?? 0) }, signal);
           url = created.url;
           entry.uploadUrl = url;
           offset = created.offset;

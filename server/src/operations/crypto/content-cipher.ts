@@ -120,7 +120,7 @@ function associatedData(header: Buffer, index: number, final: boolean): Buffer {
 }
 
 /** The record of one chunk, in pieces (nonce, ciphertext, tag): the caller joins records in batches. */
-function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer): Buffer[] {
+export function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer): Buffer[] {
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(associatedData(header, index, final));
@@ -143,6 +143,44 @@ function openChunk(key: Buffer, header: Buffer, index: number, final: boolean, r
   } catch {
     throw new ContentAuthenticationError(`encrypted content: chunk ${index} failed authentication (wrong key, or the bytes were altered)`);
   }
+}
+
+/**
+ * The tail of an unfinished blob: plaintext that arrived after the last whole chunk of an upload
+ * being encrypted as it arrives (storage/content/encrypted-uploads.ts), kept sealed until the rest
+ * of its chunk comes. Sealed as a record is (nonce | ciphertext | tag), with associated data that
+ * no chunk has: the header, "tail", and the index of the chunk it will begin. So a tail is only
+ * ever opened as the beginning of that chunk of that blob, and never taken for a chunk.
+ */
+export function sealTail(key: Buffer, header: Buffer, index: number, plaintext: Buffer): Buffer {
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(tailAssociatedData(header, index));
+  const body = cipher.update(plaintext);
+  const rest = cipher.final();
+  return Buffer.concat([nonce, body, rest, cipher.getAuthTag()]);
+}
+
+/** The plaintext of a sealed tail; null when it does not open (another key, blob or index, or altered). */
+export function openTail(key: Buffer, header: Buffer, index: number, sealed: Buffer): Buffer | null {
+  if (sealed.length < RECORD_OVERHEAD) return null;
+  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
+  decipher.setAAD(tailAssociatedData(header, index));
+  decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+  try {
+    const plain = decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES));
+    const rest = decipher.final();
+    return rest.length > 0 ? Buffer.concat([plain, rest]) : plain;
+  } catch {
+    return null;
+  }
+}
+
+function tailAssociatedData(header: Buffer, index: number): Buffer {
+  const tail = Buffer.alloc(12);
+  tail.write('tail', 0, 'latin1');
+  tail.writeBigUInt64BE(BigInt(index), 4);
+  return Buffer.concat([header, tail]);
 }
 
 /** Bytes as a stream gives them: a Readable, an async generator, or (in tests) an array. */

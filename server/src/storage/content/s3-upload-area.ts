@@ -32,6 +32,8 @@ export class S3UploadArea implements UploadArea {
   private readonly cache = new BoundedKvStore<MetadataValue>(CACHED_UPLOADS);
   /** The SHA-256 of uploads being written through this instance's datastores. */
   readonly runningHashes = new RunningHashes();
+  /** Uploads are written as they come; one for an encrypted folder is encrypted by a job after FileAdd. */
+  readonly ciphers = null;
 
   constructor(
     private readonly settings: S3Settings,

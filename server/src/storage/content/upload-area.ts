@@ -15,8 +15,9 @@ import { FileStore } from '@tus/file-store';
 import { ERRORS, type DataStore } from '@tus/server';
 import type { Config } from '../../config';
 import type { ContentStore } from './content-store';
+import { EncryptingDataStore, encryptedUploadState, isEncryptedUpload, removeTail, UploadCiphers, type UploadCipher } from './encrypted-uploads';
 import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
-import { crossedWritebackStep, startWriteback } from './writeback';
+import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
@@ -26,17 +27,25 @@ export function isUploadId(id: string): boolean {
 }
 
 export interface UploadArea {
+  /**
+   * Where requests hold the key of an upload that is encrypted as it arrives (encrypted-uploads.ts);
+   * null when this area writes every upload as it comes (the bucket: such uploads are encrypted
+   * after they complete, by an encryption job).
+   */
+  readonly ciphers: UploadCiphers | null;
+
   /** A tus datastore writing uploads into this area (a new one per tus server). */
   createDatastore(): DataStore;
 
   /**
    * How many bytes of upload `id` can be read as one piece (open): all of them once tus has
    * written the last one. Null when nothing can be read (never started, not assembled yet, or
-   * already moved into the content store).
+   * already moved into the content store). Of an encrypted upload, the plaintext bytes received
+   * (its cipher must be held).
    */
   readableBytes(id: string): Promise<number | null>;
 
-  /** The bytes of upload `id` as a stream; null when readableBytes would say null. */
+  /** The bytes of upload `id` as a stream (of an encrypted upload, complete: the plaintext); null when readableBytes would say null. */
   open(id: string): Promise<Readable | null>;
 
   /**
@@ -62,12 +71,15 @@ export interface UploadArea {
 
 /**
  * The folder of the embedded default. Layout (that of @tus/file-store's FileStore with its default
- * FileConfigstore; its writes are batched, BatchedFileStore): the bytes of upload `<id>` are the file `<id>`, its tus metadata `<id>.json`.
+ * FileConfigstore; its writes are batched, BatchedFileStore): the bytes of upload `<id>` are the
+ * file `<id>`, its tus metadata `<id>.json`. An upload encrypted as it arrives has its blob in
+ * `<id>` and its tail in `<id>.tail` (encrypted-uploads.ts).
  */
 export class LocalUploadArea implements UploadArea {
   readonly directory: string;
   /** The SHA-256 of uploads being written through this area's datastores. */
   readonly runningHashes = new RunningHashes();
+  readonly ciphers = new UploadCiphers();
 
   constructor(
     directory: string,
@@ -77,7 +89,9 @@ export class LocalUploadArea implements UploadArea {
   }
 
   createDatastore(): DataStore {
-    return new HashingDataStore(new BatchedFileStore(this.directory, (id) => this.dataPath(id)), this.runningHashes);
+    const pathOf = (id: string) => this.dataPath(id);
+    // Hashed outside the encryption: the running hash is of the plaintext, as FileAdd's hash is.
+    return new HashingDataStore(new EncryptingDataStore(new BatchedFileStore(this.directory, pathOf), this.ciphers, pathOf), this.runningHashes);
   }
 
   /** The file holding the bytes of upload `id`. */
@@ -86,7 +100,16 @@ export class LocalUploadArea implements UploadArea {
     return path.join(this.directory, id);
   }
 
+  /** The cipher of an encrypted upload (which the caller must hold); undefined for a plaintext one. */
+  private async cipherOf(id: string): Promise<UploadCipher | undefined> {
+    const cipher = this.ciphers.of(id);
+    if (cipher || !(await isEncryptedUpload(this.dataPath(id)))) return cipher;
+    throw new Error(`upload ${id} is encrypted and its key is not held`);
+  }
+
   async readableBytes(id: string): Promise<number | null> {
+    const cipher = await this.cipherOf(id);
+    if (cipher) return (await encryptedUploadState(this.dataPath(id), cipher))?.offset ?? null;
     try {
       return (await fs.stat(this.dataPath(id))).size;
     } catch (error) {
@@ -96,6 +119,12 @@ export class LocalUploadArea implements UploadArea {
   }
 
   async open(id: string): Promise<Readable | null> {
+    const cipher = await this.cipherOf(id);
+    if (cipher) {
+      const state = await encryptedUploadState(this.dataPath(id), cipher);
+      if (!state) return null;
+      if (state.offset !== cipher.plaintextSize) throw new Error(`encrypted upload ${id} is not complete`);
+    }
     let handle: fs.FileHandle;
     try {
       handle = await fs.open(this.dataPath(id), constants.O_RDONLY);
@@ -103,7 +132,8 @@ export class LocalUploadArea implements UploadArea {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
-    return handle.createReadStream({ autoClose: true, highWaterMark: 1024 * 1024 });
+    if (!cipher) return handle.createReadStream({ autoClose: true, highWaterMark: 1024 * 1024 });
+    return cipher.decrypt(handle.createReadStream({ start: cipher.header.length, autoClose: true, highWaterMark: 1024 * 1024 }));
   }
 
   sha256Of(id: string): Promise<{ sha256: string; size: number } | null> {
@@ -121,6 +151,7 @@ export class LocalUploadArea implements UploadArea {
     const data = this.dataPath(id);
     await fs.rm(data, { force: true });
     await fs.rm(`${data}.json`, { force: true });
+    await removeTail(data);
   }
 
   async idsUntouchedSince(before: Date): Promise<string[]> {
@@ -133,8 +164,9 @@ export class LocalUploadArea implements UploadArea {
     }
     const newest = new Map<string, number>();
     for (const name of names) {
-      const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : name;
-      if (!isUploadId(id)) continue;
+      // `<id>`, its tus metadata `<id>.json`, an encrypted upload's `<id>.tail` (and `.tail.tmp`).
+      const id = /^([0-9a-f]{32})(?:\.json|\.tail|\.tail\.tmp)?$/.exec(name)?.[1];
+      if (id === undefined) continue;
       const stats = await fs.stat(path.join(this.directory, name)).catch(() => null);
       if (!stats) continue;
       newest.set(id, Math.max(newest.get(id) ?? 0, stats.mtimeMs));
@@ -197,21 +229,6 @@ class BatchedFileStore extends FileStore {
     }
     return position;
   }
-}
-
-/** Writes `buffers` one after another from `position` (again after a short write); the position after them. */
-async function writeFully(handle: fs.FileHandle, buffers: Buffer[], position: number): Promise<number> {
-  let rest = buffers;
-  while (rest.length > 0) {
-    let written = (await handle.writev(rest, position)).bytesWritten;
-    position += written;
-    while (rest.length > 0 && written >= rest[0].length) {
-      written -= rest[0].length;
-      rest = rest.slice(1);
-    }
-    if (written > 0) rest = [rest[0].subarray(written), ...rest.slice(1)];
-  }
-  return position;
 }
 
 export function uploadDirectory(config: Config): string {

@@ -39,3 +39,18 @@ export const WRITEBACK_EVERY_BYTES = 16 * 1024 * 1024;
 export function crossedWritebackStep(from: number, to: number): boolean {
   return Math.floor(to / WRITEBACK_EVERY_BYTES) > Math.floor(from / WRITEBACK_EVERY_BYTES);
 }
+
+/** Writes `buffers` one after another from `position` (again after a short write); the position after them. */
+export async function writeFully(handle: fs.FileHandle, buffers: Buffer[], position: number): Promise<number> {
+  let rest = buffers;
+  while (rest.length > 0) {
+    let written = (await handle.writev(rest, position)).bytesWritten;
+    position += written;
+    while (rest.length > 0 && written >= rest[0].length) {
+      written -= rest[0].length;
+      rest = rest.slice(1);
+    }
+    if (written > 0) rest = [rest[0].subarray(written), ...rest.slice(1)];
+  }
+  return position;
+}

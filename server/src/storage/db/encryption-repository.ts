@@ -97,12 +97,13 @@ export async function keyTips(db: Kysely<Database>, keyIds: readonly number[]): 
   return new Map(rows.map((row) => [row.id, row.tip]));
 }
 
-/** Nothing is encrypted with the key any more, and no job is still working with it. */
+/** Nothing is encrypted with the key any more, and no job or upload is still working with it. */
 const keyIsUnused = sql<SqlBool>`
   not exists (select 1 from folders where folders.key_id = encryption_keys.id)
   and not exists (select 1 from files where files.key_id = encryption_keys.id)
   and not exists (select 1 from content_encryption ce where ce.key_id = encryption_keys.id)
-  and not exists (select 1 from encryption_jobs j where j.key_id = encryption_keys.id and j.finished_at is null)`;
+  and not exists (select 1 from encryption_jobs j where j.key_id = encryption_keys.id and j.finished_at is null)
+  and not exists (select 1 from uploads u where u.key_id = encryption_keys.id)`;
 
 /** Deletes the key if nothing uses it any more (its unlocks and finished jobs go with it). */
 export async function deleteKeyIfUnused(db: Kysely<Database>, keyId: number): Promise<boolean> {

@@ -61,6 +61,8 @@ export interface NewFile {
   readonly size: number;
   readonly sha256: string;
   readonly contentId: number;
+  /** The key its content is encrypted with (an upload encrypted as it arrived); null for plaintext. */
+  readonly keyId: number | null;
   readonly at: Date;
 }
 
@@ -190,6 +192,8 @@ export async function insertFile(db: Kysely<Database>, file: NewFile): Promise<F
       size: file.size,
       sha256: file.sha256,
       content_id: file.contentId,
+      key_id: file.keyId,
+      encrypted: file.keyId === null ? 0 : 1,
       created_at: at,
       updated_at: at,
     })

@@ -203,6 +203,10 @@ export interface UploadsTable {
   /** Set, with content_id, once the bytes are stored: then FileAdd may claim the upload. */
   completed_at: Millis | null;
   content_id: number | null;
+  /** An upload encrypted as it arrives (0012_encrypted_uploads): its key, blob id (hex) and chunk size; else all null. */
+  key_id: number | null;
+  blob_id: string | null;
+  chunk_size: number | null;
 }
 
 /** Blobs to delete from the content store (0003_uploads): unreferenced content and write intents. */

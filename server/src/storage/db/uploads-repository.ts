@@ -2,7 +2,7 @@
  * SQL for uploads (0003_uploads): tus uploads in progress, and completed uploads FileAdd may claim.
  * Rows become `Upload` objects here; the rules are in operations/uploads.ts.
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, UploadsTable } from './schema';
 
 export interface UploadCompletion {
@@ -17,6 +17,14 @@ export interface UploadStaging {
   readonly key: string;
 }
 
+/** An upload encrypted as it arrives (0012_encrypted_uploads): what its blob's header was written with. */
+export interface UploadEncryption {
+  readonly keyId: number;
+  /** 128 bits, hex. */
+  readonly blobId: string;
+  readonly chunkSize: number;
+}
+
 export interface Upload {
   readonly id: string;
   readonly accountId: number;
@@ -27,6 +35,8 @@ export interface Upload {
   readonly staging: UploadStaging | null;
   /** Null while the bytes are still arriving (or being stored). */
   readonly completion: UploadCompletion | null;
+  /** Null for a plaintext upload. */
+  readonly encryption: UploadEncryption | null;
 }
 
 const toUpload = (row: Selectable<UploadsTable>): Upload => ({
@@ -40,11 +50,22 @@ const toUpload = (row: Selectable<UploadsTable>): Upload => ({
     row.completed_at !== null && row.sha256 !== null && row.content_id !== null
       ? { sha256: row.sha256, contentId: row.content_id, completedAt: new Date(row.completed_at) }
       : null,
+  encryption:
+    row.key_id !== null && row.blob_id !== null && row.chunk_size !== null
+      ? { keyId: Number(row.key_id), blobId: row.blob_id, chunkSize: Number(row.chunk_size) }
+      : null,
 });
 
 export async function insertUpload(
   db: Kysely<Database>,
-  upload: { readonly id: string; readonly accountId: number; readonly length: number; readonly createdAt: Date; readonly expiresAt: Date },
+  upload: {
+    readonly id: string;
+    readonly accountId: number;
+    readonly length: number;
+    readonly createdAt: Date;
+    readonly expiresAt: Date;
+    readonly encryption: UploadEncryption | null;
+  },
 ): Promise<void> {
   await db
     .insertInto('uploads')
@@ -54,6 +75,9 @@ export async function insertUpload(
       length: upload.length,
       created_at: upload.createdAt.getTime(),
       expires_at: upload.expiresAt.getTime(),
+      key_id: upload.encryption?.keyId ?? null,
+      blob_id: upload.encryption?.blobId ?? null,
+      chunk_size: upload.encryption?.chunkSize ?? null,
     })
     .execute();
 }
@@ -106,27 +130,44 @@ export async function markUploadCompleted(
   return result.numUpdatedRows > 0n;
 }
 
+/** What a claim of a completed upload gives the new file: its content, and the key that content is encrypted with. */
+export interface ClaimedUpload {
+  readonly contentId: number;
+  readonly keyId: number | null;
+}
+
 /**
- * Consumes the account's oldest unexpired completed upload with this hash and size; returns the
+ * Consumes the account's oldest unexpired completed upload with this hash and size, preferring one
+ * encrypted with `preferredKeyId` (the destination folder's key; null: a plaintext one); returns the
  * content it became, or undefined when there is none. Run it in the transaction that creates the
  * file record, so that the content is referenced by one or the other at every moment.
  */
-export async function claimCompletedUpload(db: Kysely<Database>, accountId: number, sha256: string, size: number, now: Date): Promise<number | undefined> {
+export async function claimCompletedUpload(
+  db: Kysely<Database>,
+  accountId: number,
+  sha256: string,
+  size: number,
+  now: Date,
+  preferredKeyId: number | null,
+): Promise<ClaimedUpload | undefined> {
   const candidates = await db
     .selectFrom('uploads')
-    .select(['id', 'content_id'])
+    .select(['id', 'content_id', 'key_id'])
     .where('account_id', '=', accountId)
     .where('sha256', '=', sha256)
     .where('length', '=', size)
     .where('completed_at', 'is not', null)
     .where('expires_at', '>', now.getTime())
+    .orderBy(sql`case when key_id = ${preferredKeyId ?? -1} then 0 when key_id is null then 1 else 2 end`)
     .orderBy('completed_at')
     .limit(2)
     .execute();
   // A concurrent claim may take the first between the select and the delete: then try the next.
   for (const candidate of candidates) {
     const result = await db.deleteFrom('uploads').where('id', '=', candidate.id).executeTakeFirst();
-    if (result.numDeletedRows > 0n && candidate.content_id !== null) return candidate.content_id;
+    if (result.numDeletedRows > 0n && candidate.content_id !== null) {
+      return { contentId: candidate.content_id, keyId: candidate.key_id === null ? null : Number(candidate.key_id) };
+    }
   }
   return undefined;
 }

@@ -70,7 +70,7 @@ export async function addStoredFile(services: Services, accountId: number, folde
   const item = await services.db
     .transaction()
     .execute((tx) =>
-      addFileRecord(tx, services, accountId, { name, ext: extensionOf(name), size: bytes.length, folderId, sha256: sha256Of(bytes), claimContent: async () => content.contentId }),
+      addFileRecord(tx, services, accountId, { name, ext: extensionOf(name), size: bytes.length, folderId, sha256: sha256Of(bytes), claimContent: async () => ({ contentId: content.contentId, keyId: null }) }),
     );
   return item.id;
 }

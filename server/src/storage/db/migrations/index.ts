@@ -14,6 +14,7 @@ import * as listingVersions from './0008_listing_versions';
 import * as fileNameScan from './0009_file_name_scan';
 import * as fileNameGrams from './0010_file_name_grams';
 import * as sessionVersions from './0011_session_versions';
+import * as encryptedUploads from './0012_encrypted_uploads';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -27,6 +28,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0009_file_name_scan': fileNameScan,
   '0010_file_name_grams': fileNameGrams,
   '0011_session_versions': sessionVersions,
+  '0012_encrypted_uploads': encryptedUploads,
 };
 
 export const migrationProvider: MigrationProvider = {

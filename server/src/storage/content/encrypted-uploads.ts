@@ -1,0 +1,321 @@
+/**
+ * Uploads encrypted as they arrive (docs/encryption.md, "Uploads into an encrypted folder"): the
+ * upload area of the embedded default writes an upload made for an encrypted folder as ciphertext
+ * from its first byte, so its plaintext is never on the server's disk, not even for a moment, and
+ * the completed blob moves into the content store as it is (one durable write of the bytes, not
+ * two).
+ *
+ * On disk, for upload `<id>`:
+ * - `<id>`: the blob in the content format (operations/crypto/content-cipher.ts): the header, then
+ *   one record per whole chunk that has arrived. Complete, it is exactly the blob of the encrypted
+ *   content it becomes.
+ * - `<id>.tail`: the chunk index the tail begins (8 bytes, big-endian), then the tail sealed
+ *   (content-cipher sealTail): what arrived after the last whole chunk, kept until the rest of
+ *   that chunk comes in a later PATCH. Its index is that of the next record; a tail whose index is
+ *   not that (a process killed after appending records but before writing the new tail) is stale:
+ *   its bytes are in the records, or were never acknowledged. The file exists from the upload's
+ *   creation (with no sealed part while there is no tail): it marks the upload as encrypted.
+ *
+ * So the offset tus reports is worked out from the files alone: whole records × chunk size, plus
+ * the tail's length when it belongs. A record cut short by a crash is not counted, and is
+ * overwritten by the next PATCH.
+ *
+ * The key is the session's (the uploader unlocked the folder); a request on the upload holds it
+ * here (UploadCiphers) while it runs. The cipher comes from the operations (UploadCipher), so this
+ * module knows the format's sizes and the files, not the cryptography.
+ */
+import { promises as fs } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { DataStore, ERRORS, Upload } from '@tus/server';
+import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
+
+/** What the upload area needs to write and read one encrypted upload; made by the operations from the content format and the data key. */
+export interface UploadCipher {
+  /** The blob's first bytes. */
+  readonly header: Buffer;
+  /** Plaintext bytes per chunk. */
+  readonly chunkSize: number;
+  /** Bytes a record has besides its plaintext. */
+  readonly recordOverhead: number;
+  /** The upload's length. */
+  readonly plaintextSize: number;
+  /** The record of chunk `index` (the last one is sealed as final), in pieces. */
+  sealChunk(index: number, plaintext: Buffer): Buffer[];
+  /** A tail that begins chunk `index`, sealed. */
+  sealTail(index: number, plaintext: Buffer): Buffer;
+  /** The plaintext of a sealed tail that begins chunk `index`; null when it does not open. */
+  openTail(index: number, sealed: Buffer): Buffer | null;
+  /** The plaintext of a complete blob from its records (the bytes after the header), each chunk authenticated. */
+  decrypt(records: Readable): Readable;
+}
+
+/**
+ * The ciphers of encrypted uploads that requests of this process are working on, by upload id.
+ * A request holds one for its length; two requests on one upload hold the same key.
+ */
+export class UploadCiphers {
+  private readonly held = new Map<string, { readonly cipher: UploadCipher; holds: number }>();
+
+  /** Makes `cipher` the one of upload `id` until the returned function is called. */
+  hold(id: string, cipher: UploadCipher): () => void {
+    const entry = this.held.get(id) ?? { cipher, holds: 0 };
+    entry.holds++;
+    this.held.set(id, entry);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--entry.holds === 0 && this.held.get(id) === entry) this.held.delete(id);
+    };
+  }
+
+  of(id: string): UploadCipher | undefined {
+    return this.held.get(id)?.cipher;
+  }
+}
+
+/** The file beside an encrypted upload's blob that marks it and keeps its tail. */
+export const tailPathOf = (blobPath: string) => `${blobPath}.tail`;
+const INDEX_BYTES = 8;
+
+/** Where an encrypted upload stands on disk. */
+export interface EncryptedUploadState {
+  /** Whole records in the blob. */
+  readonly records: number;
+  /** The blob's size on disk (a record cut short included). */
+  readonly blobBytes: number;
+  /** The tail's plaintext, when there is one that belongs. */
+  readonly tail: Buffer | null;
+  /** Plaintext bytes received: what tus reports as the offset. */
+  readonly offset: number;
+}
+
+function chunkCountOf(cipher: UploadCipher): number {
+  return Math.max(1, Math.ceil(cipher.plaintextSize / cipher.chunkSize));
+}
+
+/** The size of the complete blob. */
+export function completeBlobBytes(cipher: UploadCipher): number {
+  return cipher.header.length + chunkCountOf(cipher) * cipher.recordOverhead + cipher.plaintextSize;
+}
+
+/** Whether `blobPath` is an encrypted upload's blob (its tail file exists). */
+export async function isEncryptedUpload(blobPath: string): Promise<boolean> {
+  try {
+    await fs.access(tailPathOf(blobPath));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The state of an encrypted upload; null when its blob is not there (never created, or moved into the store). */
+export async function encryptedUploadState(blobPath: string, cipher: UploadCipher): Promise<EncryptedUploadState | null> {
+  let blobBytes: number;
+  try {
+    blobBytes = (await fs.stat(blobPath)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  if (blobBytes >= completeBlobBytes(cipher)) return { records: chunkCountOf(cipher), blobBytes, tail: null, offset: cipher.plaintextSize };
+  const records = Math.max(0, Math.floor((blobBytes - cipher.header.length) / (cipher.chunkSize + cipher.recordOverhead)));
+  const tail = await readTail(tailPathOf(blobPath), cipher, records);
+  return { records, blobBytes, tail, offset: records * cipher.chunkSize + (tail?.length ?? 0) };
+}
+
+async function readTail(file: string, cipher: UploadCipher, records: number): Promise<Buffer | null> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  if (bytes.length <= INDEX_BYTES) return null;
+  const index = Number(bytes.readBigUInt64BE(0));
+  // Stale (its bytes are in the records now), or from ahead of records a crash did not keep: it does not count.
+  if (index !== records) return null;
+  return cipher.openTail(index, bytes.subarray(INDEX_BYTES));
+}
+
+/** Writes the tail file (replacing it whole): `tail` sealed as the beginning of chunk `index`, or no sealed part. */
+async function writeTail(blobPath: string, cipher: UploadCipher, index: number, tail: Buffer | null): Promise<void> {
+  const head = Buffer.alloc(INDEX_BYTES);
+  head.writeBigUInt64BE(BigInt(index));
+  const body = tail && tail.length > 0 ? Buffer.concat([head, cipher.sealTail(index, tail)]) : head;
+  const file = tailPathOf(blobPath);
+  await fs.writeFile(`${file}.tmp`, body, { mode: 0o600 });
+  await fs.rename(`${file}.tmp`, file);
+}
+
+/** Bytes of records gathered before one write to the blob. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
+
+/** Takes exactly `n` bytes from the front of `pending` (which holds at least that many). */
+function takeBytes(pending: Buffer[], n: number): Buffer {
+  const first = pending[0];
+  if (first.length >= n) {
+    if (first.length === n) pending.shift();
+    else pending[0] = first.subarray(n);
+    return first.subarray(0, n);
+  }
+  const piece = Buffer.allocUnsafe(n);
+  let filled = 0;
+  while (filled < n) {
+    const next = pending[0];
+    const used = Math.min(next.length, n - filled);
+    next.copy(piece, filled, 0, used);
+    filled += used;
+    if (used === next.length) pending.shift();
+    else pending[0] = next.subarray(used);
+  }
+  return piece;
+}
+
+/**
+ * A tus datastore that writes the uploads it holds a cipher for encrypted (see the top of this
+ * file) and leaves every other upload to `inner` (the area's file store, which still keeps the tus
+ * metadata of both).
+ */
+export class EncryptingDataStore extends DataStore {
+  constructor(
+    private readonly inner: DataStore,
+    private readonly ciphers: UploadCiphers,
+    private readonly pathOf: (id: string) => string,
+  ) {
+    super();
+    this.extensions = [...inner.extensions];
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    const created = await this.inner.create(upload);
+    const cipher = this.ciphers.of(upload.id);
+    if (cipher) {
+      const blob = this.pathOf(upload.id);
+      // An empty file is one empty final chunk: complete at once.
+      const first = cipher.plaintextSize === 0 ? [cipher.header, ...cipher.sealChunk(0, Buffer.alloc(0))] : [cipher.header];
+      await fs.writeFile(blob, Buffer.concat(first), { mode: 0o600 });
+      await writeTail(blob, cipher, 0, null);
+    }
+    return created;
+  }
+
+  override async write(stream: Readable, id: string, offset: number): Promise<number> {
+    const cipher = this.ciphers.of(id);
+    if (!cipher) {
+      if (await isEncryptedUpload(this.pathOf(id))) throw ERRORS.FILE_WRITE_ERROR; // never written as plaintext
+      return this.inner.write(stream, id, offset);
+    }
+    return this.writeEncrypted(stream, id, offset, cipher);
+  }
+
+  private async writeEncrypted(stream: Readable, id: string, offset: number, cipher: UploadCipher): Promise<number> {
+    const blob = this.pathOf(id);
+    const state = await encryptedUploadState(blob, cipher);
+    if (!state) throw ERRORS.FILE_NOT_FOUND;
+    if (state.offset !== offset) throw ERRORS.INVALID_OFFSET;
+    const count = chunkCountOf(cipher);
+    const recordBytes = cipher.chunkSize + cipher.recordOverhead;
+    const handle = await fs.open(blob, 'r+').catch(() => {
+      throw ERRORS.FILE_WRITE_ERROR;
+    });
+    let position = cipher.header.length + state.records * recordBytes;
+    let index = state.records;
+    const pending: Buffer[] = state.tail ? [state.tail] : [];
+    let pendingBytes = state.tail?.length ?? 0;
+    let out: Buffer[] = [];
+    let outBytes = 0;
+    /** Plaintext bytes of the upload received so far (the offset). */
+    let received = state.offset;
+
+    const sealWhatIsWhole = () => {
+      while (index < count) {
+        const length = Math.min(cipher.chunkSize, cipher.plaintextSize - index * cipher.chunkSize);
+        if (pendingBytes < length) return;
+        const record = cipher.sealChunk(index, takeBytes(pending, length));
+        pendingBytes -= length;
+        index++;
+        for (const piece of record) {
+          out.push(piece);
+          outBytes += piece.length;
+        }
+      }
+    };
+    const flush = async () => {
+      if (out.length === 0) return;
+      const from = position;
+      const buffers = out;
+      out = [];
+      outBytes = 0;
+      position = await writeFully(handle, buffers, position);
+      if (crossedWritebackStep(from, position)) startWriteback(blob);
+    };
+
+    try {
+      if (state.blobBytes < cipher.header.length) await handle.write(cipher.header, 0, cipher.header.length, 0);
+      // A record cut short, or anything after the last whole record, goes.
+      if (state.blobBytes > position) await handle.truncate(position);
+      try {
+        for await (const chunk of stream) {
+          const bytes = chunk as Buffer;
+          if (bytes.length === 0) continue;
+          // tus never passes a body beyond the upload's length; should one come, it is refused.
+          if (received + bytes.length > cipher.plaintextSize) throw ERRORS.ERR_SIZE_EXCEEDED;
+          pending.push(bytes);
+          pendingBytes += bytes.length;
+          received += bytes.length;
+          sealWhatIsWhole();
+          if (outBytes >= WRITE_BATCH_BYTES) await flush();
+        }
+      } finally {
+        // What arrived before a failure (a dropped connection) is kept, as for plaintext uploads:
+        // the whole chunks as records, the rest as the sealed tail.
+        sealWhatIsWhole();
+        await flush();
+        await writeTail(blob, cipher, index, pendingBytes > 0 ? Buffer.concat(pending, pendingBytes) : null);
+      }
+    } catch (error) {
+      throw error === ERRORS.ERR_SIZE_EXCEEDED ? error : ERRORS.FILE_WRITE_ERROR;
+    } finally {
+      await handle.close();
+    }
+    return received;
+  }
+
+  override async getUpload(id: string): Promise<Upload> {
+    const upload = await this.inner.getUpload(id);
+    const cipher = this.ciphers.of(id);
+    if (!cipher) {
+      if (await isEncryptedUpload(this.pathOf(id))) throw ERRORS.FILE_WRITE_ERROR; // its offset needs the key
+      return upload;
+    }
+    const state = await encryptedUploadState(this.pathOf(id), cipher);
+    if (!state) throw ERRORS.FILE_NOT_FOUND;
+    return new Upload({ id: upload.id, size: upload.size, offset: state.offset, metadata: upload.metadata, storage: upload.storage, creation_date: upload.creation_date });
+  }
+
+  override async remove(id: string): Promise<void> {
+    await this.inner.remove(id);
+    await removeTail(this.pathOf(id));
+  }
+
+  override declareUploadLength(id: string, length: number): Promise<void> {
+    return this.inner.declareUploadLength(id, length);
+  }
+
+  override deleteExpired(): Promise<number> {
+    return this.inner.deleteExpired();
+  }
+
+  override getExpiration(): number {
+    return this.inner.getExpiration();
+  }
+}
+
+/** Removes an encrypted upload's tail file (and a half-written one); idempotent. */
+export async function removeTail(blobPath: string): Promise<void> {
+  const file = tailPathOf(blobPath);
+  await fs.rm(file, { force: true });
+  await fs.rm(`${file}.tmp`, { force: true });
+}
