@@ -10,6 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
+import { UPLOAD_CHUNK_SIZE as CHUNK } from '../../src/operations/uploads';
 import { localUploadAreaFor } from '../../src/storage/content/stores';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { contentStoreHolds, patternedBytes } from '../helpers/encryption';
@@ -88,10 +89,10 @@ async function uploadAreaFiles(): Promise<Array<{ name: string; bytes: Buffer }>
   return Promise.all(names.map(async (name) => ({ name, bytes: await readFile(path.join(dir, name)) })));
 }
 
-/** Whether any file of the upload area holds any 48-byte window of `plaintext` taken every 4 KiB. */
+/** Whether any file of the upload area holds any 48-byte window of `plaintext` taken every 16 KiB. */
 async function uploadAreaHoldsPlaintextOf(plaintext: Buffer): Promise<boolean> {
   const files = await uploadAreaFiles();
-  for (let at = 0; at + 48 <= plaintext.length; at += 4096) {
+  for (let at = 0; at + 48 <= plaintext.length; at += 16 * 1024) {
     const window = plaintext.subarray(at, at + 48);
     if (files.some((file) => file.bytes.includes(window))) return true;
   }
@@ -130,13 +131,14 @@ async function listed(session: Session, dir: number, name: string): Promise<Reco
 
 describe('an upload into an encrypted folder', () => {
   it('never puts its plaintext on disk: the upload area holds ciphertext, the content store the encrypted file', async () => {
-    const bytes = patternedBytes(300_000, 'MARKER-upload-1');
+    const bytes = patternedBytes(3 * CHUNK + 12_345, 'MARKER-upload-1');
     const { answer, path: uploadPath } = await create(alice, bytes.length, vault);
     expect(answer.status).toBe(201);
-    // 100,000 bytes: one whole chunk of 64 KiB and a tail kept sealed.
-    await sendAll(alice, uploadPath, bytes.subarray(0, 100_000), [100_000]);
-    expect(await uploadAreaHoldsPlaintextOf(bytes.subarray(0, 100_000))).toBe(false);
-    const last = await sendAll(alice, uploadPath, bytes, [77_777], 100_000);
+    // One whole chunk and a tail kept sealed.
+    const first = CHUNK + 100_000;
+    await sendAll(alice, uploadPath, bytes.subarray(0, first), [first]);
+    expect(await uploadAreaHoldsPlaintextOf(bytes.subarray(0, first))).toBe(false);
+    const last = await sendAll(alice, uploadPath, bytes, [777_777], first);
     expect(last.headers['upload-sha256']).toBe(sha256(bytes));
 
     const added = await addFile(alice, vault, 'secret-1.bin', bytes);
@@ -162,23 +164,25 @@ describe('an upload into an encrypted folder', () => {
   });
 
   it('reports every byte received as its offset, the sealed tail included, and resumes from there', async () => {
-    const bytes = patternedBytes(200_000, 'MARKER-upload-3');
+    const bytes = patternedBytes(2 * CHUNK + 5000, 'MARKER-upload-3');
     const { path: uploadPath } = await create(alice, bytes.length, vault);
-    await sendAll(alice, uploadPath, bytes.subarray(0, 65_537), [65_537]);
-    expect(await offsetOf(alice, uploadPath)).toBe(65_537);
-    await sendAll(alice, uploadPath, bytes.subarray(0, 65_540), [3], 65_537);
-    expect(await offsetOf(alice, uploadPath)).toBe(65_540);
+    await sendAll(alice, uploadPath, bytes.subarray(0, 1000), [1000]);
+    expect(await offsetOf(alice, uploadPath)).toBe(1000);
+    await sendAll(alice, uploadPath, bytes.subarray(0, CHUNK + 1), [CHUNK], 1000);
+    expect(await offsetOf(alice, uploadPath)).toBe(CHUNK + 1);
+    await sendAll(alice, uploadPath, bytes.subarray(0, CHUNK + 4), [3], CHUNK + 1);
+    expect(await offsetOf(alice, uploadPath)).toBe(CHUNK + 4);
     // A PATCH at another offset is refused as tus refuses it, and changes nothing.
-    expect((await patch(alice, uploadPath, 65_000, bytes.subarray(65_000, 66_000))).status).toBe(409);
-    expect(await offsetOf(alice, uploadPath)).toBe(65_540);
-    const last = await sendAll(alice, uploadPath, bytes, [131_072], 65_540);
+    expect((await patch(alice, uploadPath, CHUNK - 10, bytes.subarray(CHUNK - 10, CHUNK + 10))).status).toBe(409);
+    expect(await offsetOf(alice, uploadPath)).toBe(CHUNK + 4);
+    const last = await sendAll(alice, uploadPath, bytes, [CHUNK], CHUNK + 4);
     expect(last.headers['upload-sha256']).toBe(sha256(bytes));
     expect((await addFile(alice, vault, 'secret-3.bin', bytes)).attrs.code).toBe('0');
     expect((await downloaded(alice, Number((await listed(alice, vault, 'secret-3.bin')).id))).equals(bytes)).toBe(true);
   });
 
   it('keeps what a PATCH cut short delivered, and completes after resuming from the offset HEAD gives', async () => {
-    const bytes = patternedBytes(400_000, 'MARKER-upload-4');
+    const bytes = patternedBytes(3 * CHUNK, 'MARKER-upload-4');
     const { path: uploadPath } = await create(alice, bytes.length, vault);
     await new Promise<void>((resolve) => {
       const req = http.request(new URL(uploadPath, app.url), {
@@ -186,7 +190,7 @@ describe('an upload into an encrypted folder', () => {
         headers: tusHeaders(alice.token, { 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(bytes.length) }),
       });
       req.on('error', () => {});
-      req.write(bytes.subarray(0, 150_000));
+      req.write(bytes.subarray(0, CHUNK + CHUNK / 2));
       setTimeout(() => {
         req.destroy();
         resolve();
@@ -200,19 +204,19 @@ describe('an upload into an encrypted folder', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(offset).toBeGreaterThan(0);
-    expect(offset).toBeLessThanOrEqual(150_000);
+    expect(offset).toBeLessThanOrEqual(CHUNK + CHUNK / 2);
     expect(await uploadAreaHoldsPlaintextOf(bytes.subarray(0, offset))).toBe(false);
-    const last = await sendAll(alice, uploadPath, bytes, [123_456], offset);
+    const last = await sendAll(alice, uploadPath, bytes, [1_234_567], offset);
     expect(last.headers['upload-sha256']).toBe(sha256(bytes));
   });
 
   it('is hashed by decrypting what was written when this process did not see every byte arrive', async () => {
-    const bytes = patternedBytes(150_000, 'MARKER-upload-5');
+    const bytes = patternedBytes(CHUNK + CHUNK / 2, 'MARKER-upload-5');
     const { path: uploadPath } = await create(alice, bytes.length, vault);
-    await sendAll(alice, uploadPath, bytes.subarray(0, 100_000), [100_000]);
+    await sendAll(alice, uploadPath, bytes.subarray(0, CHUNK + 100), [CHUNK + 100]);
     // As after a restart: the running hash is gone.
     localUploadAreaFor(app.app.services.config).runningHashes.forget(path.basename(uploadPath));
-    const last = await sendAll(alice, uploadPath, bytes, [50_000], 100_000);
+    const last = await sendAll(alice, uploadPath, bytes, [CHUNK], CHUNK + 100);
     expect(last.headers['upload-sha256']).toBe(sha256(bytes));
   });
 
