@@ -112,7 +112,7 @@ class FileChunks {
 }
 
 /** tus upload of `bytes` bytes; answers the SHA-256 the service answered (checked against the client's). */
-async function upload(service: ChildServer, session: Session, bytes: number, name: string, folder: number): Promise<{ sha256: string; seconds: number }> {
+async function upload(service: ChildServer, session: Session, bytes: number, name: string, folder: number): Promise<{ sha256: string; seconds: number; startedAt: number }> {
   const file = new FileChunks(bytes);
   // Known before the clock starts, as a client sending a file it has does not hash it while sending.
   const sha256 = file.sha256();
@@ -142,7 +142,7 @@ async function upload(service: ChildServer, session: Session, bytes: number, nam
   }
   const seconds = (performance.now() - started) / 1000;
   if (answered !== sha256) throw new Error(`the upload answered SHA-256 ${answered}, the client sent ${sha256}`);
-  return { sha256, seconds };
+  return { sha256, seconds, startedAt: started };
 }
 
 /** Downloads through a FileDownload URL; checks size and SHA-256. */
@@ -202,8 +202,9 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     await callSigned(service.url, session, 'FileService', 'Unlock', { dirid: folder, fid: 0, password: ENCRYPTION_PASSWORD });
     const GetFiles = { dir: String(folder), order: 'name', desc: '0' };
     const encUp = await withPeak(service, async () => {
-      const started = performance.now();
       const sent = await upload(service, session, bytes, 'secret.bin', folder);
+      // From the upload's first request, as for the plaintext figure: the client's hashing before it is not the service's time.
+      const started = sent.startedAt;
       const id = await fileAdd(service, session, folder, 'secret.bin', bytes, sent.sha256);
       // Encrypted at rest once its listing says so (the job that encrypts it runs in the background).
       for (;;) {
