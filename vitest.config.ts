@@ -49,6 +49,7 @@ const contentTests = [
   'server/test/protocol/downloads.test.ts',
   'server/test/protocol/file-add-over-the-wire.test.ts',
   'server/test/protocol/encryption-over-the-wire.test.ts',
+  'server/test/protocol/encrypted-uploads.test.ts',
   'server/test/protocol/links-over-the-wire.test.ts',
   'server/test/protocol/shares-over-the-wire.test.ts',
   'server/test/operations/content-removal.test.ts',

@@ -13,6 +13,7 @@ import { findOperation } from '../../src/catalog/operations';
 import { UPLOAD_CHUNK_SIZE as CHUNK } from '../../src/operations/uploads';
 import { localUploadAreaFor } from '../../src/storage/content/stores';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { testContent } from '../helpers/content';
 import { contentStoreHolds, patternedBytes } from '../helpers/encryption';
 import { resultXml, send, type HttpAnswer } from '../helpers/requests';
 
@@ -129,7 +130,10 @@ async function listed(session: Session, dir: number, name: string): Promise<Reco
   return match;
 }
 
-describe('an upload into an encrypted folder', () => {
+// The bucket's upload area stores uploads as they come (docs/encryption.md §6): its own test below.
+const encryptsOnArrival = testContent() === 'local';
+
+describe.runIf(encryptsOnArrival)('an upload into an encrypted folder', () => {
   it('never puts its plaintext on disk: the upload area holds ciphertext, the content store the encrypted file', async () => {
     const bytes = patternedBytes(3 * CHUNK + 12_345, 'MARKER-upload-1');
     const { answer, path: uploadPath } = await create(alice, bytes.length, vault);
@@ -230,7 +234,7 @@ describe('an upload into an encrypted folder', () => {
 });
 
 describe('who may upload into an encrypted folder', () => {
-  it('a session that has not unlocked the folder is refused with 423, at creation and on resume', async () => {
+  it.runIf(encryptsOnArrival)('a session that has not unlocked the folder is refused with 423, at creation and on resume', async () => {
     const other = await logIn(app, 'post', 'alice', 'alice-password-1');
     expect((await create(other, 10, vault)).answer.status).toBe(423);
     const { path: uploadPath } = await create(alice, 10, vault);
@@ -244,7 +248,7 @@ describe('who may upload into an encrypted folder', () => {
     expect((await create(alice, 10, 'x1')).answer.status).toBe(400);
   });
 
-  it('an upload into a plain folder is stored as it comes', async () => {
+  it.runIf(encryptsOnArrival)('an upload into a plain folder is stored as it comes', async () => {
     const bytes = patternedBytes(50_000, 'MARKER-plain');
     const { path: uploadPath } = await create(alice, bytes.length, plain);
     await sendAll(alice, uploadPath, bytes.subarray(0, 20_000), [20_000]);
@@ -254,3 +258,20 @@ describe('who may upload into an encrypted folder', () => {
     expect((await listed(alice, plain, 'plain.bin')).encrypted ?? '0').toBe('0');
   });
 });
+
+describe.runIf(!encryptsOnArrival)('an upload into an encrypted folder, content in S3', () => {
+  it('is stored as it comes and encrypted by a job after FileAdd; the folder is still checked (423, 404)', async () => {
+    const other = await logIn(app, 'post', 'alice', 'alice-password-1');
+    expect((await create(other, 10, vault)).answer.status).toBe(423);
+    expect((await create(bob, 10, vault)).answer.status).toBe(404);
+    const bytes = patternedBytes(100_000, 'MARKER-s3');
+    const { path: uploadPath } = await create(alice, bytes.length, vault);
+    const last = await sendAll(alice, uploadPath, bytes, [60_000]);
+    expect(last.headers['upload-sha256']).toBe(sha256(bytes));
+    expect((await addFile(alice, vault, 's3.bin', bytes)).attrs.code).toBe('0');
+    for (let i = 0; i < 100 && (await listed(alice, vault, 's3.bin')).encrypted !== '1'; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await listed(alice, vault, 's3.bin')).encrypted).toBe('1');
+    expect((await downloaded(alice, Number((await listed(alice, vault, 's3.bin')).id))).equals(bytes)).toBe(true);
+  });
+});
+
