@@ -104,6 +104,35 @@ export function bindSoapParameters(
 }
 
 /**
+ * The call of parameters given as texts by name (common-envelope.ts: the first element of each
+ * name, none of them nil or with elements): as bindSoapParameters binds them. Undefined when a value
+ * does not convert, so that the caller binds from the general reader's tree and reports it as that does.
+ */
+export function bindParameterTexts(op: OperationSpec, texts: ReadonlyMap<string, string>): BoundCall | undefined {
+  const values: Record<string, BoundValue> = {};
+  const text: Record<string, string> = {};
+  for (const param of op.params) {
+    const given = texts.get(param.name);
+    text[param.name] = given ?? '';
+    if (given === undefined) {
+      values[param.name] = DEFAULTS[param.type];
+    } else if (param.type === 'base64Binary') {
+      const bytes = decodeBase64(given);
+      if (!bytes) return undefined;
+      values[param.name] = bytes;
+    } else {
+      try {
+        values[param.name] = convertScalar(param.type, given);
+      } catch (error) {
+        if (error instanceof ConversionError) return undefined;
+        throw error;
+      }
+    }
+  }
+  return { op, values, text };
+}
+
+/**
  * HTTP GET/POST: every parameter is required, strings too; names match case-insensitively;
  * repeated names are joined with ','; a byte array takes one value per byte (or one base64 value).
  */

@@ -4,7 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operationsOf, type OperationSpec, type ServiceName } from '../catalog/operations';
-import { bindSoapParameters, SoapBase64Error, SoapValueError, type BoundCall } from './binding';
+import { bindParameterTexts, bindSoapParameters, SoapBase64Error, SoapValueError, type BoundCall } from './binding';
+import { bindCommonParameters, readCommonEnvelope } from './common-envelope';
 import {
   ENVELOPE_END,
   envelopeStart,
@@ -179,17 +180,23 @@ export async function answerSoap(
     throw error;
   }
 
-  let envelope: XmlElement;
-  try {
-    envelope = readXml(text, { maxDepth: env.config.limits.maxXmlDepth, maxElements: env.config.limits.maxXmlElements });
-  } catch (error) {
-    if (!(error instanceof XmlReadError)) throw error;
-    // Routed by header: the body was read to bind parameters, and ASMX answers 400. Routing by
-    // body reads the document up to the operation element first: failing before it is a fault.
-    const partialBody = firstChild(error.partialRoot, error.partialRoot?.ns ?? '', 'Body');
-    if (action !== undefined || (partialBody && partialBody.children.length > 0)) return badRequest();
-    return fault(version, processFailure(error.message));
+  // The envelope clients send is read directly (common-envelope.ts); any other by the general reader.
+  const limits = { maxDepth: env.config.limits.maxXmlDepth, maxElements: env.config.limits.maxXmlElements };
+  const common = readCommonEnvelope(text, limits);
+  let tree: XmlElement | undefined;
+  if (!common) {
+    try {
+      tree = readXml(text, limits);
+    } catch (error) {
+      if (!(error instanceof XmlReadError)) throw error;
+      // Routed by header: the body was read to bind parameters, and ASMX answers 400. Routing by
+      // body reads the document up to the operation element first: failing before it is a fault.
+      const partialBody = firstChild(error.partialRoot, error.partialRoot?.ns ?? '', 'Body');
+      if (action !== undefined || (partialBody && partialBody.children.length > 0)) return badRequest();
+      return fault(version, processFailure(error.message));
+    }
   }
+  const envelope = common ?? tree!;
 
   if (envelope.local !== 'Envelope' || (envelope.ns !== SOAP11_NS && envelope.ns !== SOAP12_NS)) {
     const expected = version === '1.1' ? SOAP11_NS : SOAP12_NS;
@@ -202,8 +209,7 @@ export async function answerSoap(
   }
   const answerVersion = envelopeVersion;
 
-  const bodyElement = firstChild(envelope, envelope.ns, 'Body');
-  const requestElement = bodyElement?.children[0];
+  const requestElement = common ? common.request : firstChild(tree, envelope.ns, 'Body')?.children[0];
   const named = requestElement && requestElement.ns === namespace ? operationsOf(service).find((o) => o.name === requestElement.local) : undefined;
   if (!op) {
     op = named;
@@ -218,7 +224,7 @@ export async function answerSoap(
     return fault(answerVersion, { code: 'Client', message: messages.actionBodyMismatch(op.name, named.name) });
   }
 
-  const notUnderstood = mustUnderstandHeader(envelope);
+  const notUnderstood = tree && mustUnderstandHeader(tree);
   if (notUnderstood) {
     return fault(answerVersion, { code: 'MustUnderstand', message: messages.headerNotUnderstood(notUnderstood.local) }, OPERATION_CACHE);
   }
@@ -228,9 +234,14 @@ export async function answerSoap(
     return fault(answerVersion, { code: 'Client', message: `Server was unable to read request. ---> ${messages.requestTooLarge}` });
   }
 
-  let call: BoundCall;
+  let call: BoundCall | undefined = common && (named === op ? bindCommonParameters(op, common, namespace) : bindParameterTexts(op, new Map()));
   try {
-    call = bindSoapParameters(op, named === op ? requestElement! : null, namespace, text);
+    if (!call) {
+      // From the general reader's tree: any other envelope, or a value the common path would not
+      // convert (so that it is reported as ever).
+      tree ??= readXml(text, limits);
+      call = bindSoapParameters(op, named === op ? firstChild(tree, tree.ns, 'Body')!.children[0] : null, namespace, text);
+    }
   } catch (error) {
     if (error instanceof SoapValueError) return fault(answerVersion, readFailure(error.line, error.position, error.inner));
     if (error instanceof SoapBase64Error) return badRequest();
