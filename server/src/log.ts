@@ -7,9 +7,21 @@ export interface Logger {
   error(event: string, fields?: Record<string, unknown>): void;
 }
 
+/** The time of a line: formatted once per millisecond, which a busy service logs many lines in. */
+let lastMs = -1;
+let lastTime = '';
+function timeNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastTime = new Date(ms).toISOString();
+  }
+  return lastTime;
+}
+
 export function createLogger(write: (line: string) => void): Logger {
   const emit = (level: string, event: string, fields: Record<string, unknown> = {}) =>
-    write(JSON.stringify({ time: new Date().toISOString(), level, event, ...fields }));
+    write(JSON.stringify({ time: timeNow(), level, event, ...fields }));
   // An error goes out at once, with what was gathered before it: it is the line an operator needs
   // first, and the one a process that dies next must not take with it.
   const flush = (write as Partial<BatchedLines>).flush;
