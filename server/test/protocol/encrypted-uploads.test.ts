@@ -10,6 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
+import { checkIntegrity, describeReport, problemCount } from '../../src/operations/integrity';
 import { UPLOAD_CHUNK_SIZE as CHUNK } from '../../src/operations/uploads';
 import { localUploadAreaFor } from '../../src/storage/content/stores';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
@@ -151,6 +152,9 @@ describe.runIf(encryptsOnArrival)('an upload into an encrypted folder', () => {
     const fid = Number((await listed(alice, vault, 'secret-1.bin')).id);
     expect((await listed(alice, vault, 'secret-1.bin')).encrypted).toBe('1');
     expect((await downloaded(alice, fid)).equals(bytes)).toBe(true);
+    // fsck finds the file, its encrypted content and the blob consistent.
+    const report = await checkIntegrity(app.app.services);
+    expect(problemCount(report), describeReport(report).join('\n')).toBe(0);
   });
 
   it('is encrypted at rest from its FileAdd on: no encryption job is made for it', async () => {

@@ -119,14 +119,23 @@ function associatedData(header: Buffer, index: number, final: boolean): Buffer {
   return Buffer.concat([header, tail]);
 }
 
-/** The record of one chunk, in pieces (nonce, ciphertext, tag): the caller joins records in batches. */
-export function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer): Buffer[] {
+/**
+ * The record of one chunk, in pieces (nonce, ciphertext, tag): the caller joins records in batches.
+ * The plaintext may come in pieces too (as a socket gave them): GCM is a stream mode, so they are
+ * encrypted one after another, and no piece of a chunk's size is ever allocated to gather them
+ * (a buffer of 1 MiB is mapped afresh by the allocator, and touching its pages cost as much
+ * system time as the encryption itself).
+ */
+export function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer | readonly Buffer[]): Buffer[] {
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(associatedData(header, index, final));
-  const body = cipher.update(plaintext);
+  const record = [nonce];
+  for (const piece of Buffer.isBuffer(plaintext) ? [plaintext] : plaintext) record.push(cipher.update(piece));
   const rest = cipher.final(); // GCM is a stream mode: nothing is held back, but it is called for the tag
-  return rest.length > 0 ? [nonce, body, rest, cipher.getAuthTag()] : [nonce, body, cipher.getAuthTag()];
+  if (rest.length > 0) record.push(rest);
+  record.push(cipher.getAuthTag());
+  return record;
 }
 
 function openChunk(key: Buffer, header: Buffer, index: number, final: boolean, record: Buffer): Buffer {

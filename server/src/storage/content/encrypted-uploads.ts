@@ -39,8 +39,8 @@ export interface UploadCipher {
   readonly recordOverhead: number;
   /** The upload's length. */
   readonly plaintextSize: number;
-  /** The record of chunk `index` (the last one is sealed as final), in pieces. */
-  sealChunk(index: number, plaintext: Buffer): Buffer[];
+  /** The record of chunk `index` (the last one is sealed as final), in pieces, from its plaintext in pieces. */
+  sealChunk(index: number, plaintext: readonly Buffer[]): Buffer[];
   /** A tail that begins chunk `index`, sealed. */
   sealTail(index: number, plaintext: Buffer): Buffer;
   /** The plaintext of a sealed tail that begins chunk `index`; null when it does not open. */
@@ -152,25 +152,19 @@ async function writeTail(blobPath: string, cipher: UploadCipher, index: number, 
 /** Bytes of records gathered before one write to the blob. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
-/** Takes exactly `n` bytes from the front of `pending` (which holds at least that many). */
-function takeBytes(pending: Buffer[], n: number): Buffer {
-  const first = pending[0];
-  if (first.length >= n) {
-    if (first.length === n) pending.shift();
-    else pending[0] = first.subarray(n);
-    return first.subarray(0, n);
-  }
-  const piece = Buffer.allocUnsafe(n);
-  let filled = 0;
-  while (filled < n) {
+/** Takes exactly `n` bytes from the front of `pending` (which holds at least that many), as pieces of it: nothing is copied. */
+function takeBytes(pending: Buffer[], n: number): Buffer[] {
+  const pieces: Buffer[] = [];
+  let taken = 0;
+  while (taken < n) {
     const next = pending[0];
-    const used = Math.min(next.length, n - filled);
-    next.copy(piece, filled, 0, used);
-    filled += used;
+    const used = Math.min(next.length, n - taken);
+    pieces.push(used === next.length ? next : next.subarray(0, used));
+    taken += used;
     if (used === next.length) pending.shift();
     else pending[0] = next.subarray(used);
   }
-  return piece;
+  return pieces;
 }
 
 /**
@@ -194,7 +188,7 @@ export class EncryptingDataStore extends DataStore {
     if (cipher) {
       const blob = this.pathOf(upload.id);
       // An empty file is one empty final chunk: complete at once.
-      const first = cipher.plaintextSize === 0 ? [cipher.header, ...cipher.sealChunk(0, Buffer.alloc(0))] : [cipher.header];
+      const first = cipher.plaintextSize === 0 ? [cipher.header, ...cipher.sealChunk(0, [])] : [cipher.header];
       await fs.writeFile(blob, Buffer.concat(first), { mode: 0o600 });
       await writeTail(blob, cipher, 0, null);
     }
