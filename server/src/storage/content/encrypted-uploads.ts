@@ -26,7 +26,8 @@
  */
 import { promises as fs } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DataStore, ERRORS, Upload } from '@tus/server';
+import { ERRORS, Upload, type DataStore } from '@tus/server';
+import { WrappingDataStore } from './wrapping-data-store';
 import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
 
 /** What the upload area needs to write and read one encrypted upload; made by the operations from the content format and the data key. */
@@ -172,14 +173,13 @@ function takeBytes(pending: Buffer[], n: number): Buffer[] {
  * file) and leaves every other upload to `inner` (the area's file store, which still keeps the tus
  * metadata of both).
  */
-export class EncryptingDataStore extends DataStore {
+export class EncryptingDataStore extends WrappingDataStore {
   constructor(
-    private readonly inner: DataStore,
+    inner: DataStore,
     private readonly ciphers: UploadCiphers,
     private readonly pathOf: (id: string) => string,
   ) {
-    super();
-    this.extensions = [...inner.extensions];
+    super(inner);
   }
 
   override async create(upload: Upload): Promise<Upload> {
@@ -292,18 +292,6 @@ export class EncryptingDataStore extends DataStore {
   override async remove(id: string): Promise<void> {
     await this.inner.remove(id);
     await removeTail(this.pathOf(id));
-  }
-
-  override declareUploadLength(id: string, length: number): Promise<void> {
-    return this.inner.declareUploadLength(id, length);
-  }
-
-  override deleteExpired(): Promise<number> {
-    return this.inner.deleteExpired();
-  }
-
-  override getExpiration(): number {
-    return this.inner.getExpiration();
   }
 }
 

@@ -16,7 +16,8 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { DataStore, type Upload } from '@tus/server';
+import type { DataStore, Upload } from '@tus/server';
+import { WrappingDataStore } from './wrapping-data-store';
 
 /** A hash of the first `bytes` bytes of an upload. */
 interface RunningHash {
@@ -123,13 +124,12 @@ export async function sha256OfUpload(
  * A tus datastore whose writes are hashed on the way (RunningHashes.track); everything else is the
  * inner store's.
  */
-export class HashingDataStore extends DataStore {
+export class HashingDataStore extends WrappingDataStore {
   constructor(
-    private readonly inner: DataStore,
+    inner: DataStore,
     private readonly hashes: RunningHashes,
   ) {
-    super();
-    this.extensions = [...inner.extensions];
+    super(inner);
   }
 
   override async create(upload: Upload): Promise<Upload> {
@@ -148,24 +148,8 @@ export class HashingDataStore extends DataStore {
     }
   }
 
-  override getUpload(id: string): Promise<Upload> {
-    return this.inner.getUpload(id);
-  }
-
   override async remove(id: string): Promise<void> {
     this.hashes.forget(id);
     await this.inner.remove(id);
-  }
-
-  override declareUploadLength(id: string, length: number): Promise<void> {
-    return this.inner.declareUploadLength(id, length);
-  }
-
-  override deleteExpired(): Promise<number> {
-    return this.inner.deleteExpired();
-  }
-
-  override getExpiration(): number {
-    return this.inner.getExpiration();
   }
 }

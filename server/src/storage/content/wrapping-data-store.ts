@@ -1,0 +1,42 @@
+/**
+ * A tus datastore that hands everything to another one: the base of the datastores that add
+ * something to the area's store on the way (running-hashes.ts HashingDataStore,
+ * encrypted-uploads.ts EncryptingDataStore), which override only what they change.
+ */
+import type { Readable } from 'node:stream';
+import { DataStore, type Upload } from '@tus/server';
+
+export class WrappingDataStore extends DataStore {
+  constructor(protected readonly inner: DataStore) {
+    super();
+    this.extensions = [...inner.extensions];
+  }
+
+  override create(upload: Upload): Promise<Upload> {
+    return this.inner.create(upload);
+  }
+
+  override write(stream: Readable, id: string, offset: number): Promise<number> {
+    return this.inner.write(stream, id, offset);
+  }
+
+  override getUpload(id: string): Promise<Upload> {
+    return this.inner.getUpload(id);
+  }
+
+  override remove(id: string): Promise<void> {
+    return this.inner.remove(id);
+  }
+
+  override declareUploadLength(id: string, length: number): Promise<void> {
+    return this.inner.declareUploadLength(id, length);
+  }
+
+  override deleteExpired(): Promise<number> {
+    return this.inner.deleteExpired();
+  }
+
+  override getExpiration(): number {
+    return this.inner.getExpiration();
+  }
+}
