@@ -228,6 +228,23 @@ describe.runIf(encryptsOnArrival)('an upload into an encrypted folder', () => {
     expect(last.headers['upload-sha256']).toBe(sha256(bytes));
   });
 
+  it('sent whole with its creation (creation-with-upload) is encrypted as well', async () => {
+    const bytes = patternedBytes(CHUNK + 777, 'MARKER-upload-6');
+    const metadata = `folder ${Buffer.from(String(vault)).toString('base64')}`;
+    const answer = await send(
+      app.url,
+      'POST',
+      '/upload/',
+      tusHeaders(alice.token, { 'Upload-Length': String(bytes.length), 'Upload-Metadata': metadata, 'Content-Type': 'application/offset+octet-stream' }),
+      bytes,
+    );
+    expect(answer.status).toBe(201);
+    expect(answer.headers['upload-sha256']).toBe(sha256(bytes));
+    expect((await addFile(alice, vault, 'secret-6.bin', bytes)).attrs.code).toBe('0');
+    expect(await contentStoreHolds(app.app.services, 'MARKER-upload-6')).toBe(false);
+    expect((await downloaded(alice, Number((await listed(alice, vault, 'secret-6.bin')).id))).equals(bytes)).toBe(true);
+  });
+
   it('of an empty file is complete at its creation', async () => {
     const { answer } = await create(alice, 0, vault);
     expect(answer.status).toBe(201);
