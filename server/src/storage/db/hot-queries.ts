@@ -8,6 +8,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { preparedQuery } from './prepared-query';
+import { commitStampsOf } from './sqlite-driver';
 import type { Database } from './schema';
 
 /** The bound of walks up the tree, as encryption-repository's MAX_WALK_DEPTH: a corrupt cycle ends. */
@@ -54,11 +55,44 @@ const versionOfAccount = preparedQuery<[accountId: number], { version: number }>
   sql<{ version: number }>`select cast(coalesce(sum(version), 0) as bigint) as version from listing_versions where account_id = ${accountId}`,
 );
 
+/** Versions read since the database's last commit, by account (accountVersion). */
+interface VersionsAtStamp {
+  /** The WAL-index header read before any of these versions was (commit-stamps.ts). */
+  readonly stamp: Buffer;
+  readonly byAccount: Map<number, number>;
+}
+
+/** Per database; at most this many accounts between two commits (a few bytes each). */
+const MAX_KEPT_VERSIONS = 50_000;
+const versionsAtStamp = new WeakMap<object, VersionsAtStamp>();
+
 /**
  * The account's version: it grows with every committed change to what a listing of the account
  * shows (0008_listing_versions) and to its sessions (0011_session_versions), whoever made it.
+ *
+ * On SQLite the version read is used again, without a query, until anything at all is committed to
+ * the database by any connection (commit-stamps.ts): it cannot have moved before that. The stamp is
+ * read before the version, so a version kept with a stamp is never older than the stamp.
  */
 export async function accountVersion(db: Kysely<Database>, accountId: number): Promise<number> {
+  const stamps = commitStampsOf(db);
+  const stamp = stamps?.current() ?? null;
+  const kept = stamp && versionsAtStamp.get(db);
+  if (kept && kept.stamp.equals(stamp)) {
+    const version = kept.byAccount.get(accountId);
+    if (version !== undefined) return version;
+  }
   const row = await versionOfAccount.executeTakeFirst(db, accountId);
-  return Number(row?.version ?? 0);
+  const version = Number(row?.version ?? 0);
+  if (stamp) {
+    // Another read may have kept versions at a later stamp meanwhile; either set is right for its
+    // stamp, and the one kept last is the one the next calls compare with.
+    let now = versionsAtStamp.get(db);
+    if (!now || !now.stamp.equals(stamp) || now.byAccount.size >= MAX_KEPT_VERSIONS) {
+      now = { stamp, byAccount: new Map() };
+      versionsAtStamp.set(db, now);
+    }
+    now.byAccount.set(accountId, version);
+  }
+  return version;
 }

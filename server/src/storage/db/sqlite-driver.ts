@@ -16,6 +16,7 @@
  * every other statement on the connection.
  */
 import type BetterSqlite3 from 'better-sqlite3';
+import { CommitStamps } from './commit-stamps';
 import {
   CompiledQuery,
   IdentifierNode,
@@ -78,6 +79,15 @@ export function immediateRows<R>(db: object, query: CompiledQuery): R[] | undefi
 }
 
 /**
+ * The commit stamps (commit-stamps.ts) of the database `db` reads, when `db` is an instance that
+ * reads at once (serveImmediateReads) over a file in WAL mode; null otherwise. Never for a
+ * transaction: inside one, its own uncommitted changes count and no stamp shows them.
+ */
+export function commitStampsOf(db: object): CommitStamps | null {
+  return immediateReaders.get(db)?.commitStamps ?? null;
+}
+
+/**
  * Prepared statements by SQL text, least recently used first (a Map keeps insertion order; a hit
  * moves its entry to the end). Evicted statements are simply dropped: better-sqlite3 finalizes them
  * when they are collected.
@@ -116,10 +126,12 @@ class CachingSqliteDriver implements Driver {
   readonly #database: BetterSqlite3.Database;
   readonly #connection: CachingSqliteConnection;
   readonly #mutex = new ConnectionMutex();
+  readonly commitStamps: CommitStamps | null;
 
   constructor(database: BetterSqlite3.Database, cacheSize: number) {
     this.#database = database;
     this.#connection = new CachingSqliteConnection(new StatementCache(database, cacheSize));
+    this.commitStamps = CommitStamps.of(database);
   }
 
   async init(): Promise<void> {}
@@ -164,6 +176,7 @@ class CachingSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    this.commitStamps?.close();
     this.#database.close();
   }
 }
