@@ -23,6 +23,7 @@ import { answer, BINDING_CACHE, OPERATION_CACHE, type ContentType, type RequestF
 import type { ProtocolEnv } from './pipeline';
 import { answerXmlDocument } from './rendered-answers';
 import { resultString, writeResultElement } from './results';
+import { RepeatedRequests, type SoapReading } from './repeated-requests';
 import { readXml, XmlReadError, type XmlElement } from './xml-reader';
 import { soapAction } from './wsdl';
 import { escapeAttribute, escapeText } from './xml-writer';
@@ -140,6 +141,15 @@ function mustUnderstandHeader(envelope: XmlElement): XmlElement | undefined {
   );
 }
 
+/** The readings kept per configuration (repeated-requests.ts): they depend on its namespace and limits. */
+const repeatedRequests = new WeakMap<object, RepeatedRequests>();
+
+function repeatedRequestsOf(env: ProtocolEnv): RepeatedRequests {
+  let kept = repeatedRequests.get(env.config);
+  if (!kept) repeatedRequests.set(env.config, (kept = new RepeatedRequests()));
+  return kept;
+}
+
 /**
  * Answers a SOAP request whose body has been read. `action` is what its headers named
  * (declaredAction) and `routedOp` the operation that action names (operationForAction): the
@@ -159,94 +169,32 @@ export async function answerSoap(
   const { namespace } = env.config;
   const fault = (answerVersion: SoapVersion, soapFault: SoapFault, cacheControl = BINDING_CACHE) =>
     answer(res, { status: 500, contentType: SOAP_CONTENT_TYPE[answerVersion], cacheControl }, renderSoapFault(answerVersion, soapFault));
-  const badRequest = () => answer(res, { status: 400, contentType: SOAP_CONTENT_TYPE[version], cacheControl: BINDING_CACHE });
 
   // Routing by header happens before the body is read.
-  let op = routedOp;
-  if (action !== undefined) {
-    if (!op) {
-      return fault(version, {
-        code: 'Client',
-        message: version === '1.1' ? messages.unknownSoapAction(action) : messages.unknownSoap12Action(action),
-      });
-    }
+  if (action !== undefined && !routedOp) {
+    return fault(version, {
+      code: 'Client',
+      message: version === '1.1' ? messages.unknownSoapAction(action) : messages.unknownSoap12Action(action),
+    });
   }
 
   let text: string;
   try {
     text = decodeRequestText(body, contentType);
   } catch (error) {
-    if (error instanceof EncodingFailure) return badRequest();
+    if (error instanceof EncodingFailure) return answer(res, { status: 400, contentType: SOAP_CONTENT_TYPE[version], cacheControl: BINDING_CACHE });
     throw error;
   }
 
-  // The envelope clients send is read directly (common-envelope.ts); any other by the general reader.
-  const limits = { maxDepth: env.config.limits.maxXmlDepth, maxElements: env.config.limits.maxXmlElements };
-  const common = readCommonEnvelope(text, limits);
-  let tree: XmlElement | undefined;
-  if (!common) {
-    try {
-      tree = readXml(text, limits);
-    } catch (error) {
-      if (!(error instanceof XmlReadError)) throw error;
-      // Routed by header: the body was read to bind parameters, and ASMX answers 400. Routing by
-      // body reads the document up to the operation element first: failing before it is a fault.
-      const partialBody = firstChild(error.partialRoot, error.partialRoot?.ns ?? '', 'Body');
-      if (action !== undefined || (partialBody && partialBody.children.length > 0)) return badRequest();
-      return fault(version, processFailure(error.message));
-    }
+  const repeated = repeatedRequestsOf(env);
+  const setting = { service, version, action, bodyBytes: body.length };
+  let reading = repeated.get(text, setting);
+  if (!reading) {
+    reading = readSoapCall(res, service, version, action, routedOp, body, text, env);
+    if (!reading) return;
+    repeated.put(text, setting, reading);
   }
-  const envelope = common ?? tree!;
-
-  if (envelope.local !== 'Envelope' || (envelope.ns !== SOAP11_NS && envelope.ns !== SOAP12_NS)) {
-    const expected = version === '1.1' ? SOAP11_NS : SOAP12_NS;
-    return fault(version, { code: 'VersionMismatch', message: messages.versionMismatch(envelope.ns, expected) });
-  }
-  const envelopeVersion: SoapVersion = envelope.ns === SOAP11_NS ? '1.1' : '1.2';
-  // A SOAP 1.1 envelope sent as application/soap+xml is refused; the other way round is answered in 1.2.
-  if (version === '1.2' && envelopeVersion === '1.1') {
-    return answer(res, { status: 415, contentType: SOAP_CONTENT_TYPE['1.1'], cacheControl: BINDING_CACHE });
-  }
-  const answerVersion = envelopeVersion;
-
-  const requestElement = common ? common.request : firstChild(tree, envelope.ns, 'Body')?.children[0];
-  const named = requestElement && requestElement.ns === namespace ? operationsOf(service).find((o) => o.name === requestElement.local) : undefined;
-  if (!op) {
-    op = named;
-    if (!op) {
-      return fault(answerVersion, {
-        code: 'Client',
-        message: version === '1.1' ? messages.unknownSoapAction(action ?? '') : messages.noSoap12Action,
-      });
-    }
-  } else if (version === '1.1' && named && named !== op) {
-    // ASMX silently runs the SOAPAction's operation with default parameters; we refuse (ASMX-WIRE.md).
-    return fault(answerVersion, { code: 'Client', message: messages.actionBodyMismatch(op.name, named.name) });
-  }
-
-  const notUnderstood = tree && mustUnderstandHeader(tree);
-  if (notUnderstood) {
-    return fault(answerVersion, { code: 'MustUnderstand', message: messages.headerNotUnderstood(notUnderstood.local) }, OPERATION_CACHE);
-  }
-
-  // Routed by its body, the request was read under the service's largest limit: hold it to its own.
-  if (body.length > (op.maxBodyBytes ?? env.config.limits.maxBodyBytes)) {
-    return fault(answerVersion, { code: 'Client', message: `Server was unable to read request. ---> ${messages.requestTooLarge}` });
-  }
-
-  let call: BoundCall | undefined = common && (named === op ? bindCommonParameters(op, common, namespace) : bindParameterTexts(op, new Map()));
-  try {
-    if (!call) {
-      // From the general reader's tree: any other envelope, or a value the common path would not
-      // convert (so that it is reported as ever).
-      tree ??= readXml(text, limits);
-      call = bindSoapParameters(op, named === op ? firstChild(tree, tree.ns, 'Body')!.children[0] : null, namespace, text);
-    }
-  } catch (error) {
-    if (error instanceof SoapValueError) return fault(answerVersion, readFailure(error.line, error.position, error.inner));
-    if (error instanceof SoapBase64Error) return badRequest();
-    throw error;
-  }
+  const { op, answerVersion, call } = reading;
 
   const outcome = await env.invoke(call, facts);
   if (outcome.kind === 'incident') {
@@ -272,4 +220,97 @@ export async function answerSoap(
       writer.raw(`</${operation.name}Response>${ENVELOPE_END}`);
     },
   );
+}
+
+/**
+ * What a SOAP request calls, read from its text: the envelope (by the common-envelope scanner, or
+ * the general reader), its version against the content type's, the operation (by action or by
+ * body), the parameters bound. Undefined when the request is refused: the refusal has been
+ * answered (a fault, 400 or 415, as ASMX-WIRE.md says).
+ */
+function readSoapCall(
+  res: ServerResponse,
+  service: ServiceName,
+  version: SoapVersion,
+  action: string | undefined,
+  routedOp: OperationSpec | undefined,
+  body: Buffer,
+  text: string,
+  env: ProtocolEnv,
+): SoapReading | undefined {
+  const { namespace } = env.config;
+  const fault = (answerVersion: SoapVersion, soapFault: SoapFault, cacheControl = BINDING_CACHE) =>
+    answer(res, { status: 500, contentType: SOAP_CONTENT_TYPE[answerVersion], cacheControl }, renderSoapFault(answerVersion, soapFault));
+  const badRequest = () => answer(res, { status: 400, contentType: SOAP_CONTENT_TYPE[version], cacheControl: BINDING_CACHE });
+
+  let op = routedOp;
+  // The envelope clients send is read directly (common-envelope.ts); any other by the general reader.
+  const limits = { maxDepth: env.config.limits.maxXmlDepth, maxElements: env.config.limits.maxXmlElements };
+  const common = readCommonEnvelope(text, limits);
+  let tree: XmlElement | undefined;
+  if (!common) {
+    try {
+      tree = readXml(text, limits);
+    } catch (error) {
+      if (!(error instanceof XmlReadError)) throw error;
+      // Routed by header: the body was read to bind parameters, and ASMX answers 400. Routing by
+      // body reads the document up to the operation element first: failing before it is a fault.
+      const partialBody = firstChild(error.partialRoot, error.partialRoot?.ns ?? '', 'Body');
+      if (action !== undefined || (partialBody && partialBody.children.length > 0)) return void badRequest();
+      return void fault(version, processFailure(error.message));
+    }
+  }
+  const envelope = common ?? tree!;
+
+  if (envelope.local !== 'Envelope' || (envelope.ns !== SOAP11_NS && envelope.ns !== SOAP12_NS)) {
+    const expected = version === '1.1' ? SOAP11_NS : SOAP12_NS;
+    return void fault(version, { code: 'VersionMismatch', message: messages.versionMismatch(envelope.ns, expected) });
+  }
+  const envelopeVersion: SoapVersion = envelope.ns === SOAP11_NS ? '1.1' : '1.2';
+  // A SOAP 1.1 envelope sent as application/soap+xml is refused; the other way round is answered in 1.2.
+  if (version === '1.2' && envelopeVersion === '1.1') {
+    return void answer(res, { status: 415, contentType: SOAP_CONTENT_TYPE['1.1'], cacheControl: BINDING_CACHE });
+  }
+  const answerVersion = envelopeVersion;
+
+  const requestElement = common ? common.request : firstChild(tree, envelope.ns, 'Body')?.children[0];
+  const named = requestElement && requestElement.ns === namespace ? operationsOf(service).find((o) => o.name === requestElement.local) : undefined;
+  if (!op) {
+    op = named;
+    if (!op) {
+      return void fault(answerVersion, {
+        code: 'Client',
+        message: version === '1.1' ? messages.unknownSoapAction(action ?? '') : messages.noSoap12Action,
+      });
+    }
+  } else if (version === '1.1' && named && named !== op) {
+    // ASMX silently runs the SOAPAction's operation with default parameters; we refuse (ASMX-WIRE.md).
+    return void fault(answerVersion, { code: 'Client', message: messages.actionBodyMismatch(op.name, named.name) });
+  }
+
+  const notUnderstood = tree && mustUnderstandHeader(tree);
+  if (notUnderstood) {
+    return void fault(answerVersion, { code: 'MustUnderstand', message: messages.headerNotUnderstood(notUnderstood.local) }, OPERATION_CACHE);
+  }
+
+  // Routed by its body, the request was read under the service's largest limit: hold it to its own.
+  if (body.length > (op.maxBodyBytes ?? env.config.limits.maxBodyBytes)) {
+    return void fault(answerVersion, { code: 'Client', message: `Server was unable to read request. ---> ${messages.requestTooLarge}` });
+  }
+
+  let call: BoundCall | undefined = common && (named === op ? bindCommonParameters(op, common, namespace) : bindParameterTexts(op, new Map()));
+  try {
+    if (!call) {
+      // From the general reader's tree: any other envelope, or a value the common path would not
+      // convert (so that it is reported as ever).
+      tree ??= readXml(text, limits);
+      call = bindSoapParameters(op, named === op ? firstChild(tree, tree.ns, 'Body')!.children[0] : null, namespace, text);
+    }
+  } catch (error) {
+    if (error instanceof SoapValueError) return void fault(answerVersion, readFailure(error.line, error.position, error.inner));
+    if (error instanceof SoapBase64Error) return void badRequest();
+    throw error;
+  }
+
+  return { op, answerVersion, call };
 }
