@@ -1,15 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { cachedItemName, insideFolderOf, useDecryptItem } from '../../api/encryption';
 import type { Item } from '../../api/results';
 import { useI18n } from '../../i18n';
-import { passwordProblem } from '../../lib/encryption-rules';
 import { notify } from '../../lib/notices';
-import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { Icon } from '../ui/icons';
-import { PasswordField, usePasswordRefusal } from './password-field';
+import { PasswordField, PasswordRefusalNotice, usePasswordEntry } from './password-field';
 
 /** The name of the folder an item sits in, from its path ("/A/B/x.txt" → "B"), when the listing gives paths. */
 function parentNameFromPath(item: Item): string | undefined {
@@ -26,17 +24,7 @@ export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly
   const { t } = useI18n();
   const client = useQueryClient();
   const decrypt = useDecryptItem();
-  const [password, setPassword] = useState('');
-  const [lengthError, setLengthError] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
-  const refusal = usePasswordRefusal(decrypt.error);
-
-  // A wrong password: back to the field, its text selected for typing again.
-  useEffect(() => {
-    if (!refusal.wrong) return;
-    field.current?.focus();
-    field.current?.select();
-  }, [decrypt.error, refusal.wrong]);
+  const { password, refusal, readyToSend, field } = usePasswordEntry(decrypt);
 
   const outerFolder = insideFolderOf(decrypt.error);
   const outerName =
@@ -46,13 +34,7 @@ export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (decrypt.isPending || refusal.blocked) return;
-    if (passwordProblem(password)) {
-      setLengthError(true);
-      field.current?.focus();
-      return;
-    }
-    setLengthError(false);
+    if (!readyToSend()) return;
     decrypt.mutate(
       { item, password },
       {
@@ -72,35 +54,24 @@ export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly
     >
       <form onSubmit={onSubmit} noValidate className="space-y-4">
         <PasswordField
-          ref={field}
+          {...field}
           label={t.passwordLabel}
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
           autoComplete="current-password"
           required
           data-autofocus=""
-          error={lengthError ? t.passwordLength : refusal.wrong ? refusal.message : null}
           help={item.tip ? t.passwordHintIs(item.tip) : undefined}
         />
-        {decrypt.isError &&
-          !refusal.wrong &&
-          (refusal.message ? (
-            <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-              {refusal.message}
-            </p>
-          ) : outerFolder !== undefined ? (
-            <p role="alert" className="rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-600 dark:bg-amber-950 dark:text-amber-100">
-              {outerName ? t.decryptInsideFolder(item.name, outerName) : t.decryptInsideSomeFolder(item.name)}
-            </p>
-          ) : (
-            <InlineError error={decrypt.error} />
-          ))}
-        {/* Announced: the field's own error text is read when focus returns to it, this says it at once. */}
-        {refusal.wrong && (
-          <p key={decrypt.submittedAt} role="alert" className="sr-only">
-            {refusal.message}
-          </p>
-        )}
+        <PasswordRefusalNotice
+          mutation={decrypt}
+          refusal={refusal}
+          other={
+            outerFolder === undefined ? undefined : (
+              <p role="alert" className="rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-600 dark:bg-amber-950 dark:text-amber-100">
+                {outerName ? t.decryptInsideFolder(item.name, outerName) : t.decryptInsideSomeFolder(item.name)}
+              </p>
+            )
+          }
+        />
         <DialogActions>
           <Button variant="secondary" onClick={onClose}>
             {t.cancel}

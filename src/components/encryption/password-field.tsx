@@ -1,13 +1,24 @@
 /**
  * The password field of the encryption dialogs and the unlock prompt: masked, with a button that
  * shows what was typed (for checking it on a phone), its label, help and error tied to the input.
- * And what a refused password (403, 429) means for the form.
+ * And what a refused password (403, 429) means for the forms that send one (Unlock, Decrypt).
  */
-import { forwardRef, useEffect, useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import {
+  forwardRef,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type ChangeEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+} from 'react';
 import { isApiError } from '../../api/errors';
 import { useI18n, type Messages } from '../../i18n';
+import { passwordProblem } from '../../lib/encryption-rules';
 import { durationUnits } from '../../lib/error-text';
 import { formatDuration } from '../../lib/format';
+import { InlineError } from '../error-panel';
 import { inputClass } from '../ui/field';
 import { Icon } from '../ui/icons';
 
@@ -109,4 +120,82 @@ export function usePasswordRefusal(error: unknown): PasswordRefusal {
     return () => clearTimeout(timer);
   }, [error, waitSeconds]);
   return { message, wrong, blocked: waitSeconds > 0 && waited !== error };
+}
+
+/** What a form needs of the mutation that sends the password. */
+interface PasswordMutation {
+  readonly error: unknown;
+  readonly isPending: boolean;
+  readonly submittedAt: number;
+}
+
+/**
+ * The password entry of a form that sends an existing password (Unlock, Decrypt): its value, the
+ * length check before sending, what a refusal means, and after a wrong password the focus back in
+ * the field with its text selected for typing again. `field` goes to the PasswordField.
+ */
+export function usePasswordEntry(mutation: PasswordMutation) {
+  const { t } = useI18n();
+  const [password, setPassword] = useState('');
+  const [lengthError, setLengthError] = useState(false);
+  const ref = useRef<HTMLInputElement>(null);
+  const refusal = usePasswordRefusal(mutation.error);
+
+  useEffect(() => {
+    if (!refusal.wrong) return;
+    ref.current?.focus();
+    ref.current?.select();
+  }, [mutation.error, refusal.wrong]);
+
+  /** Whether to send now: not while sending or blocked; a password of the wrong length is said in the field instead. */
+  const readyToSend = (): boolean => {
+    if (mutation.isPending || refusal.blocked) return false;
+    if (passwordProblem(password)) {
+      setLengthError(true);
+      ref.current?.focus();
+      return false;
+    }
+    setLengthError(false);
+    return true;
+  };
+
+  const field = {
+    ref,
+    value: password,
+    onChange: (event: ChangeEvent<HTMLInputElement>) => setPassword(event.target.value),
+    error: lengthError ? t.passwordLength : refusal.wrong ? refusal.message : null,
+  };
+  return { password, refusal, readyToSend, field };
+}
+
+/**
+ * What a sent password's refusal says below the form: a wrong one announced at once (the field's
+ * own error text is read only when focus returns to it), a wait after too many, and any other
+ * error as `other` says it (by default the error's own text).
+ */
+export function PasswordRefusalNotice({
+  mutation,
+  refusal,
+  other,
+}: {
+  readonly mutation: PasswordMutation;
+  readonly refusal: PasswordRefusal;
+  readonly other?: ReactNode;
+}) {
+  if (refusal.wrong) {
+    return (
+      <p key={mutation.submittedAt} role="alert" className="sr-only">
+        {refusal.message}
+      </p>
+    );
+  }
+  if (mutation.error == null) return null;
+  if (refusal.message) {
+    return (
+      <p role="alert" className="text-sm text-red-700 dark:text-red-300">
+        {refusal.message}
+      </p>
+    );
+  }
+  return other ?? <InlineError error={mutation.error} />;
 }

@@ -1,12 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import { cachedItemName, useUnlockItem, type ItemLock } from '../../api/encryption';
 import { useI18n } from '../../i18n';
-import { passwordProblem } from '../../lib/encryption-rules';
-import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Icon } from '../ui/icons';
-import { PasswordField, usePasswordRefusal } from './password-field';
+import { PasswordField, PasswordRefusalNotice, usePasswordEntry } from './password-field';
 
 /** What the user tried to open: the folder of the page, or the file to download. */
 export interface OpenedItem {
@@ -36,17 +34,8 @@ export function UnlockForm({ lock, opened, onUnlocked, onCancel, explain: given 
   const { t } = useI18n();
   const client = useQueryClient();
   const unlock = useUnlockItem({ onUnlocked });
-  const [password, setPassword] = useState('');
-  const [lengthError, setLengthError] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
-  const refusal = usePasswordRefusal(unlock.error);
+  const { password, refusal, readyToSend, field } = usePasswordEntry(unlock);
   const explainId = useId();
-
-  useEffect(() => {
-    if (!refusal.wrong) return;
-    field.current?.focus();
-    field.current?.select();
-  }, [unlock.error, refusal.wrong]);
 
   // The 423 names the root-most locked item: a folder above the one opened, maybe.
   const lockedAbove = opened !== undefined && (opened.type !== lock.type || opened.id !== lock.id);
@@ -58,13 +47,7 @@ export function UnlockForm({ lock, opened, onUnlocked, onCancel, explain: given 
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (unlock.isPending || refusal.blocked) return;
-    if (passwordProblem(password)) {
-      setLengthError(true);
-      field.current?.focus();
-      return;
-    }
-    setLengthError(false);
+    if (!readyToSend()) return;
     unlock.mutate({ lock, password });
   };
 
@@ -79,32 +62,16 @@ export function UnlockForm({ lock, opened, onUnlocked, onCancel, explain: given 
         )}
       </div>
       <PasswordField
-        ref={field}
+        {...field}
         label={t.passwordLabel}
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
         autoComplete="current-password"
         required
         data-autofocus=""
         autoFocus
-        error={lengthError ? t.passwordLength : refusal.wrong ? refusal.message : null}
         help={t.unlockSessionHelp}
         describedBy={explainId}
       />
-      {refusal.wrong && (
-        <p key={unlock.submittedAt} role="alert" className="sr-only">
-          {refusal.message}
-        </p>
-      )}
-      {unlock.isError &&
-        !refusal.wrong &&
-        (refusal.message ? (
-          <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-            {refusal.message}
-          </p>
-        ) : (
-          <InlineError error={unlock.error} />
-        ))}
+      <PasswordRefusalNotice mutation={unlock} refusal={refusal} />
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
         {onCancel && (
           <Button variant="secondary" onClick={onCancel}>
