@@ -1,16 +1,10 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { AppLayout } from './components/app-layout';
 import { queryClient } from './lib/query-client';
 import { FolderPage } from './pages/folder-page';
 import { LoginPage } from './pages/login-page';
 import { NotFoundPage } from './pages/not-found-page';
-import { RecentPage } from './pages/recent-page';
-import { RecycleBinPage } from './pages/recycle-bin-page';
-import { LinksPage } from './pages/links-page';
-import { SearchPage } from './pages/search-page';
-import { SharesPage } from './pages/shares-page';
 
 /**
  * Client routes. None of them starts with a service path (/…Service.asmx, /upload, /d/, /l/,
@@ -23,31 +17,23 @@ import { SharesPage } from './pages/shares-page';
  * - /bin              the recycle bin
  * - /links            files with a direct link (?order=name|time|size&desc=0|1)
  * - /shares           what the account has shared (?order=…&desc=…)
- * - /s/:code          the public share page (no login; ?dir=…&order=…&desc=…, ?pwd=… once), loaded on demand
+ * - /s/:code          the public share page (no login; ?dir=…&order=…&desc=…, ?pwd=… once)
  */
-// The share page is a chunk of its own, fetched on its first visit: the file manager's first load does not carry it.
-const SharePage = lazy(() => import('./pages/share-page').then((module) => ({ default: module.SharePage })));
-
+// The pages people land on (a folder, the login) come with the first load; every other page is a
+// chunk of its own, fetched when it is first visited (the router keeps the old page until then).
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
-  {
-    path: '/s/:code',
-    element: (
-      <Suspense fallback={null}>
-        <SharePage />
-      </Suspense>
-    ),
-  },
+  { path: '/s/:code', lazy: () => import('./pages/share-page').then((page) => ({ Component: page.SharePage })) },
   {
     element: <AppLayout />,
     children: [
       { index: true, element: <FolderPage /> },
       { path: 'folder/:id', element: <FolderPage /> },
-      { path: 'search', element: <SearchPage /> },
-      { path: 'recent', element: <RecentPage /> },
-      { path: 'bin', element: <RecycleBinPage /> },
-      { path: 'links', element: <LinksPage /> },
-      { path: 'shares', element: <SharesPage /> },
+      { path: 'search', lazy: () => import('./pages/search-page').then((page) => ({ Component: page.SearchPage })) },
+      { path: 'recent', lazy: () => import('./pages/recent-page').then((page) => ({ Component: page.RecentPage })) },
+      { path: 'bin', lazy: () => import('./pages/recycle-bin-page').then((page) => ({ Component: page.RecycleBinPage })) },
+      { path: 'links', lazy: () => import('./pages/links-page').then((page) => ({ Component: page.LinksPage })) },
+      { path: 'shares', lazy: () => import('./pages/shares-page').then((page) => ({ Component: page.SharesPage })) },
     ],
   },
   { path: '*', element: <NotFoundPage /> },

@@ -4,6 +4,8 @@
  */
 export interface Logger {
   info(event: string, fields?: Record<string, unknown>): void;
+  /** Something an operator should look at, though the service goes on (a setting, a dependency's notice). */
+  warn(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
 }
 
@@ -27,11 +29,23 @@ export function createLogger(write: (line: string) => void): Logger {
   const flush = (write as Partial<BatchedLines>).flush;
   return {
     info: (event, fields) => emit('info', event, fields),
+    warn: (event, fields) => emit('warn', event, fields),
     error: (event, fields) => {
       emit('error', event, fields);
       flush?.();
     },
   };
+}
+
+/**
+ * Process warnings (Node's and dependencies', e.g. the AWS SDK's notice about Node 20) as one `warn`
+ * line each in the log, instead of Node's multi-line text on standard error.
+ */
+export function logProcessWarnings(log: Logger): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    log.warn('process warning', { name: warning.name, message: warning.message.replace(/\s+/g, ' ').trim() });
+  });
 }
 
 /** Public codes in URL paths (/s/, /l/, /d/) are capabilities: logs keep only the route. */

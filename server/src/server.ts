@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import type { Config } from './config';
+import { createLogger, logProcessWarnings } from './log';
 import { ensureDemoAccount } from './operations/accounts';
 
 export interface RunningServer {
@@ -14,6 +15,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
+  logProcessWarnings(createLogger(config.log)); // before buildApp: dependencies warn as they load
   const app = await buildApp(config);
   const demo = await ensureDemoAccount(app.services);
 
@@ -29,7 +31,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   if (config.databaseUrl !== undefined && config.secret === undefined) {
     // Several instances on one database must share one secret (README, "Scaling out"): a file of
     // each instance's own would make every URL, code and job key of one unreadable to the others.
-    app.log.info('settings', {
+    app.log.warn('settings', {
       warning: `FSS_SECRET is not set: the server secret is ${config.dataDir}/secret.key; every instance using this database must have the same secret (set FSS_SECRET alike on each)`,
     });
   }

@@ -1,11 +1,38 @@
 /**
  * Uploads and downloads for components: pick or drop files and folders into a folder, download a
  * file; and the queue's state for the upload panel. The engine itself is src/lib/uploads/ (no
- * React); this is its face.
+ * React); this is its face. The engine is a chunk of its own, fetched just after the first render
+ * (the layout subscribes to its state) rather than carried by the first load.
  */
 import { useSyncExternalStore } from 'react';
-import { downloadFile, uploadDropped, uploadPicked, uploadQueue } from '../lib/uploads/app-uploads';
+import { captureDrop } from '../lib/uploads/dropped-files';
 import type { UploadSnapshot } from '../lib/uploads/types';
+
+type UploadEngine = typeof import('../lib/uploads/app-uploads');
+
+let engine: UploadEngine | undefined;
+let loadingEngine: Promise<UploadEngine> | undefined;
+const listeners = new Set<() => void>();
+const notifyListeners = () => {
+  for (const listener of listeners) listener();
+};
+
+/** The upload engine, fetched once; its queue's changes reach useUploadSnapshot's subscribers. */
+export function loadUploadEngine(): Promise<UploadEngine> {
+  loadingEngine ??= import('../lib/uploads/app-uploads').then((module) => {
+    engine = module;
+    module.uploadQueue.subscribe(notifyListeners);
+    notifyListeners();
+    return module;
+  });
+  return loadingEngine;
+}
+
+const NO_UPLOADS: UploadSnapshot = {
+  items: [],
+  totals: { files: 0, done: 0, failed: 0, active: 0, paused: 0, bytes: 0, uploaded: 0, speed: 0 },
+  interrupted: [],
+};
 
 export interface Uploads {
   /** Opens the file picker; the chosen files are uploaded into `folderId` (0 = the root). */
@@ -52,7 +79,7 @@ export function takePicked(input: HTMLInputElement, fallbackFolder: number) {
   const folderId = pickerTarget ?? fallbackFolder;
   pickerTarget = null;
   input.value = '';
-  if (files.length > 0) uploadPicked(folderId, files);
+  if (files.length > 0) void loadUploadEngine().then((upload) => upload.uploadPicked(folderId, files));
 }
 
 /** The picker was closed without a choice. */
@@ -63,8 +90,12 @@ export function pickerCancelled() {
 const uploads: Uploads = {
   pickFiles: (folderId) => openPicker('files', folderId),
   pickFolder: (folderId) => openPicker('folder', folderId),
-  addDropped: uploadDropped,
-  downloadFile,
+  addDropped: (folderId, dataTransfer) => {
+    // What was dropped must be taken during the event; the folders are walked once the engine is there.
+    const walk = captureDrop(dataTransfer);
+    void loadUploadEngine().then((upload) => upload.uploadDropped(folderId, walk));
+  },
+  downloadFile: (fileId) => loadUploadEngine().then((upload) => upload.downloadFile(fileId)),
 };
 
 export function useUploads(): Uploads {
@@ -73,7 +104,15 @@ export function useUploads(): Uploads {
 
 /** The queue's state, re-rendering on changes (progress at most every 200 ms). */
 export function useUploadSnapshot(): UploadSnapshot {
-  return useSyncExternalStore(uploadQueue.subscribe, uploadQueue.getSnapshot);
+  return useSyncExternalStore(subscribeToUploads, uploadSnapshot);
 }
 
-export { uploadQueue };
+function subscribeToUploads(listener: () => void): () => void {
+  listeners.add(listener);
+  void loadUploadEngine();
+  return () => listeners.delete(listener);
+}
+
+function uploadSnapshot(): UploadSnapshot {
+  return engine ? engine.uploadQueue.getSnapshot() : NO_UPLOADS;
+}

@@ -32,6 +32,8 @@ export interface ServiceProcess {
   readonly dataDir: string;
   /** What the process printed so far (stdout and stderr, interleaved as they arrived). */
   output(): string;
+  /** What the process printed on stderr alone. */
+  errorOutput(): string;
   /** Whether the process has exited. */
   readonly exited: boolean;
   /** SIGKILL, and waits until the process is gone. */
@@ -91,7 +93,11 @@ export async function startService(dataDir: string, extraEnv: NodeJS.ProcessEnv 
     output += chunk.toString('utf8');
     if (output.length > MAX_OUTPUT_CHARS) output = output.slice(-MAX_OUTPUT_CHARS);
   };
-  child.stderr!.on('data', append);
+  let errorOutput = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    append(chunk);
+    if (errorOutput.length < MAX_OUTPUT_CHARS) errorOutput += chunk.toString('utf8');
+  });
 
   const url = await new Promise<string>((resolve, reject) => {
     let pending = '';
@@ -122,6 +128,7 @@ export async function startService(dataDir: string, extraEnv: NodeJS.ProcessEnv 
     pid: child.pid!,
     dataDir,
     output: () => output,
+    errorOutput: () => errorOutput,
     get exited() {
       return hasExited;
     },

@@ -3,7 +3,7 @@
  * pages: the actions of the toolbar, the "More actions" menu and the right-click menu, and the
  * dialogs they open.
  */
-import { useMemo, useState, type ReactNode } from 'react';
+import { Suspense, useMemo, useState, type ReactNode } from 'react';
 import { useRenameItem } from '../../api/files';
 import type { FolderItem, Item } from '../../api/results';
 import type { SelectionControls } from '../../hooks/use-selection';
@@ -11,17 +11,22 @@ import { useUploads } from '../../hooks/use-uploads';
 import { useI18n } from '../../i18n';
 import { describeError } from '../../lib/error-text';
 import { notify } from '../../lib/notices';
-import { DeleteDialog } from '../dialogs/delete-dialog';
-import { MoveDialog } from '../dialogs/move-dialog';
-import { NewFolderDialog } from '../dialogs/new-folder-dialog';
-import { RenameDialog } from '../dialogs/rename-dialog';
-import { ShareDialog } from '../sharing/share-dialog';
-import { EmailShareDialog } from '../email-share/email-share-dialog';
-import { DecryptDialog } from '../encryption/decrypt-dialog';
-import { EncryptDialog } from '../encryption/encrypt-dialog';
 import { UnlockRequests } from '../encryption/unlock-dialog';
-import { LinkDialogs, useLinkMenu, type LinkDialogRequest } from '../links/link-actions';
+import { useLinkMenu, type LinkDialogRequest } from '../links/link-actions';
+import { lazyNamed } from '../ui/lazy-named';
 import type { MenuAction } from '../ui/menu';
+
+// Each dialog is a chunk of its own, fetched when it is first opened: the first load carries none.
+const NewFolderDialog = lazyNamed(() => import('../dialogs/new-folder-dialog'), 'NewFolderDialog');
+const RenameDialog = lazyNamed(() => import('../dialogs/rename-dialog'), 'RenameDialog');
+const MoveDialog = lazyNamed(() => import('../dialogs/move-dialog'), 'MoveDialog');
+const DeleteDialog = lazyNamed(() => import('../dialogs/delete-dialog'), 'DeleteDialog');
+const ShareDialog = lazyNamed(() => import('../sharing/share-dialog'), 'ShareDialog');
+const EmailShareDialog = lazyNamed(() => import('../email-share/email-share-dialog'), 'EmailShareDialog');
+const LinkDialog = lazyNamed(() => import('../links/link-dialog'), 'LinkDialog');
+const RemoveLinkDialog = lazyNamed(() => import('../links/remove-link-dialog'), 'RemoveLinkDialog');
+const EncryptDialog = lazyNamed(() => import('../encryption/encrypt-dialog'), 'EncryptDialog');
+const DecryptDialog = lazyNamed(() => import('../encryption/decrypt-dialog'), 'DecryptDialog');
 
 export type DialogRequest =
   | { readonly kind: 'new-folder'; readonly dir: number }
@@ -157,13 +162,15 @@ export function useItemActions(
   else if (request?.kind === 'delete') dialogs = <DeleteDialog items={request.items} permanent={request.permanent} onClose={close} />;
   else if (request?.kind === 'share') dialogs = <ShareDialog items={request.items} onClose={close} />;
   else if (request?.kind === 'email-share') dialogs = <EmailShareDialog item={request.item} onClose={close} />;
-  else if (request?.kind === 'link' || request?.kind === 'unlink') dialogs = <LinkDialogs request={request} onClose={close} />;
+  else if (request?.kind === 'link') {
+    dialogs = <LinkDialog files={request.files} mode={request.mode} foldersLeftOut={request.foldersLeftOut} onClose={close} />;
+  } else if (request?.kind === 'unlink') dialogs = <RemoveLinkDialog files={request.files} onClose={close} />;
   else if (request?.kind === 'encrypt') dialogs = <EncryptDialog item={request.item} onClose={close} />;
   else if (request?.kind === 'decrypt') dialogs = <DecryptDialog item={request.item} onClose={close} />;
   // Always there: a download of a locked file asks for its password (api/encryption.ts requestUnlock).
   dialogs = (
     <>
-      {dialogs}
+      <Suspense fallback={null}>{dialogs}</Suspense>
       <UnlockRequests />
     </>
   );

@@ -1,6 +1,6 @@
 /**
  * The direct-link entries of the actions menu, as the selection calls for them, and their
- * dialogs (item-actions.tsx shows them with the others):
+ * dialogs (item-actions.tsx opens them with the others):
  * - "Create link" while a selected file has none ("Show link" once they all have one); disabled,
  *   with the reason as its tooltip, when only folders are selected: folders cannot be linked;
  * - "Copy link" when every selected file has one: copied at once, "Link copied.";
@@ -15,8 +15,7 @@ import type { SelectionControls } from '../../hooks/use-selection';
 import { useI18n } from '../../i18n';
 import type { MenuAction } from '../ui/menu';
 import { copyLinks } from './copy-links';
-import { LinkDialog, type LinkDialogMode } from './link-dialog';
-import { RemoveLinkDialog } from './remove-link-dialog';
+import type { LinkDialogMode } from './link-dialog';
 
 export type LinkDialogRequest =
   | { readonly kind: 'link'; readonly files: readonly FileItem[]; readonly mode: LinkDialogMode; readonly foldersLeftOut: number }
@@ -71,9 +70,4 @@ export function useLinkMenu(controls: SelectionControls, open: (request: LinkDia
     });
   }
   return actions;
-}
-
-export function LinkDialogs({ request, onClose }: { readonly request: LinkDialogRequest; readonly onClose: () => void }) {
-  if (request.kind === 'link') return <LinkDialog files={request.files} mode={request.mode} foldersLeftOut={request.foldersLeftOut} onClose={onClose} />;
-  return <RemoveLinkDialog files={request.files} onClose={onClose} />;
 }

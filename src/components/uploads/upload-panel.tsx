@@ -2,14 +2,16 @@
  * The upload panel: every queued file with its progress, speed and time left, and pause, resume,
  * cancel; the overall progress on top; collapsible; uploads remembered from an earlier page. Fixed
  * at the bottom of the screen (full width on a phone, a card on the right otherwise). Long lists
- * are virtualized: a dropped folder of 10,000 files renders only the rows on screen.
+ * are virtualized: a dropped folder of 10,000 files renders only the rows on screen. A chunk of its
+ * own with the upload engine (upload-root.tsx loads it).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type CSSProperties, type ReactNode } from 'react';
-import { useUploads, useUploadSnapshot, uploadQueue } from '../../hooks/use-uploads';
+import { useUploads, useUploadSnapshot } from '../../hooks/use-uploads';
 import { useUploadText, type UploadMessages } from '../../i18n/uploads';
 import type { Messages } from '../../i18n';
 import { formatDuration, formatSize, type DurationUnits } from '../../lib/format';
+import { uploadQueue } from '../../lib/uploads/app-uploads';
 import type { UploadItem, UploadSnapshot, UploadTotals } from '../../lib/uploads/types';
 
 const ROW_HEIGHT = 76;

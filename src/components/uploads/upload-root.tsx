@@ -3,11 +3,13 @@
  * (useUploads().pickFiles/pickFolder open them), the page-wide drop zone for the current folder,
  * and the upload panel.
  */
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
 import { pickerCancelled, takePicked, useUploads, useUploadSnapshot } from '../../hooks/use-uploads';
 import { useUploadText } from '../../i18n/uploads';
-import { UploadPanel } from './upload-panel';
+
+// The panel comes with the upload engine, in a chunk fetched after the first render.
+const UploadPanel = lazy(() => import('./upload-panel').then((module) => ({ default: module.UploadPanel })));
 
 /** The folder the page shows: 0 on /, the id on /folder/:id, null elsewhere (search, bin…: no drop target). */
 export function folderOfPath(pathname: string): number | null {
@@ -25,7 +27,9 @@ export function UploadRoot() {
       <PickerInput kind="folder" folderId={folderId ?? 0} />
       <PageDropZone folderId={folderId} />
       <LeaveWarning />
-      <UploadPanel />
+      <Suspense fallback={null}>
+        <UploadPanel />
+      </Suspense>
     </>
   );
 }

@@ -11,7 +11,7 @@ import { createTusClient } from '../../api/tus';
 import { startBrowserDownload } from '../browser-download';
 import { queryClient } from '../query-client';
 import { createUploadTransport, createWorkerHasher, localStorageResumeStore } from './browser';
-import { captureDrop, treeFromPicked, type DroppedTree } from './dropped-files';
+import { treeFromPicked, type DroppedTree } from './dropped-files';
 import { createUploadQueue, type UploadQueue } from './upload-queue';
 
 /** Listings are refreshed at most this often while files keep arriving (the first change at once). */
@@ -61,9 +61,8 @@ export function uploadPicked(folderId: number, files: Iterable<File>) {
   enqueueTree(folderId, treeFromPicked(files));
 }
 
-/** Queues what was dropped. Must be called during the drop event (see captureDrop). */
-export function uploadDropped(folderId: number, dataTransfer: DataTransfer) {
-  const walk = captureDrop(dataTransfer);
+/** Queues what was dropped, from what captureDrop took during the drop event. */
+export function uploadDropped(folderId: number, walk: () => Promise<DroppedTree>) {
   walk().then(
     (tree) => enqueueTree(folderId, tree),
     (error: unknown) => console.error('Reading the dropped folders failed', error),
