@@ -44,6 +44,8 @@ export async function keepScreenshot(page: Page, testInfo: TestInfo, name: strin
 
 /** Runs axe-core on the page and fails on serious or critical violations, listing them. */
 export async function expectNoSeriousViolations(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  // Colours mid-transition (e.g. just after a switch to the dark scheme) are not what a user reads.
+  await page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))));
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   await testInfo.attach(`axe-${name}.json`, { body: JSON.stringify(results.violations, null, 2), contentType: 'application/json' });
