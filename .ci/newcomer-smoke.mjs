@@ -154,6 +154,7 @@ function startService(port) {
       cwd: clone,
       env: { ...process.env, PORT: String(port), FSS_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // a process group of its own, so that nothing it started can outlive a failure
     });
     let output = '';
     service = { child, output: () => output, exit: new Promise((done) => child.once('exit', (code, signal) => done({ code, signal }))) };
@@ -178,6 +179,7 @@ function startService(port) {
   });
 }
 
+/** SIGTERM to npm alone, as a process manager sends it: npm must pass it on to the service. */
 async function stopService() {
   const { child, exit } = service;
   child.kill('SIGTERM');
@@ -196,8 +198,11 @@ try {
   process.exitCode = 1;
 } finally {
   if (service) {
-    service.child.kill('SIGKILL');
-    spawnSync('pkill', ['-KILL', '-f', `${clone}/`]); // the service npm started, should npm have left it
+    try {
+      process.kill(-service.child.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
   }
   rmSync(work, { recursive: true, force: true });
 }
