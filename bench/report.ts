@@ -82,8 +82,12 @@ const rps = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ?
 const ratio = (v: number) => (Number.isFinite(v) ? `${round(v, 2)}×` : '—');
 const mark = (met: boolean | null) => (met === null ? 'not measured' : met ? 'met' : '**not met**');
 
-/** A 1 MiB download takes about 10 ms quietly, and took 8 s while 32 clients looped Login before the hash queue (issue 18). */
-const FLOOD_DOWNLOAD_GOAL_MS = 500;
+/**
+ * A 1 MiB download takes a few ms quietly, and took 8 s while 32 clients looped Login before the
+ * hash queue (issue 18). With the service on one core, the two scrypts it allows take two thirds
+ * of that core: the goal is that the download is not starved, not that it is as fast as when quiet.
+ */
+const FLOOD_DOWNLOAD_GOAL_MS = 1000;
 
 /** Each goal of the issue, judged on the figures (README: what each figure means). */
 export function judge(results: Omit<Results, 'goals'>): Goal[] {

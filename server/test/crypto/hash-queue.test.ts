@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { BUSY_RETRY_AFTER_SECONDS, HashQueue, passwordHashQueue, WAITING_PER_SLOT } from '../../src/operations/crypto/hash-queue';
+import { BUSY_RETRY_AFTER_SECONDS, HashQueue, passwordHashQueue } from '../../src/operations/crypto/hash-queue';
 import { OpError, ResultCode } from '../../src/operations/errors';
 
 /** A hash the test finishes by hand; `started` says whether the queue has begun it. */
@@ -151,10 +151,10 @@ describe('HashQueue', () => {
 });
 
 describe('the service\'s queue (FSS_PASSWORD_HASH_SLOTS)', () => {
-  it('has 2 slots by default, and a queue of 4 per slot', () => {
+  it('has 2 slots by default, and a queue of 8 per slot', () => {
     const queue = passwordHashQueue(loadConfig({}));
-    expect([queue.slots, queue.maxWaiting]).toEqual([2, 2 * WAITING_PER_SLOT]);
-    expect(passwordHashQueue(loadConfig({ FSS_PASSWORD_HASH_SLOTS: '1' })).maxWaiting).toBe(WAITING_PER_SLOT);
+    expect([queue.slots, queue.maxWaiting]).toEqual([2, 16]);
+    expect(passwordHashQueue(loadConfig({ FSS_PASSWORD_HASH_SLOTS: '1' })).maxWaiting).toBe(8);
   });
 
   it('keeps two threads of the pool for file I/O: more slots than the pool less two is a setting error', () => {
