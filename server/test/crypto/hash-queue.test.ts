@@ -151,10 +151,10 @@ describe('HashQueue', () => {
 });
 
 describe('the service\'s queue (FSS_PASSWORD_HASH_SLOTS)', () => {
-  it('has 2 slots by default, and a queue of 8 per slot', () => {
+  it('has 2 slots by default, and a queue of 4 per slot', () => {
     const queue = passwordHashQueue(loadConfig({}));
-    expect([queue.slots, queue.maxWaiting]).toEqual([2, 16]);
-    expect(passwordHashQueue(loadConfig({ FSS_PASSWORD_HASH_SLOTS: '1' })).maxWaiting).toBe(8);
+    expect([queue.slots, queue.maxWaiting]).toEqual([2, 8]);
+    expect(passwordHashQueue(loadConfig({ FSS_PASSWORD_HASH_SLOTS: '1' })).maxWaiting).toBe(4);
   });
 
   it('keeps two threads of the pool for file I/O: more slots than the pool less two is a setting error', () => {

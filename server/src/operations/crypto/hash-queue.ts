@@ -14,11 +14,12 @@ import type { Config } from '../../config';
 import { tooManyAttempts } from '../errors';
 
 /**
- * Hashes that may wait per slot. At about 0.2 s a hash, a burst of logins 5 times the slots serves
- * all of them within 2 s: with the default 2 slots, 18 at once (2 running, 16 waiting), the last
- * starting within 1.6 s. Waiting costs no thread, only a request held open.
+ * Hashes that may wait per slot. At about 0.2 s a hash, a burst of logins 5 times the slots is
+ * served within about a second: with the default 2 slots, 10 at once (2 running, 8 waiting), the
+ * last starting after 0.8 s. A longer queue would only make every login of a flood wait longer
+ * (on a loaded host a hash takes a second or more). Waiting costs no thread, only a request held open.
  */
-export const WAITING_PER_SLOT = 8;
+export const WAITING_PER_SLOT = 4;
 
 /** What a refusal tells the client to wait: the whole queue is worked off by then. */
 export const BUSY_RETRY_AFTER_SECONDS = 1;
