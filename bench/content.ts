@@ -8,11 +8,14 @@
  *
  * Throughput is bytes / seconds, in MB/s (10^6 bytes). Memory is the service's peak resident
  * memory (VmHWM, reset before each transfer, and sampled) during each transfer.
+ *
+ * And a 1 MiB download while 32 clients loop Login (login-flood.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { attribute, callSigned, login, type Session } from './calls';
+import { measureLoginFlood, type LoginFloodResult } from './login-flood';
 import { PASSWORD, BENCH_ACCOUNT, type Manifest } from './populate';
 import { startService, type ChildServer } from './service';
 import { log, MiB, round, sleep } from './util';
@@ -22,6 +25,8 @@ export interface ContentOptions {
   readonly runDir: string;
   readonly manifest: Manifest;
   readonly bytes: number;
+  /** Downloads of the login-flood figure, quiet and then under the flood. */
+  readonly floodDownloads: number;
   readonly profileDir?: string;
 }
 
@@ -42,6 +47,8 @@ export interface ContentResult {
     readonly tusSeconds: number;
     readonly download: Transfer;
   };
+  /** A 1 MiB download, quiet and while 32 clients loop Login. */
+  readonly loginFlood: LoginFloodResult;
   readonly serviceRssBytes: { readonly start: number; readonly end: number };
 }
 
@@ -181,7 +188,13 @@ async function fileAdd(service: ChildServer, session: Session, folder: number, n
 
 export async function measureContent(options: ContentOptions): Promise<ContentResult> {
   const { manifest, bytes } = options;
-  const service = await startService({ dataDir: options.dataDir, logFile: path.join(options.runDir, 'logs', 'content-service.log'), profileDir: options.profileDir });
+  const service = await startService({
+    dataDir: options.dataDir,
+    logFile: path.join(options.runDir, 'logs', 'content-service.log'),
+    profileDir: options.profileDir,
+    // The login flood's clients each name an address of their own (X-Forwarded-For), as behind a proxy.
+    env: { FSS_TRUSTED_PROXIES: '127.0.0.1' },
+  });
   const rssStart = service.rss();
   try {
     const session = await login(service.url, BENCH_ACCOUNT, PASSWORD);
@@ -195,6 +208,23 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     const down = await withPeak(service, () => download(session, service, plainId, bytes, up.value.sha256));
     const plain = { upload: transfer(bytes, up.value.seconds, up.peak), fileAddMs, download: transfer(bytes, down.value, down.peak) };
     log(`content: ${size} plaintext: upload ${round(plain.upload.mbPerSecond, 0)} MB/s, download ${round(plain.download.mbPerSecond, 0)} MB/s`);
+
+    // ---- a 1 MiB download while 32 clients loop Login
+    const small = await upload(service, session, MiB, 'flood.bin', manifest.bench.uploads);
+    const smallId = await fileAdd(service, session, manifest.bench.uploads, 'flood.bin', MiB, small.sha256);
+    const loginFlood = await measureLoginFlood({
+      url: service.url,
+      account: BENCH_ACCOUNT,
+      password: PASSWORD,
+      fileBytes: MiB,
+      times: options.floodDownloads,
+      download: () => download(session, service, smallId, MiB, small.sha256),
+    });
+    const { logins } = loginFlood;
+    log(
+      `content: 1 MiB download ${round(loginFlood.quietMedianMs, 1)} ms quiet, ${round(loginFlood.floodMedianMs, 1)} ms (worst ${round(loginFlood.floodWorstMs, 1)} ms) ` +
+        `while ${loginFlood.clients} clients loop Login (${logins.tokens} tokens, ${logins.invalid} invalid, ${logins.throttled} throttled in ${round(logins.seconds, 1)} s)`,
+    );
 
     // ---- encrypted
     const folder = manifest.bench.encrypted;
@@ -223,7 +253,7 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
       download: transfer(bytes, encDown.value, encDown.peak),
     };
     log(`content: ${size} encrypted: upload ${round(encrypted.upload.mbPerSecond, 0)} MB/s, download ${round(encrypted.download.mbPerSecond, 0)} MB/s`);
-    return { chunkBytes: CHUNK, plain, encrypted, serviceRssBytes: { start: rssStart, end: service.rss() } };
+    return { chunkBytes: CHUNK, plain, encrypted, loginFlood, serviceRssBytes: { start: rssStart, end: service.rss() } };
   } finally {
     await service.stop();
   }

@@ -82,6 +82,13 @@ const rps = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ?
 const ratio = (v: number) => (Number.isFinite(v) ? `${round(v, 2)}×` : '—');
 const mark = (met: boolean | null) => (met === null ? 'not measured' : met ? 'met' : '**not met**');
 
+/**
+ * A 1 MiB download takes a few ms quietly, and took 8 s while 32 clients looped Login before the
+ * hash queue (issue 18). With the service on one core, the two scrypts it allows take two thirds
+ * of that core: the goal is that the download is not starved, not that it is as fast as when quiet.
+ */
+const FLOOD_DOWNLOAD_GOAL_MS = 1000;
+
 /** Each goal of the issue, judged on the figures (README: what each figure means). */
 export function judge(results: Omit<Results, 'goals'>): Goal[] {
   const goals: Goal[] = [];
@@ -125,8 +132,10 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
     add('4', `encrypted download of ${size} ≥ 200 MB/s`, `${round(c.encrypted.download.mbPerSecond, 0)} MB/s`, c.encrypted.download.mbPerSecond >= 200);
     const encPeak = Math.max(c.encrypted.upload.peakRssBytes, c.encrypted.download.peakRssBytes);
     add('4', 'server memory < 200 MB (encrypted transfers)', `peak RSS ${mb(encPeak)}`, encPeak < 200e6);
+    const f = c.loginFlood;
+    add('4', `1 MiB download while ${f.clients} clients loop Login < ${FLOOD_DOWNLOAD_GOAL_MS} ms (worst)`, `${ms(f.floodWorstMs)} (median ${ms(f.floodMedianMs)}; quiet ${ms(f.quietMedianMs)})`, f.floodWorstMs < FLOOD_DOWNLOAD_GOAL_MS);
   } else {
-    for (const g of ['upload ≥ 300 MB/s', 'download ≥ 300 MB/s', 'memory < 200 MB', 'encrypted upload ≥ 200 MB/s', 'encrypted download ≥ 200 MB/s', 'memory < 200 MB (encrypted)']) add('4', g, '—', null);
+    for (const g of ['upload ≥ 300 MB/s', 'download ≥ 300 MB/s', 'memory < 200 MB', 'encrypted upload ≥ 200 MB/s', 'encrypted download ≥ 200 MB/s', 'memory < 200 MB (encrypted)', '1 MiB download during a login flood']) add('4', g, '—', null);
   }
   const a = results.app;
   if (a) {
@@ -204,6 +213,12 @@ export function markdown(results: Results): string {
     push(`| encrypted upload (tus ${round(c.encrypted.tusSeconds, 2)} s, then FileAdd and encryption until encrypted at rest) | ${round(c.encrypted.upload.seconds, 2)} | ${round(c.encrypted.upload.mbPerSecond, 0)} | ${mb(c.encrypted.upload.peakRssBytes)} |`);
     push(`| encrypted download (decrypting) | ${round(c.encrypted.download.seconds, 2)} | ${round(c.encrypted.download.mbPerSecond, 0)} | ${mb(c.encrypted.download.peakRssBytes)} |`);
     push('', `FileAdd after the plaintext upload: ${ms(c.plain.fileAddMs)}. Service RSS at start ${mb(c.serviceRssBytes.start)}.`, '');
+    const f = c.loginFlood;
+    push(
+      `A ${mib(f.fileBytes)} download, to its last byte: ${f.quietMs.map((v) => ms(v)).join(', ')} quietly; ${f.floodMs.map((v) => ms(v)).join(', ')} while ${f.clients} clients looped Login ` +
+        `(answered in ${round(f.logins.seconds, 1)} s: ${f.logins.tokens} tokens, ${f.logins.invalid} invalid, ${f.logins.throttled} throttled by the hash queue).`,
+      '',
+    );
   }
   const a = results.app;
   if (a) {

@@ -52,8 +52,8 @@ if (!Number.isSafeInteger(contentBytes) || contentBytes <= 0) throw new Error('-
 const writeResults = !values['no-write'] && !values.profile && only.length === SECTIONS.length;
 
 const settings = quick
-  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300 }
-  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200 };
+  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, renders: 2, jumpSteps: 300, smoothFrames: 300 }
+  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, renders: 5, jumpSteps: 1000, smoothFrames: 1200 };
 
 /** Pins this process (and so the clients it runs) to `cpus`, all threads. */
 function pinSelf(cpus: string): void {
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   partial.big = await attempt('big', () =>
     measureBig({ ...common, listingCalls: settings.listingCalls, searchRounds: settings.searchRounds, deleteRestoreRounds: settings.deleteRestoreRounds, profileDir: profileDir('big') }),
   );
-  partial.content = await attempt('content', () => measureContent({ ...common, bytes: contentBytes, profileDir: profileDir('content') }));
+  partial.content = await attempt('content', () => measureContent({ ...common, bytes: contentBytes, floodDownloads: settings.floodDownloads, profileDir: profileDir('content') }));
   // The browser gets both CPUs, as on a user's machine; the service stays on CPU 0.
   pinSelf('0-' + (os.cpus().length - 1));
   partial.app = await attempt('app', () => measureApp({ ...common, renders: settings.renders, jumpSteps: settings.jumpSteps, smoothFrames: settings.smoothFrames }));

@@ -111,6 +111,8 @@ export interface ServiceOptions {
   /** A folder to write a V8 CPU profile (--cpu-prof) into, written when the service stops. */
   readonly profileDir?: string;
   readonly cpus?: string | null;
+  /** Settings beyond the defaults, e.g. FSS_TRUSTED_PROXIES. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** `fss serve` on a data folder, on a free loopback port. */
@@ -127,6 +129,7 @@ export function startService(options: ServiceOptions): Promise<ChildServer> {
     FSS_WEB_ROOT: options.webRoot ?? path.join(ROOT, 'dist', 'web'),
     FSS_PUBLIC_URL: '',
     NODE_ENV: 'production',
+    ...options.env,
   };
   return startChild({ name: 'fss serve', cpus: options.cpus === undefined ? '0' : options.cpus, nodeArgs, env: cleanEnv(env), logFile: options.logFile });
 }

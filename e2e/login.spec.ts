@@ -41,6 +41,23 @@ test.describe('logging in and out', () => {
     await expect(page.getByLabel('Password')).toHaveValue('');
   });
 
+  test('a throttled login says how long to wait before trying again', async ({ page }) => {
+    // Five wrong passwords for an account nobody has (so that no other test's account is blocked):
+    // the (account, address) pair is then blocked for a minute (docs/protocol.md §5.5).
+    await page.goto('/login');
+    const account = `nobody-${Date.now()}`;
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      await page.getByLabel('Account name or ID').fill(account);
+      await page.getByLabel('Password').fill(`guess-${attempt}`);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      // A refused login empties the password field: the answer of this attempt is in.
+      await expect(page.getByLabel('Password')).toHaveValue('');
+      const expected = attempt <= 5 ? 'Wrong account name or password.' : /^Too many login attempts\. Wait (1 minute|\d+ seconds), then try again\.$/;
+      await expect(page.getByRole('alert')).toHaveText(expected);
+    }
+    await expect(page).toHaveURL(/\/login$/);
+  });
+
   test('a token the service refuses sends the user to the login page, and back after logging in', async ({ page }) => {
     await page.goto('/login');
     await page.getByLabel('Account name or ID').fill(E2E_ACCOUNT);

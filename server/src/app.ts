@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config';
 import { createLogger, loggablePath, type Logger } from './log';
 import type { Services } from './operations/context';
+import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
 import { scheduleEncryptionJobs } from './operations/encryption-jobs';
@@ -58,6 +59,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     config,
     now: () => new Date(),
     secret: await loadServerSecret(config),
+    passwordHashes: passwordHashQueue(config),
     nudgeMailSender: () => mailSender?.nudge(),
   };
 

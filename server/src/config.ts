@@ -21,6 +21,11 @@ export interface Limits {
   /** Recipients one account may e-mail a share to in any hour, and in any 24 hours (DECISIONS.md §3: 429). */
   readonly maxEmailRecipientsPerHour: number;
   readonly maxEmailRecipientsPerDay: number;
+  /**
+   * Successful Logins from one client address in a 15-minute run before the address is blocked
+   * (docs/protocol.md §5.5): each costs a password hash, so a flood of right passwords is throttled too.
+   */
+  readonly loginsPerAddress: number;
   readonly maxUploadBytes: number;
   readonly defaultQuotaBytes: number;
 }
@@ -94,6 +99,12 @@ export interface Config {
    * tests; the default (60) suits production.
    */
   readonly jobLeaseMs: number;
+  /**
+   * FSS_PASSWORD_HASH_SLOTS: most password hashes (scrypt) running at once in this process
+   * (operations/crypto/hash-queue.ts). At most the thread pool's size less two, so that file I/O
+   * always has two threads of its own.
+   */
+  readonly passwordHashSlots: number;
   readonly limits: Limits;
   /** Where log lines go; tests capture them. */
   readonly log: (line: string) => void;
@@ -113,6 +124,7 @@ export const defaultLimits: Limits = {
   maxEmailRecipients: 20,
   maxEmailRecipientsPerHour: 100,
   maxEmailRecipientsPerDay: 500,
+  loginsPerAddress: 100,
   maxUploadBytes: 10 * GiB,
   defaultQuotaBytes: 10 * GiB,
 };
@@ -235,6 +247,18 @@ function secretSetting(env: NodeJS.ProcessEnv): Buffer | undefined {
   return secret;
 }
 
+/**
+ * The threads of libuv's pool, which runs scrypt and file I/O alike: UV_THREADPOOL_SIZE as libuv
+ * reads it (a whole number, at most 1024), else its default of 4.
+ */
+export function threadPoolSize(env: NodeJS.ProcessEnv): number {
+  const size = Number(env.UV_THREADPOOL_SIZE);
+  return Number.isSafeInteger(size) && size > 0 ? Math.min(size, 1024) : 4;
+}
+
+/** Threads of the pool kept for file I/O whatever the logins: FSS_PASSWORD_HASH_SLOTS may take the rest. */
+export const THREADS_KEPT_FOR_FILES = 2;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const dataDir = path.resolve(cwd, env.FSS_DATA_DIR || './data');
   return {
@@ -256,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     s3: s3Settings(env),
     trustedProxies: trustedProxiesSetting(env),
     jobLeaseMs: intSetting(env, 'FSS_JOB_LEASE_SECONDS', 60, 1, 3600) * 1000,
+    passwordHashSlots: intSetting(env, 'FSS_PASSWORD_HASH_SLOTS', 2, 1, Math.max(1, threadPoolSize(env) - THREADS_KEPT_FOR_FILES)),
     limits: {
       maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),
       maxXmlDepth: intSetting(env, 'FSS_MAX_XML_DEPTH', defaultLimits.maxXmlDepth, 8, 1000),
@@ -267,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxEmailRecipients: intSetting(env, 'FSS_MAX_EMAIL_RECIPIENTS', defaultLimits.maxEmailRecipients, 1),
       maxEmailRecipientsPerHour: intSetting(env, 'FSS_EMAIL_RECIPIENTS_PER_HOUR', defaultLimits.maxEmailRecipientsPerHour, 1),
       maxEmailRecipientsPerDay: intSetting(env, 'FSS_EMAIL_RECIPIENTS_PER_DAY', defaultLimits.maxEmailRecipientsPerDay, 1),
+      loginsPerAddress: intSetting(env, 'FSS_LOGINS_PER_ADDRESS', defaultLimits.loginsPerAddress, 1),
       maxUploadBytes: intSetting(env, 'FSS_MAX_UPLOAD_BYTES', defaultLimits.maxUploadBytes, 1),
       defaultQuotaBytes: intSetting(env, 'FSS_DEFAULT_QUOTA_BYTES', defaultLimits.defaultQuotaBytes, 0),
     },

@@ -164,7 +164,7 @@ export function refusalOf(root: string, element: XmlElement): ApiError | undefin
     const throttled = details.reason === 'throttled';
     return new ApiError(
       'LoginRefused',
-      throttled ? 'Too many failed attempts.' : 'Wrong account name or password.',
+      throttled ? 'Too many login attempts: wait, then try again.' : 'Wrong account name or password.',
       details,
     );
   }

@@ -38,8 +38,8 @@ export const en = {
   sessionEnded: 'Your session has ended. Log in again to continue.',
   loggedOut: 'You have logged out.',
   wrongCredentials: 'Wrong account name or password.',
-  throttledFor: (duration: string) => `Too many failed attempts. Try again in ${duration}.`,
-  throttled: 'Too many failed attempts. Wait a moment and try again.',
+  throttledFor: (duration: string) => `Too many login attempts. Wait ${duration}, then try again.`,
+  throttled: 'Too many login attempts. Wait a moment, then try again.',
   hours: (n: number) => plural(n, 'hour', 'hours'),
   minutes: (n: number) => plural(n, 'minute', 'minutes'),
   seconds: (n: number) => plural(n, 'second', 'seconds'),
@@ -428,7 +428,7 @@ export const en = {
   unlockAction: 'Unlock',
   unlocking: 'Unlocking…',
   wrongPassword: 'Wrong password. Check it and try again.',
-  tooManyPasswords: (duration: string) => `Too many wrong passwords. Try again in ${duration}.`,
+  tooManyPasswords: (duration: string) => `Too many password attempts. Wait ${duration}, then try again.`,
 
   // Share page (public, /s/:code)
   sharePageTitle: 'Shared files',

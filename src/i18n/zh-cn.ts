@@ -39,8 +39,8 @@ export const zhCN: Messages = {
   sessionEnded: '会话已结束，请重新登录。',
   loggedOut: '你已退出登录。',
   wrongCredentials: '账号名或密码错误。',
-  throttledFor: (duration) => `失败次数过多，请在 ${duration}后重试。`,
-  throttled: '失败次数过多，请稍后再试。',
+  throttledFor: (duration) => `登录尝试次数过多，请等待 ${duration}后重试。`,
+  throttled: '登录尝试次数过多，请稍等片刻后重试。',
   hours: (n) => `${n} 小时`,
   minutes: (n) => `${n} 分钟`,
   seconds: (n) => `${n} 秒`,
@@ -412,7 +412,7 @@ export const zhCN: Messages = {
   unlockAction: '解锁',
   unlocking: '正在解锁…',
   wrongPassword: '密码错误。请检查后重试。',
-  tooManyPasswords: (duration) => `密码错误次数过多。请在 ${duration}后重试。`,
+  tooManyPasswords: (duration) => `密码尝试次数过多。请等待 ${duration}后重试。`,
 
   // Share page (public, /s/:code)
   sharePageTitle: '分享的文件',

@@ -86,7 +86,7 @@ export async function createAccount(services: Services, input: NewAccountInput):
   checkPassword(input.password);
   const quotaBytes = input.quotaBytes ?? services.config.limits.defaultQuotaBytes;
   checkQuota(quotaBytes);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(services.passwordHashes, input.password);
   try {
     return await insertAccount(services.db, {
       name: input.name,
@@ -105,7 +105,7 @@ export async function createAccount(services: Services, input: NewAccountInput):
 export async function setPassword(services: Services, nameOrId: string, password: string): Promise<Account> {
   checkPassword(password);
   const account = await getAccount(services.db, nameOrId);
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(services.passwordHashes, password);
   await services.db.transaction().execute(async (trx) => {
     await updatePasswordHash(trx, account.id, passwordHash);
     await deleteTokensOfAccount(trx, account.id);

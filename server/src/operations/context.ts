@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config';
 import type { Operation, OperationName, WireType } from '../catalog/operations';
 import type { Database } from '../storage/db/schema';
+import type { HashQueue } from './crypto/hash-queue';
 
 /** The value an operation receives for a parameter of each wire type. Strings may be null (xsi:nil or absent in SOAP). */
 export type WireValue<T extends WireType> = T extends 'long'
@@ -39,6 +40,8 @@ export interface Services {
   readonly now: () => Date;
   /** The server secret (storage/secret.ts): signs download URLs, seals extraction codes. */
   readonly secret: Buffer;
+  /** Every password hash (scrypt) runs through this bound (crypto/hash-queue.ts, passwordHashQueue(config)). */
+  readonly passwordHashes: HashQueue;
   /**
    * Wakes the e-mail sender (operations/mail-queue.ts) once messages are queued, so that they go
    * out at once rather than at its next round; absent where no sender runs (the CLI, some tests).

@@ -202,7 +202,7 @@ const kdfOf = (key: StoredKey): KdfParams => ({ ...key.kdf, salt: Buffer.from(ke
 async function createKey(services: Services, accountId: number, item: ItemRef, password: string, tip: string): Promise<{ keyId: number; dataKey: Buffer }> {
   const kdf = newKdfParams();
   const dataKey = newDataKey();
-  const wrappedKey = wrapDataKey(await deriveKeyEncryptionKey(password, kdf), dataKey, wrapContext(accountId));
+  const wrappedKey = wrapDataKey(await deriveKeyEncryptionKey(services.passwordHashes, password, kdf), dataKey, wrapContext(accountId));
   const keyId = await insertKey(services.db, {
     accountId,
     item,
@@ -225,7 +225,7 @@ async function openKeyWithPassword(services: Services, accountId: number, keyId:
   if (blocked > 0) throw tooManyAttempts('too many wrong passwords: try again later', blocked);
   const key = await findKey(db, accountId, keyId);
   if (!key) throw notFound('item not found');
-  const dataKey = unwrapDataKey(await deriveKeyEncryptionKey(password, kdfOf(key)), key.wrappedKey, wrapContext(accountId));
+  const dataKey = unwrapDataKey(await deriveKeyEncryptionKey(services.passwordHashes, password, kdfOf(key)), key.wrappedKey, wrapContext(accountId));
   if (!dataKey) {
     await recordFailure(db, counters, services.now());
     throw forbidden('wrong password');

@@ -5,12 +5,18 @@
  *   without breaking existing hashes.
  * - Tokens and API keys, 256 random bits each, get one SHA-256: guessing is hopeless anyway, and
  *   their lookup must be a single indexed equality on every call.
+ * Every scrypt runs in a slot of the service's hash queue (crypto/hash-queue.ts): it may wait its
+ * turn, or be refused with 429 when too many are queued.
  */
 import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { HashQueue } from './crypto/hash-queue';
 
-const scrypt = (password: string, salt: Buffer, length: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scryptCallback(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
+const scrypt = (queue: HashQueue, password: string, salt: Buffer, length: number, options: ScryptOptions) =>
+  queue.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scryptCallback(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key))),
+      ),
   );
 
 export interface ScryptParams {
@@ -34,17 +40,20 @@ const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
 
 const memoryOf = ({ N, r, p }: ScryptParams) => 128 * N * r + 128 * r * p;
 
-export async function hashPassword(password: string, params: ScryptParams = defaultScryptParams): Promise<string> {
+export async function hashPassword(queue: HashQueue, password: string, params: ScryptParams = defaultScryptParams): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const hash = await scrypt(password, salt, HASH_BYTES, { ...params, maxmem: memoryOf(params) + 1024 * 1024 });
+  const hash = await scrypt(queue, password, salt, HASH_BYTES, { ...params, maxmem: memoryOf(params) + 1024 * 1024 });
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-/** Whether `password` matches `stored`; false (never an exception) for a malformed hash. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/**
+ * Whether `password` matches `stored`; false for a malformed hash. The one exception: OpError 429
+ * when the hash queue is full (nothing was checked).
+ */
+export async function verifyPassword(queue: HashQueue, password: string, stored: string): Promise<boolean> {
   const parsed = parseHash(stored);
   if (!parsed) return false;
-  const actual = await scrypt(password, parsed.salt, parsed.hash.length, {
+  const actual = await scrypt(queue, password, parsed.salt, parsed.hash.length, {
     ...parsed.params,
     maxmem: memoryOf(parsed.params) + 1024 * 1024,
   });

@@ -16,7 +16,7 @@ import { deleteExpiredTokens, deleteToken, findTokenByHash, insertToken, touchTo
 import { keptReadsPerDatabase } from './account-reads';
 import { parseAccountRef } from './accounts';
 import type { CallContext, Caller, Empty, ParamsOf, Services, TokenIssued, TokenRefused } from './context';
-import { unauthorized } from './errors';
+import { OpError, ResultCode, unauthorized } from './errors';
 import { DUMMY_PASSWORD_HASH, hashSecret, verifyPassword } from './passwords';
 import {
   addressCounter,
@@ -25,6 +25,7 @@ import {
   purgeStaleCounters,
   recordFailure,
   secondsBlocked,
+  successfulLoginsCounter,
   type Counter,
 } from './throttle';
 
@@ -35,24 +36,34 @@ const SIGNING_KEY_PURPOSE = 'fss/token-signing-key/v1';
 const refused: TokenRefused = { kind: 'tokenRefused', reason: 'invalid' };
 
 export async function login(ctx: CallContext, params: ParamsOf<'Login'>): Promise<TokenIssued | TokenRefused> {
-  const { db } = ctx.services;
+  const { db, config } = ctx.services;
   const uid = params.uid ?? '';
   const ref = parseAccountRef(uid);
   const credentials = ref ? await findCredentials(db, ref) : undefined;
   const [pair, accountCounter, address] = loginCounters(credentials ? String(credentials.id) : `?${uid.toLowerCase().slice(0, 64)}`, ctx.clientAddress);
+  const successes = successfulLoginsCounter(ctx.clientAddress, config.limits.loginsPerAddress);
 
-  const throttled = await refuseIfBlocked(db, [pair, accountCounter, address], ctx.services.now());
+  const throttled = await refuseIfBlocked(db, [pair, accountCounter, address, successes], ctx.services.now());
   if (throttled) return throttled;
 
-  // An unknown account costs one scrypt too, so timing does not tell which accounts exist.
+  // An unknown account costs one scrypt too, so timing does not tell which accounts exist; it
+  // waits for a slot of the hash queue like any other (or is refused when the queue is full).
   const passwordHash = credentials?.passwordHash ?? DUMMY_PASSWORD_HASH;
-  const passwordMatches = await verifyPassword(params.pwd ?? '', passwordHash);
+  let passwordMatches: boolean;
+  try {
+    passwordMatches = await verifyPassword(ctx.services.passwordHashes, params.pwd ?? '', passwordHash);
+  } catch (error) {
+    if (error instanceof OpError && error.code === ResultCode.TooManyAttempts) return queueFull(error);
+    throw error;
+  }
   if (!credentials || !passwordMatches) {
     await recordFailure(db, [pair, accountCounter, address], ctx.services.now());
     return refused;
   }
   await clearFailures(db, pair);
   await clearFailures(db, accountCounter);
+  // Counted as failures are: right passwords from one address cost as many hashes as wrong ones.
+  await recordFailure(db, [successes], ctx.services.now());
   return issueToken(ctx.services, credentials.id, null);
 }
 
@@ -121,6 +132,9 @@ const callerOf = (session: LiveSession): Caller => ({
   token: session.token,
   accountVersion: session.accountVersion,
 });
+
+/** The hash queue's refusal (429, nothing checked, nothing counted) as Login answers any throttling. */
+const queueFull = (error: OpError): TokenRefused => ({ kind: 'tokenRefused', reason: 'throttled', retryAfter: Number(error.details.retryAfter) });
 
 async function refuseIfBlocked(db: Kysely<Database>, counters: readonly Counter[], now: Date): Promise<TokenRefused | null> {
   const retryAfter = await secondsBlocked(db, counters, now);

@@ -1,5 +1,6 @@
 /**
- * Throttling of repeated failures: logins, and share codes and extraction codes (ShareService).
+ * Throttling of repeated failures: logins, and share codes and extraction codes (ShareService); and
+ * of successful logins from one address, each of which costs a password hash as a failure does.
  * Stateless: every count lives in the database, so all instances behind a load balancer share it.
  *
  * A counter counts the failures of one run. Reaching the rule's limit blocks the counter; every
@@ -66,8 +67,22 @@ export function extractionCodeCounters(shareId: number, clientAddress: string): 
   ];
 }
 
+/**
+ * Successful Logins from one address, whatever the account: the limit is a setting
+ * (FSS_LOGINS_PER_ADDRESS, default 100), since many people behind one office's address log in
+ * rightly. Anyone there can trip it, so its blocks stay short, as the account counter's.
+ */
+const successfulLoginsRule = { windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 15 * MINUTE } as const;
+
 /** A counter whose run ended (nothing for the longest window of any rule) can be forgotten. */
-const LONGEST_WINDOW_MS = Math.max(...[...Object.values(loginRules), ...Object.values(shareRules)].map((rule) => rule.windowMs));
+const LONGEST_WINDOW_MS = Math.max(
+  ...[...Object.values(loginRules), ...Object.values(shareRules), successfulLoginsRule].map((rule) => rule.windowMs),
+);
+
+/** The counter of successful Logins from one address: blocks after `limit` in a run. */
+export function successfulLoginsCounter(clientAddress: string, limit: number): Counter {
+  return { key: `login-ok:${clientAddress}`, rule: { ...successfulLoginsRule, limit } };
+}
 
 /** The counter of every failed login (password or API key) from one address. */
 export function addressCounter(clientAddress: string): Counter {
@@ -97,7 +112,10 @@ export async function secondsBlocked(db: Kysely<Database>, counters: readonly Co
   return Math.ceil((until - now.getTime()) / 1000);
 }
 
-/** Counts a failure on every counter; returns whole seconds until all are unblocked (0 if none is). */
+/**
+ * Counts a failure (or, on the counter of successful logins, a success) on every counter; returns
+ * whole seconds until all are unblocked (0 if none is).
+ */
 export async function recordFailure(db: Kysely<Database>, counters: readonly Counter[], now: Date): Promise<number> {
   let until = now.getTime();
   for (const { key, rule } of counters) {

@@ -5,10 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DATA_KEY_BYTES, newDataKey, unwrapDataKey, wrapDataKey } from '../../src/operations/crypto/data-key';
+import { HashQueue } from '../../src/operations/crypto/hash-queue';
 import { DEFAULT_KDF_COST, deriveKeyEncryptionKey, newKdfParams, validKdfParams, type KdfParams } from '../../src/operations/crypto/key-derivation';
 import { seal, unseal } from '../../src/operations/crypto/sealing';
 
 const cheap = { N: 1024, r: 8, p: 1 };
+const queue = new HashQueue(2, 8);
 
 describe('key derivation (scrypt)', () => {
   it('defaults to N=2^15, r=8, p=3 with a 16-byte random salt per item', () => {
@@ -21,17 +23,17 @@ describe('key derivation (scrypt)', () => {
 
   it('derives the same key for the same password and parameters, another for another salt or cost', async () => {
     const params = newKdfParams(cheap);
-    const key = await deriveKeyEncryptionKey('open sesame', params);
+    const key = await deriveKeyEncryptionKey(queue, 'open sesame', params);
     expect(key.length).toBe(32);
-    expect(await deriveKeyEncryptionKey('open sesame', params)).toEqual(key);
-    expect(await deriveKeyEncryptionKey('open sesame', { ...params, salt: randomBytes(16) })).not.toEqual(key);
-    expect(await deriveKeyEncryptionKey('open sesame', { ...params, N: 2048 })).not.toEqual(key);
-    expect(await deriveKeyEncryptionKey('open sesamE', params)).not.toEqual(key);
+    expect(await deriveKeyEncryptionKey(queue, 'open sesame', params)).toEqual(key);
+    expect(await deriveKeyEncryptionKey(queue, 'open sesame', { ...params, salt: randomBytes(16) })).not.toEqual(key);
+    expect(await deriveKeyEncryptionKey(queue, 'open sesame', { ...params, N: 2048 })).not.toEqual(key);
+    expect(await deriveKeyEncryptionKey(queue, 'open sesamE', params)).not.toEqual(key);
   });
 
   it('normalizes the password to NFC, so one typed on another keyboard still matches', async () => {
     const params = newKdfParams(cheap);
-    expect(await deriveKeyEncryptionKey('caf\u00e9', params)).toEqual(await deriveKeyEncryptionKey('cafe\u0301', params));
+    expect(await deriveKeyEncryptionKey(queue, 'caf\u00e9', params)).toEqual(await deriveKeyEncryptionKey(queue, 'cafe\u0301', params));
   });
 
   it('refuses stored parameters that are not sane (a corrupt or hostile row)', async () => {
@@ -44,7 +46,7 @@ describe('key derivation (scrypt)', () => {
     ];
     for (const params of bad) {
       expect(validKdfParams(params)).toBe(false);
-      await expect(deriveKeyEncryptionKey('x', params)).rejects.toThrow(/invalid/);
+      await expect(deriveKeyEncryptionKey(queue, 'x', params)).rejects.toThrow(/invalid/);
     }
   });
 });

@@ -79,24 +79,25 @@ export function send(
   });
 }
 
-/** Calls an operation in one of the four forms with the given parameter values. */
+/** Calls an operation in one of the four forms with the given parameter values (and any extra headers, e.g. X-Forwarded-For). */
 export function callInForm(
   baseUrl: string,
   form: Form,
   op: OperationSpec,
   values: Record<string, Value>,
   namespace = 'http://tempuri.org/',
+  headers: Record<string, string> = {},
 ): Promise<HttpAnswer> {
   const path = `/${op.service}.asmx`;
   switch (form) {
     case 'soap11':
-      return send(baseUrl, 'POST', path, { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${namespace}${op.name}"` }, soapEnvelope('1.1', soapBody(op, values, namespace)));
+      return send(baseUrl, 'POST', path, { ...headers, 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${namespace}${op.name}"` }, soapEnvelope('1.1', soapBody(op, values, namespace)));
     case 'soap12':
-      return send(baseUrl, 'POST', path, { 'Content-Type': 'application/soap+xml; charset=utf-8' }, soapEnvelope('1.2', soapBody(op, values, namespace)));
+      return send(baseUrl, 'POST', path, { ...headers, 'Content-Type': 'application/soap+xml; charset=utf-8' }, soapEnvelope('1.2', soapBody(op, values, namespace)));
     case 'get':
-      return send(baseUrl, 'GET', `${path}/${op.name}?${formEncoded(op, values)}`, {});
+      return send(baseUrl, 'GET', `${path}/${op.name}?${formEncoded(op, values)}`, headers);
     case 'post':
-      return send(baseUrl, 'POST', `${path}/${op.name}`, { 'Content-Type': 'application/x-www-form-urlencoded' }, formEncoded(op, values));
+      return send(baseUrl, 'POST', `${path}/${op.name}`, { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, formEncoded(op, values));
   }
 }
 

@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Listing, Services } from '../../src/operations/context';
+import { HashQueue } from '../../src/operations/crypto/hash-queue';
 import { decrypt, fileEncrypt, folderEncrypt, lockedItemFor, unlock } from '../../src/operations/encryption';
 import { encryptionProgress, INLINE_JOB_LIMITS, JOB_LEASE_MS, runEncryptionJobs } from '../../src/operations/encryption-jobs';
 import { fileDownload, openGrantedFile, verifyDownloadToken } from '../../src/operations/downloads';
@@ -18,7 +19,7 @@ import { runHousekeeping } from '../../src/operations/housekeeping';
 import { createLogger } from '../../src/log';
 import { completeUpload } from '../../src/operations/uploads';
 import { claimJob } from '../../src/storage/db/encryption-repository';
-import { openTestServices, type TestServices } from '../helpers/database';
+import { callContext, openTestServices, type TestServices } from '../helpers/database';
 import { contentStoreHolds, openSession, patternedBytes, signed, storeFile, type TestSession } from '../helpers/encryption';
 import { rejected } from '../helpers/refusals';
 import { sha256Of, stageTestUpload } from '../helpers/stored-files';
@@ -244,6 +245,26 @@ describe('wrong passwords are throttled', () => {
     for (let i = 0; i < 20; i++) await rejected(unlockItem(alice, { fid: ids[i % 4] }, `wrong ${i}`));
     expect((await rejected(unlockItem(alice, { fid: ids[4] }))).code).toBe(429);
   }, 60_000);
+
+  it('while every password-hash slot is taken and the queue is full, Unlock and FileEncrypt answer 429 for a second, counting and changing nothing', async () => {
+    const { services, alice } = await setup();
+    const file = await storeFile(services, alice, 0, 'secret.txt', 'secret');
+    const plain = await storeFile(services, alice, 0, 'plain.txt', 'plain');
+    await encryptFile(alice, file.id);
+    const busy: TestSession = { ...alice, ctx: callContext({ ...services, passwordHashes: new HashQueue(1, 0) }, alice.caller) };
+    let releaseSlot!: () => void;
+    const slotTaken = busy.ctx.services.passwordHashes.run(() => new Promise<void>((resolve) => (releaseSlot = resolve)));
+
+    for (let i = 0; i < 5; i++) expect(await rejected(unlockItem(busy, { fid: file.id }, `wrong ${i}`))).toMatchObject({ code: 429, details: { retryAfter: 1 } });
+    expect(await rejected(encryptFile(busy, plain.id))).toMatchObject({ code: 429, details: { retryAfter: 1 } });
+    releaseSlot();
+    await slotTaken;
+
+    // The five refused attempts were no wrong passwords: the item is not blocked.
+    await unlockItem(busy, { fid: file.id });
+    expect((await fileRow(services, plain.id)).encrypted).toBe(0);
+    expect(await services.db.selectFrom('encryption_keys').select('id').execute()).toHaveLength(1);
+  });
 });
 
 describe('FolderEncrypt', () => {

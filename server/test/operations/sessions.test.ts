@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { defaultLimits, loadConfig } from '../../src/config';
 import { createAccount, createApiKey, revokeApiKey, setPassword } from '../../src/operations/accounts';
 import type { TokenIssued } from '../../src/operations/context';
+import { HashQueue } from '../../src/operations/crypto/hash-queue';
 import { OpError, ResultCode } from '../../src/operations/errors';
 import { hashPassword, hashSecret } from '../../src/operations/passwords';
 import { apiLogin, authenticate, login, logout, openWithToken } from '../../src/operations/sessions';
@@ -19,7 +21,7 @@ async function withAlice(config?: Parameters<typeof openTestServices>[0]): Promi
   await insertAccount(services.db, {
     name: 'alice',
     nameKey: 'alice',
-    passwordHash: await hashPassword('secret123', { N: 1024, r: 8, p: 1 }),
+    passwordHash: await hashPassword(services.passwordHashes, 'secret123', { N: 1024, r: 8, p: 1 }),
     quotaBytes: 1024 ** 3,
     createdAt: services.now(),
   });
@@ -280,6 +282,47 @@ describe('throttled logins', () => {
     const services = await withAlice();
     await failTimes(services, 5, 'bob');
     expect(await loginAlice(services, 'whatever1', 'bob')).toMatchObject({ reason: 'throttled', retryAfter: 60 });
+  });
+
+  test('successful logins from one address are counted too: past the limit its logins are throttled, other addresses are not', async () => {
+    const services = await withAlice({ config: { limits: { ...defaultLimits, loginsPerAddress: 3 } } });
+    for (let i = 0; i < 3; i++) expect((await loginAlice(services, 'secret123', 'alice', '198.51.100.1')).kind).toBe('token');
+    expect(await loginAlice(services, 'secret123', 'alice', '198.51.100.1')).toEqual({ kind: 'tokenRefused', reason: 'throttled', retryAfter: 60 });
+    // Whatever the account: it is the address's hashes that are counted.
+    expect(await loginAlice(services, 'whatever1', 'bob', '198.51.100.1')).toMatchObject({ reason: 'throttled' });
+    expect((await loginAlice(services, 'secret123', 'alice', '198.51.100.2')).kind).toBe('token');
+    services.clock.advance(60_000);
+    expect((await loginAlice(services, 'secret123', 'alice', '198.51.100.1')).kind).toBe('token');
+  });
+
+  test('the limit of successful logins per address is 100 by default (FSS_LOGINS_PER_ADDRESS)', () => {
+    expect(defaultLimits.loginsPerAddress).toBe(100);
+    expect(loadConfig({ FSS_LOGINS_PER_ADDRESS: '500' }).limits.loginsPerAddress).toBe(500);
+    expect(() => loadConfig({ FSS_LOGINS_PER_ADDRESS: '0' })).toThrow(/FSS_LOGINS_PER_ADDRESS/);
+  });
+
+  test('with every hash slot taken and the queue full, Login is throttled for a second, checking and counting nothing', async () => {
+    const base = await withAlice();
+    const services = { ...base, passwordHashes: new HashQueue(1, 0) };
+    let releaseSlot!: () => void;
+    const slotTaken = services.passwordHashes.run(() => new Promise<void>((resolve) => (releaseSlot = resolve)));
+    expect(await loginAlice(services)).toEqual({ kind: 'tokenRefused', reason: 'throttled', retryAfter: 1 });
+    // Wrong passwords refused this way are not failures: five of them block nothing.
+    for (let i = 0; i < 5; i++) expect(await loginAlice(services, 'wrong-password')).toMatchObject({ reason: 'throttled', retryAfter: 1 });
+    releaseSlot();
+    await slotTaken;
+    expect((await loginAlice(services)).kind).toBe('token');
+  });
+
+  test('APILogin costs no password hash: a full hash queue does not refuse it', async () => {
+    const base = await withAlice();
+    const services = { ...base, passwordHashes: new HashQueue(1, 0) };
+    const { key } = await createApiKey(services, 'alice', 'backup script');
+    let releaseSlot!: () => void;
+    const slotTaken = services.passwordHashes.run(() => new Promise<void>((resolve) => (releaseSlot = resolve)));
+    expect((await apiLogin(callContext(services), { sid: key })).kind).toBe('token');
+    releaseSlot();
+    await slotTaken;
   });
 });
 

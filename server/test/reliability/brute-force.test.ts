@@ -167,6 +167,20 @@ describe('Login', () => {
     expect((await login('victim', 'victim-password-1', newAddress())).text).not.toBe('0');
   });
 
+  it('100 right passwords from one address in 15 minutes block that address for 60 s; other addresses still log in, and APILogin from it too', { timeout: SLOW }, async () => {
+    await addAccount(app, 'busy', 'busy-password-1');
+    const key = await addApiKey(app, 'busy');
+    const flooder = newAddress();
+    for (let i = 0; i < 100; i++) expect((await login('busy', 'busy-password-1', flooder)).text).not.toBe('0');
+    expectThrottled(await login('busy', 'busy-password-1', flooder), 60);
+    expectThrottled(await login('someone-else', 'guess', flooder), 60);
+    expect((await login('busy', 'busy-password-1', newAddress())).text).not.toBe('0');
+    // APILogin costs no password hash: successful logins do not throttle it.
+    expect((await apiLogin(key, flooder)).text).not.toBe('0');
+    advanceClock(61);
+    expect((await login('busy', 'busy-password-1', flooder)).text).not.toBe('0');
+  });
+
   it('an unknown account is throttled exactly like a known one', { timeout: SLOW }, async () => {
     const guesser = newAddress();
     for (let i = 0; i < 5; i++) expectInvalid(await login('no-such-account', `guess-${i}`, guesser));

@@ -92,7 +92,7 @@ export interface PasswordRefusal {
   readonly message: string | null;
   /** A wrong password (403): the field gets the focus back. */
   readonly wrong: boolean;
-  /** Too many wrong passwords (429): no use trying until the wait is over. */
+  /** Too many password attempts (429: wrong ones, or too many passwords being checked at once): no use trying until the wait is over. */
   readonly blocked: boolean;
 }
 

@@ -5,6 +5,7 @@
  * (data-key.ts), and a wrong password shows as an unwrap that fails authentication.
  */
 import { randomBytes, scrypt as scryptCallback } from 'node:crypto';
+import type { HashQueue } from './hash-queue';
 
 export interface KdfParams {
   readonly algorithm: 'scrypt';
@@ -47,16 +48,22 @@ export function validKdfParams(params: KdfParams): boolean {
   );
 }
 
-/** The key-encryption key of `password` (NFC-normalized) under `params`; rejects invalid parameters. */
-export function deriveKeyEncryptionKey(password: string, params: KdfParams): Promise<Buffer> {
+/**
+ * The key-encryption key of `password` (NFC-normalized) under `params`, derived in a slot of
+ * `queue` (hash-queue.ts: OpError 429 when it is full); rejects invalid parameters.
+ */
+export function deriveKeyEncryptionKey(queue: HashQueue, password: string, params: KdfParams): Promise<Buffer> {
   if (!validKdfParams(params)) return Promise.reject(new Error('stored key-derivation parameters are invalid'));
-  return new Promise((resolve, reject) =>
-    scryptCallback(
-      Buffer.from(password.normalize('NFC'), 'utf8'),
-      params.salt,
-      KEY_ENCRYPTION_KEY_BYTES,
-      { N: params.N, r: params.r, p: params.p, maxmem: memoryOf(params) + 1024 * 1024 },
-      (error, key) => (error ? reject(error) : resolve(key)),
-    ),
+  return queue.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) =>
+        scryptCallback(
+          Buffer.from(password.normalize('NFC'), 'utf8'),
+          params.salt,
+          KEY_ENCRYPTION_KEY_BYTES,
+          { N: params.N, r: params.r, p: params.p, maxmem: memoryOf(params) + 1024 * 1024 },
+          (error, key) => (error ? reject(error) : resolve(key)),
+        ),
+      ),
   );
 }

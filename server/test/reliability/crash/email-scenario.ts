@@ -20,6 +20,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/log';
+import { passwordHashQueue } from '../../../src/operations/crypto/hash-queue';
 import { MailSender, smtpDelivery } from '../../../src/operations/mail-queue';
 import { closeDatabase, openDatabase } from '../../../src/storage/db/database';
 import { loadServerSecret } from '../../../src/storage/secret';
@@ -107,7 +108,7 @@ async function sendAsALaterInstance(ctx: ScenarioContext, smtp: TestSmtpServer):
   const db = await openDatabase(config);
   try {
     const later = () => new Date(Date.now() + 6 * 60_000);
-    const services = { db, config, now: later, secret: await loadServerSecret(config) };
+    const services = { db, config, now: later, secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config) };
     const sender = new MailSender(services, createLogger(() => {}), { delivery: smtpDelivery(smtp.url) });
     const report = await sender.sendDue();
     await sender.stop();

@@ -73,7 +73,7 @@ export class ServiceClient {
     await insertAccount(services.db, {
       name,
       nameKey: name.toLowerCase(),
-      passwordHash: await hashPassword(password, CHEAP_SCRYPT),
+      passwordHash: await hashPassword(services.passwordHashes, password, CHEAP_SCRYPT),
       quotaBytes: 10 * 1024 ** 3,
       createdAt: services.now(),
     });
