@@ -417,8 +417,9 @@ export interface ShareImageUploadParams {
 }
 
 /**
- * Uploads the cover image of a file's share. Returns its URL, or ERROR <code> <message>.
- * (FileService.ShareImageUpload, uid and token, no sign)
+ * Uploads the cover image of a file's share; the file must be shared already (409 otherwise).
+ * Returns the image's URL, or ERROR <code> <message>. (FileService.ShareImageUpload, uid and
+ * token, no sign)
  */
 export const ShareImageUpload: OperationDescriptor<ShareImageUploadParams, 'string', 'shareImageUpload'> = {
   service: 'FileService',
