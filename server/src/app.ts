@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config';
-import { createLogger, loggablePath, type Logger } from './log';
+import { createLogger, type Logger } from './log';
 import type { Services } from './operations/context';
 import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
@@ -16,7 +16,7 @@ import { DownloadRoute } from './protocol/downloads';
 import { answerPlainText, ClientGoneError } from './protocol/http-common';
 import { LinkRoute } from './protocol/links';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
-import { requestTarget, type RequestTarget } from './protocol/request-target';
+import { loggablePath, requestTarget, type RequestTarget } from './protocol/request-target';
 import type { Outcome } from './protocol/results';
 import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/share-images';

@@ -34,11 +34,6 @@ export function createLogger(write: (line: string) => void): Logger {
   };
 }
 
-/** Public codes in URL paths (/s/, /l/, /d/) are capabilities: logs keep only the route. */
-export function loggablePath(pathname: string): string {
-  return pathname.replace(/^\/(s|l|d|files)\/.*/, '/$1/…');
-}
-
 export interface BatchedLines {
   (line: string): void;
   /** Writes what is gathered now. */
