@@ -50,6 +50,11 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = createLogger(config.log);
+  if (config.publicUrl === undefined) {
+    // Share e-mails take their links from FSS_PUBLIC_URL only (operations/email-shares.ts
+    // mailLinkBase): without it they are refused with 503, which this line explains to the operator.
+    log.info('share e-mails off', { reason: 'FSS_PUBLIC_URL is not set', refusal: 503 });
+  }
   await prepareContentStores(config); // loads the S3 modules only when content is in S3
   const db = await openDatabase(config);
   let mailSender: MailSender | null = null;

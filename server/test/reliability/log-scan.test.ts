@@ -290,6 +290,7 @@ beforeAll(async () => {
     FSS_SECRET: SERVER_SECRET.toString('base64'),
     FSS_SMTP_URL: smtpUrl(smtp.port),
     FSS_MAIL_FROM: 'Files <files@example.com>',
+    FSS_PUBLIC_URL: 'https://files.example.com',
     FSS_WEB_ROOT: webRoot,
   });
   await journey();

@@ -34,6 +34,7 @@ export const ResultCodes = {
   423: 'Locked',
   429: 'TooManyAttempts',
   501: 'NotImplemented',
+  503: 'Unavailable',
 } as const;
 export type ResultCodeName = (typeof ResultCodes)[keyof typeof ResultCodes];
 
