@@ -65,7 +65,8 @@ export function requestTarget(raw: string): RequestTarget | null {
 /** A path routePath leaves as it is: no `//`, and a first segment without `%` or capitals. */
 const ROUTE_AS_SENT = /^\/[^/%A-Z]*(?:\/|$)/;
 
-function decodedOrAsSent(text: string): string {
+/** `text` percent-decoded, or as it is when it is not valid percent-encoding. */
+export function decodedOrAsSent(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
