@@ -24,7 +24,7 @@ export default defineConfig({
       '^/l/': service,
       '^/files/': service,
       // A share's cover image; the share page itself (/s/:code) stays with the app.
-      '^/s/[^/]+/image/': service,
+      '^/s/image/': service,
     },
   },
 });

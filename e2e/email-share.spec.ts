@@ -4,10 +4,11 @@
  * one: e2e/smtp-mailbox.ts; e2e/mailbox.ts reads it), whose link opens the share for anyone.
  */
 import type { Locator, Page } from '@playwright/test';
-import { addFolder, call } from './files-api';
+import { addFolder, apiLogin, call, useSessionIn } from './files-api';
 import { expect, expectNoSeriousViolations, folderList, keepScreenshot, test } from './fixtures';
 import { shareLinkIn, waitForMessage } from './mailbox';
-import { BASE_URL_VARIABLE } from './service';
+import { startExtraService } from './global-setup';
+import { BASE_URL_VARIABLE, FILES_ACCOUNT, FILES_PASSWORD } from './service';
 import { REFUSED_DOMAIN } from './smtp-mailbox';
 
 async function openEmailShare(page: Page, listName: string, itemName: string): Promise<Locator> {
@@ -183,5 +184,32 @@ test.describe('sharing by e-mail', () => {
     await expect(dialog.getByRole('alert')).toContainText('This folder does not exist, or it is not yours.');
     // What was typed is kept, to send again elsewhere.
     await expect(chips(dialog)).toHaveText(['ann@example.com']);
+  });
+
+  test('a service without a public address (no FSS_PUBLIC_URL): Send says it sends no share e-mails, and nothing is shared', async ({ browser }, testInfo) => {
+    test.setTimeout(60_000);
+    const other = await startExtraService({ publicUrl: false });
+    const context = await browser.newContext({ baseURL: other.url });
+    try {
+      const api = await apiLogin(other.url, FILES_ACCOUNT, FILES_PASSWORD);
+      await addFolder(api, 0, 'Reports');
+      const page = await context.newPage();
+      await useSessionIn(page, api);
+      await page.goto('/');
+      const dialog = await openEmailShare(page, 'All files', 'Reports');
+      await recipientsField(dialog).fill('ann@example.com');
+      await dialog.getByRole('button', { name: 'Send' }).click();
+      await expect(dialog.getByRole('alert')).toHaveText(
+        'This service cannot send share e-mails: its administrator has not set its public address (FSS_PUBLIC_URL). Nothing was sent or shared. Copy the share link instead (Share…).',
+      );
+      await expectNoSeriousViolations(page, testInfo, 'email-share-unavailable');
+      await keepScreenshot(page, testInfo, 'email-share-unavailable');
+      // What was typed is kept; the folder was not shared.
+      await expect(chips(dialog)).toHaveText(['ann@example.com']);
+      expect(await call(api, 'GetFiles', { dir: 0, order: 'name', desc: 0 })).toMatch(/<folder [^>]*name="Reports"[^>]* shared="0"/);
+    } finally {
+      await context.close();
+      await other.stop();
+    }
   });
 });

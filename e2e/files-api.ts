@@ -154,7 +154,7 @@ export async function unshareItem(session: ApiSession, item: { readonly file: nu
   await call(session, 'Unshare', 'file' in item ? { dirids: '', fids: item.file } : { dirids: item.folder, fids: '' });
 }
 
-/** ShareImageUpload (token, no sign): the cover image of a file's share; answers its URL. */
+/** ShareImageUpload (token, no sign): the cover image of a file's share (shared first); answers its URL. */
 export async function uploadShareImage(session: ApiSession, fid: number, image: Buffer): Promise<string> {
   const response = await fetch(`${session.base}/FileService.asmx/ShareImageUpload`, {
     method: 'POST',

@@ -9,6 +9,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,9 +35,24 @@ const fss = path.join(root, 'bin', 'fss.mjs');
 const webRoot = path.resolve(root, process.env.FSS_E2E_WEB_ROOT ?? path.join('dist', 'web'));
 const START_TIMEOUT_MS = 60_000;
 
-function serviceEnv(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', FSS_DATA_DIR: dataDir, FSS_WEB_ROOT: webRoot };
-  delete env.FSS_PUBLIC_URL; // links must point at this service
+/** A port free on loopback now: the service is given it, so that its address is known before it starts. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * The settings of a service on `port`, with the data folder `dataDir`. FSS_PUBLIC_URL is its own
+ * address (links must point at this service), unless `publicUrl` is false: without it the service
+ * sends no share e-mails (docs/protocol.md §16).
+ */
+export function serviceEnv(dataDir: string, port: number, options: { readonly publicUrl?: boolean } = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), FSS_DATA_DIR: dataDir, FSS_WEB_ROOT: webRoot };
+  if (options.publicUrl === false) delete env.FSS_PUBLIC_URL;
+  else env.FSS_PUBLIC_URL = `http://127.0.0.1:${port}`;
   // Every test logs in from 127.0.0.1, as a whole office behind one address would: the successful
   // Logins of a long run must not run into the per-address limit (docs/protocol.md §5.5).
   env.FSS_LOGINS_PER_ADDRESS = '1000000';
@@ -77,12 +93,41 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * A second service, for a test that needs other settings than the main one's: a fresh data folder
+ * with the files account, no SMTP server (it writes any e-mail to its outbox), the same web app.
+ */
+export async function startExtraService(options: { readonly publicUrl?: boolean }): Promise<{ readonly url: string; stop(): Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'fss-e2e-extra-'));
+  const env = serviceEnv(dataDir, await freePort(), options);
+  let output = '';
+  let child: ChildProcess | undefined;
+  try {
+    await promisify(execFile)(process.execPath, [fss, 'user', 'add', FILES_ACCOUNT, '--password', FILES_PASSWORD], { cwd: root, env, timeout: START_TIMEOUT_MS });
+    child = spawn(process.execPath, [fss, 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const url = await waitUntilListening(child, () => output);
+    const started = child;
+    return {
+      url,
+      async stop() {
+        await stop(started);
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (child) await stop(child);
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
 export default async function globalSetup(): Promise<() => Promise<void>> {
   if (!existsSync(path.join(webRoot, 'index.html'))) {
     throw new Error('dist/web/index.html is missing: build the web app first (npm run test:e2e runs vite build).');
   }
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'fss-e2e-'));
-  const env = serviceEnv(dataDir);
+  const env = serviceEnv(dataDir, await freePort());
 
   try {
     for (const [account, password] of [

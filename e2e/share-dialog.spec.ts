@@ -219,7 +219,7 @@ test.describe('the share dialog', () => {
     const current = dialog.getByRole('img', { name: 'Current cover image' });
     await expect(current).toBeVisible();
     // Served by the service from the share's image URL.
-    await expect(current).toHaveAttribute('src', /\/s\/[A-Za-z0-9_-]{22}\/image\/[A-Za-z0-9_-]+$/);
+    await expect(current).toHaveAttribute('src', /\/s\/image\/[0-9]+\/[A-Za-z0-9_-]+$/);
     await expect.poll(() => current.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(64);
     await expect(dialog.getByRole('img', { name: 'New cover image' })).toHaveCount(0);
     await expect(dialog.getByText('Extraction code:').locator('..')).toContainText('none');

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config';
-import { createLogger, loggablePath, type Logger } from './log';
+import { createLogger, type Logger } from './log';
 import type { Services } from './operations/context';
 import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { invokeOperation } from './operations/dispatch';
@@ -17,7 +17,7 @@ import { DownloadRoute } from './protocol/downloads';
 import { answerPlainText, ClientGoneError } from './protocol/http-common';
 import { LinkRoute } from './protocol/links';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
-import { requestTarget, type RequestTarget } from './protocol/request-target';
+import { loggablePath, requestTarget, type RequestTarget } from './protocol/request-target';
 import type { Outcome } from './protocol/results';
 import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/share-images';
@@ -51,6 +51,11 @@ export interface AppOptions {
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = createLogger(config.log);
+  if (config.publicUrl === undefined) {
+    // Share e-mails take their links from FSS_PUBLIC_URL only (operations/email-shares.ts
+    // mailLinkBase): without it they are refused with 503, which this line explains to the operator.
+    log.info('share e-mails off', { reason: 'FSS_PUBLIC_URL is not set', refusal: 503 });
+  }
   await prepareContentStores(config); // loads the S3 modules only when content is in S3
   const db = await openDatabase(config);
   let mailSender: MailSender | null = null;

@@ -48,11 +48,6 @@ export function logProcessWarnings(log: Logger): void {
   });
 }
 
-/** Public codes in URL paths (/s/, /l/, /d/) are capabilities: logs keep only the route. */
-export function loggablePath(pathname: string): string {
-  return pathname.replace(/^\/(s|l|d|files)\/.*/, '/$1/…');
-}
-
 export interface BatchedLines {
   (line: string): void;
   /** Writes what is gathered now. */

@@ -137,7 +137,8 @@ async function addFolder(app: TestApp, session: Session, name: string, dirid = 0
 
 /** The embedded installation, made through the service as a user would, then stopped. */
 async function makeInstallation(dataDir: string): Promise<Installation> {
-  const app = await startTestApp({ FSS_DATA_DIR: dataDir, FSS_DATABASE_URL: '' });
+  // FSS_PUBLIC_URL: the installation sends share e-mails, which need it.
+  const app = await startTestApp({ FSS_DATA_DIR: dataDir, FSS_DATABASE_URL: '', FSS_PUBLIC_URL: 'https://files.example.com' });
   try {
     expect(app.config.databaseUrl).toBeUndefined();
     await addAccount(app, 'alice', 'alice-password-1');

@@ -105,7 +105,7 @@ export function useUnshareItems() {
 }
 
 /**
- * ShareImageUpload: the cover image of a file's share (a file not yet shared gets an open share).
+ * ShareImageUpload: the cover image of a file's share (the file must be shared first: 409 otherwise).
  * The bytes go as one base64 value (the transport encodes Uint8Array parameters so). Answers the
  * image's URL.
  */

@@ -357,6 +357,8 @@ export const en = {
   emailQueued: (n: number) =>
     `Queued for ${plural(n, 'recipient', 'recipients')}. The e-mails are sent in the background; their status is below.`,
   emailLimitReached: 'Your account has e-mailed as many recipients as it may for now.',
+  emailSharingOff:
+    'This service cannot send share e-mails: its administrator has not set its public address (FSS_PUBLIC_URL). Nothing was sent or shared. Copy the share link instead (Share…).',
   emailHistoryHeading: 'E-mail history',
   emailHistoryEmpty: (what: string) => `No e-mails have been sent for this ${what} yet.`,
   emailHistorySummary: (sent: number, waiting: number, failed: number) =>

@@ -344,6 +344,7 @@ export const zhCN: Messages = {
   emailSending: '正在发送…',
   emailQueued: (n) => `已为 ${count(n)} 位收件人加入发送队列。邮件会在后台发送，发送状态见下方。`,
   emailLimitReached: '你的账号目前可发送的收件人数已达上限。',
+  emailSharingOff: '此服务无法发送分享邮件：管理员尚未设置服务的公开地址（FSS_PUBLIC_URL）。没有发送任何邮件，也没有创建分享。请改为复制分享链接（分享…）。',
   emailHistoryHeading: '邮件记录',
   emailHistoryEmpty: (what) => `此${what}还没有发送过邮件。`,
   emailHistorySummary: (sent, waiting, failed) =>

@@ -230,7 +230,7 @@ export const operations = [
     result: 'string',
     extension: false,
     maxBodyBytes: 8 * MiB,
-    doc: "Uploads the cover image of a file's share. Returns its URL, or ERROR <code> <message>.",
+    doc: "Uploads the cover image of a file's share; the file must be shared already (409 otherwise). Returns the image's URL, or ERROR <code> <message>.",
   },
   {
     service: 'FileService',

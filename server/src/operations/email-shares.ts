@@ -15,9 +15,11 @@
  *   sees the same count: at most maxEmailRecipientsPerHour recipients in any hour and
  *   maxEmailRecipientsPerDay in any 24 hours; beyond that 429 with retryAfter (seconds until the
  *   whole call would fit). A refused call counts nothing.
- * - The link in the message is built on the public base URL of the call (FSS_PUBLIC_URL, or the
- *   request's own base URL), stored with each message, so whichever instance sends it builds the
- *   same link.
+ * - The link in the message is built on FSS_PUBLIC_URL, stored with each message, so whichever
+ *   instance sends it builds the same link. Never on the request's Host: that is whatever the
+ *   caller sent, and a message under the service's own From would carry a link to any site. Without
+ *   FSS_PUBLIC_URL the calls are refused, 503 with reason="public-url-unset", before anything else
+ *   is checked or changed (the service logs "share e-mails off" once at start: app.ts).
  */
 import { domainToASCII } from 'node:url';
 import type { Kysely } from 'kysely';
@@ -33,7 +35,7 @@ import {
 import { findSharesOf } from '../storage/db/shares-repository';
 import type { Database, ShareItemType } from '../storage/db/schema';
 import type { CallContext, EmailDelivery, EmailShareInfo, Empty, Item, ParamsOf, Services } from './context';
-import { invalidArgument, tooManyAttempts, unauthorized } from './errors';
+import { invalidArgument, tooManyAttempts, unauthorized, unavailable } from './errors';
 import { toFileItem, toFolderItem } from './file-records';
 import { itemIdOf, requireFile, requireFolder } from './id-lists';
 import { ensureShare, ownerShareAttributes, sealExtractionCode } from './shares';
@@ -161,13 +163,28 @@ function accountOf(ctx: CallContext): number {
   return ctx.caller.uid;
 }
 
+/** Why share e-mails are refused when FSS_PUBLIC_URL is not set: the refusal's `reason`. */
+export const PUBLIC_URL_UNSET = 'public-url-unset';
+
+/**
+ * The base of the links of share e-mails: FSS_PUBLIC_URL. 503 when it is not set: a request's Host
+ * is chosen by whoever sends the request, and must not write links that leave with the service's From.
+ */
+export function mailLinkBase(services: Services): string {
+  const base = services.config.publicUrl;
+  if (base === undefined) {
+    throw unavailable('this service cannot send share e-mails: its public address (FSS_PUBLIC_URL) is not set', PUBLIC_URL_UNSET);
+  }
+  return base;
+}
+
 /**
  * Queues one message per recipient for the item, sharing it first if it is not yet shared, all in
  * one transaction: 404 when the item is not a live item of the account, 423 when it or a folder
  * above it is encrypted (both from ensureShare), 429 beyond the sending limit; then nothing has
- * changed. `baseUrl` is the public base of the links.
+ * changed. `linkBase` is the base of the links, FSS_PUBLIC_URL (mailLinkBase).
  */
-export async function emailShare(services: Services, accountId: number, ref: ItemRef, recipients: readonly string[], baseUrl: string): Promise<void> {
+export async function emailShare(services: Services, accountId: number, ref: ItemRef, recipients: readonly string[], linkBase: string): Promise<void> {
   const { db, secret } = services;
   await db.transaction().execute(async (tx) => {
     // ensureShare takes the account's row lock first: concurrent calls of one account then count
@@ -180,7 +197,7 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
       recipients.map((recipient) => ({
         shareId: share.id,
         recipient,
-        baseUrl,
+        baseUrl: linkBase,
         extractionCodeSealed: share.downpwd === '' ? null : sealExtractionCode(secret, share.downpwd),
       })),
       now,
@@ -192,15 +209,19 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
 
 export async function folderEmailShare(ctx: CallContext, params: ParamsOf<'FolderEmailShare'>): Promise<Empty> {
   const accountId = accountOf(ctx);
+  // First: an installation that cannot send share e-mails says so, whatever else the call holds.
+  const linkBase = mailLinkBase(ctx.services);
   const recipients = parseRecipients(params.to, ctx.services.config.limits.maxEmailRecipients);
-  await emailShare(ctx.services, accountId, { type: 'folder', id: params.dirid }, recipients, ctx.baseUrl);
+  await emailShare(ctx.services, accountId, { type: 'folder', id: params.dirid }, recipients, linkBase);
   return { kind: 'empty' };
 }
 
 export async function fileEmailShare(ctx: CallContext, params: ParamsOf<'FileEmailShare'>): Promise<Empty> {
   const accountId = accountOf(ctx);
+  // First: an installation that cannot send share e-mails says so, whatever else the call holds.
+  const linkBase = mailLinkBase(ctx.services);
   const recipients = parseRecipients(params.to, ctx.services.config.limits.maxEmailRecipients);
-  await emailShare(ctx.services, accountId, { type: 'file', id: params.fid }, recipients, ctx.baseUrl);
+  await emailShare(ctx.services, accountId, { type: 'file', id: params.fid }, recipients, linkBase);
   return { kind: 'empty' };
 }
 

@@ -14,6 +14,7 @@ export const ResultCode = {
   Locked: 423,
   TooManyAttempts: 429,
   NotImplemented: 501,
+  Unavailable: 503,
 } as const;
 
 export type ResultCode = (typeof ResultCode)[keyof typeof ResultCode];
@@ -44,5 +45,7 @@ export const tooLarge = (message: string) => new OpError(ResultCode.TooLarge, me
 export const locked = (message: string, details?: ErrorDetails) => new OpError(ResultCode.Locked, message, details);
 export const tooManyAttempts = (message: string, retryAfterSeconds: number) =>
   new OpError(ResultCode.TooManyAttempts, message, { retryAfter: retryAfterSeconds });
+/** The installation is not set up for this (e.g. share e-mails without FSS_PUBLIC_URL): `reason` says what is missing. */
+export const unavailable = (message: string, reason: string) => new OpError(ResultCode.Unavailable, message, { reason });
 export const notImplemented = (operation: string) =>
   new OpError(ResultCode.NotImplemented, `${operation} is not implemented yet`);

@@ -4,7 +4,8 @@
  * A session is a random token (256 bits, base64url) and a separate random signing key. The
  * database keeps the token's SHA-256 and the signing key sealed under a key derived from the token,
  * so a copy of the database yields neither. Tokens expire after an idle time (sliding) and at an
- * absolute time; use is recorded at most once a minute, so most calls only read.
+ * absolute time; use is recorded at most once a minute, or every half idle time when that is shorter
+ * (touchIntervalMs), so most calls only read.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -30,7 +31,17 @@ import {
 } from './throttle';
 
 /** Use of a token is written at most this often; its idle expiry slides with each write. */
-const TOUCH_INTERVAL_MS = 60_000;
+const MAX_TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * How often use of a token is written: once a minute, or every half of the idle time when that is
+ * shorter (FSS_TOKEN_IDLE_SECONDS may be as low as 60). A client that calls at least every half
+ * idle time then always has a written use before its token lapses: with a minute between writes
+ * and a minute of idle time, a token in steady use would lapse before its first write.
+ */
+export function touchIntervalMs(tokenIdleSeconds: number): number {
+  return Math.min(MAX_TOUCH_INTERVAL_MS, (tokenIdleSeconds * 1000) / 2);
+}
 const SIGNING_KEY_PURPOSE = 'fss/token-signing-key/v1';
 
 const refused: TokenRefused = { kind: 'tokenRefused', reason: 'invalid' };
@@ -99,7 +110,7 @@ export interface Session {
 /**
  * The session of a call that carries uid and token: 401 (OpError) when the token is missing,
  * unknown, expired or not `uid`'s. The caller checks the sign of a signed call with
- * `verifySign(session.signingKey, …)`. Slides the idle expiry, at most once a minute.
+ * `verifySign(session.signingKey, …)`. Slides the idle expiry, at most every touchIntervalMs.
  */
 export async function authenticate(services: Services, uid: bigint, token: string | null): Promise<Session> {
   const session = await liveSession(services, token, uid);
@@ -240,18 +251,19 @@ async function liveSession(services: Services, token: string | null, claimedUid?
 async function slideExpiry(services: Services, session: LiveSession): Promise<void> {
   const now = services.now().getTime();
   const kept = session.kept;
-  if (now - kept.lastSeenAt < TOUCH_INTERVAL_MS) return;
+  const interval = touchIntervalMs(services.config.tokenIdleSeconds);
+  if (now - kept.lastSeenAt < interval) return;
   const idleExpiresAt = Math.min(now + services.config.tokenIdleSeconds * 1000, kept.expiresAt);
   const touched = await touchToken(services.db, kept.id, {
     seenAt: new Date(now),
     idleExpiresAt: new Date(idleExpiresAt),
-    ifLastSeenBy: new Date(now - TOUCH_INTERVAL_MS),
+    ifLastSeenBy: new Date(now - interval),
   });
   if (touched) {
     kept.lastSeenAt = now;
     kept.idleExpiresAt = idleExpiresAt;
   } else {
-    // Another call (maybe on another instance) recorded a use in the last minute: what is kept of
+    // Another call (maybe on another instance) recorded a use within the interval: what is kept of
     // the row's times is behind; the next call reads them.
     keptSessions(services).delete(session.tokenHash);
   }

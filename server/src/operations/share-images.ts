@@ -3,12 +3,14 @@
  * (protocol/share-images.ts).
  *
  * ShareImageUpload(uid, token, fid, ImagefileName, byteFileStream), token only (no sign):
- * - `fid` must be a live file of the caller (404), not locked (423); a file without a share gets
- *   one (ensureShare: open, no limit), so uploading a cover is also a way to share a file.
+ * - `fid` must be a live file of the caller (404), not locked (423), and shared already (409).
+ *   The call carries no sign, so a token alone can make it: it may only change the cover of a
+ *   share the owner made with a signed call, never create one (docs/protocol.md §5.6).
  * - The bytes must be a PNG, JPEG, GIF or WebP image, recognized by their first bytes (never by
  *   ImagefileName, which is not used), else 400; empty → 400; over 5 MiB → 413.
- * - The answer is the image's URL (shares.ts shareImageUrl); a refusal is the string
- *   `ERROR <code> <message>` (written by the protocol layer).
+ * - The answer is the image's URL (shares.ts shareImageUrl), which names the share by its id, not
+ *   its code: the answer of a call a token alone can make must not open the share. A refusal is
+ *   the string `ERROR <code> <message>` (written by the protocol layer).
  * - Storage: the bytes go into the content store under a new key, with a write intent queued first
  *   (as uploads do), and the transaction that gives the share the key withdraws the intent; a crash
  *   in between leaves a queued key that content removal deletes. The image it replaces is queued
@@ -22,15 +24,17 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
 import { contentStoreFor } from '../storage/content/stores';
 import { expediteRemoval, queueRemoval, withdrawWriteIntent } from '../storage/db/content-repository';
 import { lockAccountTree } from '../storage/db/items-repository';
-import { findShareByCode, findSharedTarget, replaceShareImage } from '../storage/db/shares-repository';
+import type { Database } from '../storage/db/schema';
+import { findShareById, findSharedTarget, findSharesOf, replaceShareImage, type ShareRecord } from '../storage/db/shares-repository';
 import type { CallContext, ParamsOf, PlainString, Services } from './context';
-import { invalidArgument, tooLarge, unauthorized } from './errors';
+import { conflict, invalidArgument, tooLarge, unauthorized } from './errors';
 import { inTreeTransaction } from './file-records';
 import { requireFile } from './id-lists';
-import { ensureShareRecord, refuseLockedItems, SHARE_CODE_FORMAT, shareImageTag, shareImageUrl } from './shares';
+import { refuseLockedItems, shareImageTag, shareImageUrl } from './shares';
 
 export const MAX_SHARE_IMAGE_BYTES = 5 * 1024 * 1024;
 
@@ -75,6 +79,18 @@ async function storeImage(services: Services, bytes: Buffer): Promise<string> {
   return key;
 }
 
+/**
+ * The share of the caller's live, unlocked file `fileId`: 404, 423 as everywhere, and 409 when the
+ * file has no share. Never makes one: sharing takes a signed call (FileShare).
+ */
+async function existingShareOf(db: Kysely<Database>, accountId: number, fileId: bigint | number): Promise<ShareRecord> {
+  const file = await requireFile(db, accountId, fileId);
+  await refuseLockedItems(db, accountId, { folderIds: [], fileIds: [file.id] });
+  const [share] = await findSharesOf(db, accountId, 'file', [file.id]);
+  if (!share) throw conflict('the file is not shared: share it first (FileShare), then give its share a cover image');
+  return share;
+}
+
 export async function shareImageUpload(ctx: CallContext, params: ParamsOf<'ShareImageUpload'>): Promise<PlainString> {
   if (!ctx.caller) throw unauthorized();
   const accountId = ctx.caller.uid;
@@ -82,14 +98,13 @@ export async function shareImageUpload(ctx: CallContext, params: ParamsOf<'Share
   const { db } = services;
   const bytes = checkedImage(params.byteFileStream);
   // Checked before anything is stored; checked again below, where it counts.
-  const file = await requireFile(db, accountId, params.fid);
-  await refuseLockedItems(db, accountId, { folderIds: [], fileIds: [file.id] });
+  const { itemId: fileId } = await existingShareOf(db, accountId, params.fid);
 
   const key = await storeImage(services, bytes);
   try {
     const share = await inTreeTransaction(db, async (tx) => {
       await lockAccountTree(tx, accountId);
-      const share = await ensureShareRecord(tx, services, accountId, { type: 'file', id: file.id });
+      const share = await existingShareOf(tx, accountId, fileId);
       if (!(await withdrawWriteIntent(tx, key))) throw new Error(`the write intent of ${key} was taken for removal`);
       const at = services.now();
       const replaced = await replaceShareImage(tx, share.id, key, at);
@@ -132,15 +147,18 @@ function sameTag(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** A share id as the image URL carries it: decimal, no leading zero, small enough to be exact. */
+const SHARE_ID_FORMAT = /^[1-9][0-9]{0,14}$/;
+
 /**
- * The cover image `{base}/s/{code}/image/{tag}` names, if the share still answers: the code and
- * tag are right, the share has that image, its item is live and nothing is encrypted. Null
- * otherwise (one answer for every reason).
+ * The cover image `{base}/s/image/{share id}/{tag}` names, if the share still answers: the share
+ * exists, the tag is right (so the share has that image and that extraction code), its item is live
+ * and nothing is encrypted. Null otherwise (one answer for every reason).
  */
-export async function openShareImage(services: Services, code: string, tag: string): Promise<ShareImage | null> {
-  if (!SHARE_CODE_FORMAT.test(code)) return null;
+export async function openShareImage(services: Services, shareId: string, tag: string): Promise<ShareImage | null> {
+  if (!SHARE_ID_FORMAT.test(shareId)) return null;
   const { db } = services;
-  const share = await findShareByCode(db, code);
+  const share = await findShareById(db, Number(shareId));
   if (!share || share.imageKey === null || !sameTag(shareImageTag(services.secret, share), tag)) return null;
   const item = await findSharedTarget(db, share.accountId, { type: share.itemType, id: share.itemId });
   if (!item || item.lock) return null;

@@ -159,18 +159,20 @@ function validDownpwd(raw: string | null): string {
 // ---- Cover images ------------------------------------------------------------------------------
 
 /**
- * The public URL of a share's cover image: `{base}/s/{code}/image/{tag}`, where the tag is an HMAC
- * (server secret) over the share, its image and its extraction code. It cannot be made from the
- * share code alone, so a share with an extraction code shows its cover only to those who gave it
- * (ShareOpen) and to its owner; a new image or a new code gives a new URL (nothing stale in a cache).
+ * The public URL of a share's cover image: `{base}/s/image/{share id}/{tag}`, where the tag is an
+ * HMAC (server secret) over the share, its image and its extraction code. It carries no share code:
+ * ShareImageUpload, which a token alone may call, answers it (docs/protocol.md §5.6), and the URL
+ * of an image must not open the share. It cannot be made without the server secret, so a share with
+ * an extraction code shows its cover only to those who gave it (ShareOpen) and to its owner; a new
+ * image or a new code gives a new URL (nothing stale in a cache).
  */
 export function shareImageUrl(
   baseUrl: string,
   secret: Buffer,
-  share: { readonly id: number; readonly code: string; readonly imageKey: string | null; readonly downpwdSealed: string | null },
+  share: { readonly id: number; readonly imageKey: string | null; readonly downpwdSealed: string | null },
 ): string {
   if (share.imageKey === null) return '';
-  return `${shareUrl(baseUrl, share.code)}/image/${shareImageTag(secret, share)}`;
+  return `${baseUrl}/s/image/${share.id}/${shareImageTag(secret, share)}`;
 }
 
 export function shareImageTag(
@@ -205,7 +207,7 @@ export function ownerShareAttributes(services: Services, baseUrl: string, share:
  */
 export function shareRendering(ctx: CallContext): {
   shareDownpwd(share: { readonly id: number; readonly downpwdSealed: string | null }): string;
-  shareImage(share: { readonly id: number; readonly code: string; readonly imageKey: string | null; readonly downpwdSealed: string | null }): string;
+  shareImage(share: { readonly id: number; readonly imageKey: string | null; readonly downpwdSealed: string | null }): string;
 } {
   const { secret } = ctx.services;
   return {
@@ -353,7 +355,7 @@ export async function unshare(ctx: CallContext, params: ParamsOf<'Unshare'>): Pr
   return { kind: 'empty' };
 }
 
-// ---- ensureShare (e-mail sharing, cover images) ------------------------------------------------
+// ---- ensureShare (e-mail sharing) --------------------------------------------------------------
 
 /**
  * Makes sure the caller's item has a share, inside the caller's transaction `tx`, and returns it:
@@ -373,17 +375,6 @@ export async function ensureShare(
   const share = await insertShareIfMissing(tx, { accountId, itemType: item.type, itemId: item.id, code: newShareCode(), at: services.now() });
   await setSharedFlags(tx, accountId, item.type === 'folder' ? 'folders' : 'files', [item.id], true);
   return toShare(services.secret, share);
-}
-
-/** ensureShare's record, for this module's neighbours that need the stored form (the cover image). */
-export async function ensureShareRecord(
-  tx: Kysely<Database>,
-  services: Services,
-  accountId: number,
-  item: { readonly type: ShareItemType; readonly id: number },
-): Promise<ShareRecord> {
-  const share = await ensureShare(tx, services, accountId, item);
-  return (await findShareById(tx, share.id))!;
 }
 
 // ---- Download URLs issued by a share -----------------------------------------------------------

@@ -23,7 +23,7 @@ import type { Services } from '../operations/context';
 import { openGrantedFile, verifyDownloadToken, type Downloadable } from '../operations/downloads';
 import { answer } from './http-common';
 import { newIncidentId } from './pipeline';
-import type { RequestTarget } from './request-target';
+import { routePath, type RequestTarget } from './request-target';
 
 const DOWNLOAD_PATH = /^\/d\/([^/]+)(?:\/[^/]*)?$/;
 
@@ -139,7 +139,7 @@ export class DownloadRoute {
 
   /** Answers the request if it is a download URL; false when the path is not one. */
   async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
-    const match = DOWNLOAD_PATH.exec(url.pathname);
+    const match = DOWNLOAD_PATH.exec(routePath(url.pathname));
     if (!match) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });

@@ -13,14 +13,14 @@
  *   SVG file as a page of this site. nosniff and `Content-Security-Policy: default-src 'none';
  *   sandbox` guard the same door should a browser render it anyway.
  * - Hits: counted once per GET that starts a transfer (operations/links.ts says which).
- * - The code is a capability: the request log keeps only `/l/…` (log.ts loggablePath).
+ * - The code is a capability: the request log keeps only `/l/…` (request-target.ts loggablePath).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log';
 import type { Services } from '../operations/context';
 import { openLinkedFile } from '../operations/links';
 import { refuse, serveFile } from './downloads';
-import type { RequestTarget } from './request-target';
+import { routePath, type RequestTarget } from './request-target';
 
 const LINK_PATH = /^\/l\/([^/]+)(?:\/[^/]*)?$/;
 
@@ -32,7 +32,7 @@ export class LinkRoute {
 
   /** Answers the request if it is a direct link; false when the path is not one. */
   async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
-    const match = LINK_PATH.exec(url.pathname);
+    const match = LINK_PATH.exec(routePath(url.pathname));
     if (!match) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });

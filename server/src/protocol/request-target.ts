@@ -9,6 +9,13 @@
  * dot segments, percent-encoded dots, backslashes, spaces, non-ASCII) goes through `new URL` as
  * before, and null means the parser refused it. server/test/protocol/request-target.test.ts holds
  * both readings side by side.
+ *
+ * A target that is not in absolute form (`http://host/…`) is a path, whatever it starts with: `//s/x`
+ * is the path `//s/x` (RFC 9112 origin-form), never a host `s` and a path `/x`, which would route
+ * and log the code `x` as a path of its own.
+ *
+ * routePath is the one reading of a path that routes choose by and that the request log redacts by
+ * (loggablePath): one function, so that no spelling a route accepts can escape the redaction.
  */
 
 export interface RequestTarget {
@@ -34,6 +41,9 @@ class PlainTarget implements RequestTarget {
   }
 }
 
+/** A target in absolute form: a scheme, then `:`. */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
 export function requestTarget(raw: string): RequestTarget | null {
   if (PLAIN_TARGET.test(raw)) {
     const question = raw.indexOf('?');
@@ -41,8 +51,54 @@ export function requestTarget(raw: string): RequestTarget | null {
     if (!DOT_SEGMENT.test(pathname)) return new PlainTarget(pathname, question < 0 ? '' : raw.slice(question));
   }
   try {
-    return new URL(raw, 'http://host');
+    if (ABSOLUTE_FORM.test(raw)) return new URL(raw);
+    // After an authority of its own, a target that starts with `//` (or a backslash, which the
+    // parser reads as a slash) stays a path.
+    return new URL(`http://host${raw.startsWith('/') || raw.startsWith('\\') ? '' : '/'}${raw}`);
   } catch {
     return null;
   }
+}
+
+// ---- Routes ------------------------------------------------------------------------------------
+
+/** A path routePath leaves as it is: no `//`, and a first segment without `%` or capitals. */
+const ROUTE_AS_SENT = /^\/[^/%A-Z]*(?:\/|$)/;
+
+/** `text` percent-decoded, or as it is when it is not valid percent-encoding. */
+export function decodedOrAsSent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The path as routes read it: repeated slashes as one, and the first segment (the route: `s`, `d`,
+ * `l`, `upload`, `UserService.asmx`, …) percent-decoded and in lower case, so `/S/x`, `//s/x`,
+ * `/s//x` and `/%73/x` all read `/s/x`. What follows the route is left as sent: codes, tokens and
+ * names are case-sensitive, and each route decodes its own segments.
+ */
+export function routePath(pathname: string): string {
+  if (ROUTE_AS_SENT.test(pathname) && !pathname.includes('//')) return pathname;
+  const collapsed = pathname.replace(/\/{2,}/g, '/');
+  const end = collapsed.indexOf('/', 1);
+  const route = end < 0 ? collapsed.slice(1) : collapsed.slice(1, end);
+  // The route decoded may hold slashes itself (`/s%2Fx`): read again, once.
+  const decoded = `/${decodedOrAsSent(route)}${end < 0 ? '' : collapsed.slice(end)}`.replace(/\/{2,}/g, '/');
+  const routeEnd = decoded.indexOf('/', 1);
+  return routeEnd < 0 ? decoded.toLowerCase() : decoded.slice(0, routeEnd).toLowerCase() + decoded.slice(routeEnd);
+}
+
+/** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download grants (and /files/, kept for them). */
+const CAPABILITY_ROUTE = /^\/(s|l|d|files)\//;
+
+/**
+ * A request's path as the log may name it: a capability route as the route only (`/s/…`, `/l/…`,
+ * `/d/…`), read as routes read it (routePath), whatever its spelling; any other path as sent.
+ */
+export function loggablePath(pathname: string): string {
+  const route = CAPABILITY_ROUTE.exec(routePath(pathname));
+  return route ? `/${route[1]}/…` : pathname;
 }

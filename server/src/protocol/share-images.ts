@@ -1,8 +1,8 @@
 /**
- * GET/HEAD /s/{code}/image/{tag}: the cover image of a share, whose URL ShareImageUpload answers
+ * GET/HEAD /s/image/{share id}/{tag}: the cover image of a share, whose URL ShareImageUpload answers
  * and the share's `image` attribute carries (operations/share-images.ts says when it answers).
  *
- * - 404 for anything that does not serve (unknown code or tag, replaced image, share gone, item in
+ * - 404 for anything that does not serve (unknown share or tag, replaced image, share gone, item in
  *   the bin or encrypted): one answer, so that a URL tells nothing about why. 405 for other methods.
  * - `Content-Type` from the bytes themselves (PNG, JPEG, GIF, WebP), `X-Content-Type-Options:
  *   nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`: an image and nothing else,
@@ -11,7 +11,7 @@
  *   (If-None-Match → 304). A new image, or a new extraction code, has a new URL; `private` keeps
  *   shared caches out, so that a share moved to the bin stops answering at once for everyone else.
  * - Other paths under /s/ (the share page itself, `/s/{code}`) are left to the web app.
- * - The code and tag are capabilities: the request log keeps only `/s/…` (log.ts loggablePath).
+ * - The tag is a capability: the request log keeps only `/s/…` (request-target.ts loggablePath).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -20,9 +20,9 @@ import type { Services } from '../operations/context';
 import { openShareImage } from '../operations/share-images';
 import { answer } from './http-common';
 import { newIncidentId } from './pipeline';
-import type { RequestTarget } from './request-target';
+import { routePath, type RequestTarget } from './request-target';
 
-const IMAGE_PATH = /^\/s\/([^/]+)\/image\/([^/]+)$/;
+const IMAGE_PATH = /^\/s\/image\/([^/]+)\/([^/]+)$/;
 
 export const SHARE_IMAGE_CACHE = 'private, max-age=3600';
 
@@ -46,7 +46,7 @@ export class ShareImageRoute {
 
   /** Answers the request if it is a cover image URL; false when the path is not one. */
   async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
-    const match = IMAGE_PATH.exec(url.pathname);
+    const match = IMAGE_PATH.exec(routePath(url.pathname));
     if (!match) return false;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });

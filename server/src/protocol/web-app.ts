@@ -8,6 +8,7 @@ import { createReadStream, promises as fs } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { answer } from './http-common';
+import { decodedOrAsSent, routePath } from './request-target';
 import { SHARE_PAGE_PATH, withPreview, type SharePreviews } from './share-preview';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -87,8 +88,10 @@ export class WebApp {
       return;
     }
     const index = path.join(this.root, 'index.html');
-    const share = SHARE_PAGE_PATH.exec(decoded);
-    if (share && this.sharePreviews && (await isFile(index))) return this.sendSharePage(req, res, index, share[1]);
+    // Read as the capability routes read a path (request-target.ts routePath): `/S/{code}` is a
+    // share page to the app's router too, and the log redacts it the same way.
+    const share = SHARE_PAGE_PATH.exec(routePath(pathname));
+    if (share && this.sharePreviews && (await isFile(index))) return this.sendSharePage(req, res, index, decodedOrAsSent(share[1]));
     if (await isFile(index)) return this.sendFile(res, index, 'no-cache');
     answer(res, { status: 200, contentType: 'text/html; charset=utf-8', headers: APP_SECURITY_HEADERS }, NOT_BUILT);
   }

@@ -31,8 +31,11 @@ async function smtpServer(port = 0, options: Parameters<typeof startSmtpServer>[
   return server;
 }
 
+/** FSS_PUBLIC_URL: share e-mails are sent only with it, and their links are built on it. */
+const PUBLIC_URL = 'https://files.example.com';
+
 async function setUp(config: Partial<Config>): Promise<{ services: TestServices; alice: number }> {
-  const services = await openTestServices({ config });
+  const services = await openTestServices({ config: { publicUrl: PUBLIC_URL, ...config } });
   return { services, alice: await testAccount(services, 'alice') };
 }
 
@@ -61,7 +64,7 @@ async function shareCodeOf(services: Services, fileId: number): Promise<string> 
 describe('delivery through SMTP', () => {
   test('FileEmailShare: one message per recipient, from FSS_MAIL_FROM, with the link and the extraction code', async () => {
     const server = await smtpServer();
-    const { services, alice } = await setUp({ smtpUrl: server.url, mailFrom: 'Files <files@example.com>', publicUrl: 'https://files.example.com' });
+    const { services, alice } = await setUp({ smtpUrl: server.url, mailFrom: 'Files <files@example.com>' });
     const file = await addFile(services, alice, 0, 'Plan – 2026.pdf', 7);
     await fileShare(as(services, alice), { ...signed, fids: String(file.id), downpwd: 'pA5s', downValue: 0, description: '' });
     await emailFile(services, alice, file.id, 'ann@example.com; bob@example.org');
@@ -84,10 +87,11 @@ describe('delivery through SMTP', () => {
       expect(mail.headers.get('to')).toBe(row.recipient);
       expect(mail.headers.get('subject')).toBe('alice shared the file "Plan – 2026.pdf" with you');
       expect(mail.headers.get('message-id')).toBe(messageIdOf(services.secret, row.id, 'Files <files@example.com>'));
-      // The link is built on the base URL of the call that queued it (here the test's http://fss.test).
-      expect(mail.text).toContain(`http://fss.test/s/${code}`);
+      // The link is built on FSS_PUBLIC_URL, never on the base URL of the call that queued it (http://fss.test).
+      expect(mail.text).toContain(`${PUBLIC_URL}/s/${code}`);
+      expect(mail.text).not.toContain('fss.test');
       expect(mail.text).toContain('Extraction code: pA5s');
-      expect(mail.html).toContain(`<a href="http://fss.test/s/${code}">`);
+      expect(mail.html).toContain(`<a href="${PUBLIC_URL}/s/${code}">`);
       expect(mail.html).toContain('Plan – 2026.pdf');
     }
     expect((await statuses(services, alice, file.id)).map((email) => email.status)).toEqual(['sent', 'sent']);
@@ -106,7 +110,7 @@ describe('delivery through SMTP', () => {
     const code = (await services.db.selectFrom('shares').select('code').executeTakeFirstOrThrow()).code;
     const mail = parseMail(server.received[0].raw);
     expect(mail.headers.get('subject')).toBe('alice shared the folder "Holiday photos" with you');
-    expect(mail.text).toContain(`http://fss.test/s/${code}`);
+    expect(mail.text).toContain(`${PUBLIC_URL}/s/${code}`);
     expect(mail.text).not.toContain('Extraction code');
   });
 
@@ -254,7 +258,7 @@ describe('over the wire, with the SMTP server', () => {
 
   beforeAll(async () => {
     server = await startSmtpServer();
-    app = await startTestApp({ FSS_SMTP_URL: server.url, FSS_MAIL_FROM: 'files@example.com' });
+    app = await startTestApp({ FSS_SMTP_URL: server.url, FSS_MAIL_FROM: 'files@example.com', FSS_PUBLIC_URL: PUBLIC_URL });
     aliceId = await addAccount(app, 'alice', 'alice-password-1');
     bobId = await addAccount(app, 'bob', 'bob-password-1');
   });
@@ -291,7 +295,7 @@ describe('over the wire, with the SMTP server', () => {
       expect(element(xml, 'result')!.attrs).toMatchObject({ code: '0', msg: '', count: '1' });
       const shared = element(xml, 'folder')!.attrs;
       expect(shared).toMatchObject({ id: String(folder.id), name: `Shared ${form}`, shared: '1', downpwd: '', downValue: '0', downloads: '0' });
-      expect(shared.url).toBe(`${app.url}/s/${shared.code}`);
+      expect(shared.url).toBe(`${PUBLIC_URL}/s/${shared.code}`);
       const emails = emailsIn(xml);
       expect(emails).toHaveLength(1);
       expect(emails[0]).toMatchObject({ to, status: 'sent' });

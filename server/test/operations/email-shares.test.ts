@@ -19,6 +19,7 @@ import {
   getFileEmailShareInfo,
   getFolderEmailShareInfo,
   parseRecipients,
+  PUBLIC_URL_UNSET,
 } from '../../src/operations/email-shares';
 import { ResultCode } from '../../src/operations/errors';
 import { shareMessage } from '../../src/operations/mail-messages';
@@ -56,8 +57,11 @@ async function shareCount(services: Services): Promise<number> {
   return (await services.db.selectFrom('shares').select('id').execute()).length;
 }
 
+/** FSS_PUBLIC_URL: share e-mails take their links from it, never from the call's own base (http://fss.test). */
+const PUBLIC_URL = 'https://files.example.com';
+
 async function setUp(config: Partial<Config> = {}): Promise<{ services: TestServices; alice: number; bob: number }> {
-  const services = await openTestServices({ config });
+  const services = await openTestServices({ config: { publicUrl: PUBLIC_URL, ...config } });
   return { services, alice: await testAccount(services, 'alice'), bob: await testAccount(services, 'bob') };
 }
 
@@ -145,8 +149,8 @@ describe('FileEmailShare and FolderEmailShare', () => {
 
     const rows = await queued(services);
     expect(rows.map((row) => [row.recipient, row.status, row.attempts, row.base_url])).toEqual([
-      ['ann@example.com', 'queued', 0, 'http://fss.test'],
-      ['bob@example.org', 'queued', 0, 'http://fss.test'],
+      ['ann@example.com', 'queued', 0, PUBLIC_URL],
+      ['bob@example.org', 'queued', 0, PUBLIC_URL],
     ]);
     // An open share: no extraction code is kept with the messages.
     expect(rows.every((row) => row.extraction_code_sealed === null)).toBe(true);
@@ -160,6 +164,20 @@ describe('FileEmailShare and FolderEmailShare', () => {
       { to: 'ann@example.com', time: services.now(), status: 'queued', error: undefined },
       { to: 'bob@example.org', time: services.now(), status: 'queued', error: undefined },
     ]);
+  });
+
+  test('without FSS_PUBLIC_URL: 503 with reason public-url-unset, before anything else, and nothing changes', async () => {
+    const { services, alice } = await setUp({ publicUrl: undefined });
+    const file = await addFile(services, alice, 0, 'report.pdf', 10);
+    const folder = await addFolder(services, alice, 0, 'Docs');
+    for (const call of [emailFile(services, alice, file.id, 'ann@example.com'), emailFolder(services, alice, folder.id, 'ann@example.com'), emailFile(services, alice, file.id, 'not an address')]) {
+      const refusal = await rejected(call);
+      expect(refusal.code).toBe(ResultCode.Unavailable);
+      expect(refusal.details).toEqual({ reason: PUBLIC_URL_UNSET });
+    }
+    expect(await shareCount(services)).toBe(0);
+    expect(await queued(services)).toEqual([]);
+    expect(await services.db.selectFrom('email_sends').selectAll().execute()).toEqual([]);
   });
 
   test('sharing again by e-mail keeps the one share and adds to its messages', async () => {
@@ -355,9 +373,10 @@ describe('the sender, without an SMTP server: the outbox', () => {
       expect(mail.headers.get('from')).toBe('File Storage <no-reply@localhost>');
       expect(mail.headers.get('subject')).toBe(`alice shared the file "Tom & Jerry's.txt" with you`);
       expect(mail.headers.get('message-id')).toMatch(new RegExp(`^<${row.id}\\.[A-Za-z0-9_-]{22}@localhost>$`));
-      expect(mail.text).toContain(`http://fss.test/s/${code}`);
+      expect(mail.text).toContain(`${PUBLIC_URL}/s/${code}`);
       expect(mail.text).toContain('Extraction code: x7Kq-22');
-      expect(mail.html).toContain(`href="http://fss.test/s/${code}"`);
+      expect(mail.html).toContain(`href="${PUBLIC_URL}/s/${code}"`);
+      expect(raw).not.toContain('fss.test');
       expect(mail.html).toContain('Tom &#38; Jerry&#39;s.txt');
       expect(mail.html).toContain('x7Kq-22');
     }

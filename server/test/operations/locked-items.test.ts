@@ -16,6 +16,8 @@ import { openSession, signed, storeFile, type TestSession } from '../helpers/enc
 import { rejected } from '../helpers/refusals';
 
 const TIP = 'the name of the first cat';
+/** FileEmailShare needs FSS_PUBLIC_URL before it looks at the file (email-shares.ts mailLinkBase). */
+const SENDS_EMAIL = { publicUrl: 'https://files.example.com' };
 
 /** What a signed call on a file reaches, for each operation that must refuse a locked one. */
 const reaching: Array<[string, (s: TestSession, fid: number) => Promise<unknown>]> = [
@@ -41,7 +43,7 @@ async function fileInEncryptedFolder(services: Services, alice: TestSession) {
 describe('a locked item reached by its owner', () => {
   for (const [name, reach] of reaching) {
     it(`${name} of an encrypted file: 423 with its id and tip`, async () => {
-      const services = await openTestServices();
+      const services = await openTestServices({ config: SENDS_EMAIL });
       const alice = await openSession(services, 'alice');
       const fid = await encryptedFile(services, alice);
       const refusal = await rejected(reach(alice, fid));
@@ -50,7 +52,7 @@ describe('a locked item reached by its owner', () => {
     });
 
     it(`${name} of a file in an encrypted folder: 423 with the folder's id and tip`, async () => {
-      const services = await openTestServices();
+      const services = await openTestServices({ config: SENDS_EMAIL });
       const alice = await openSession(services, 'alice');
       const { folderId, fileId } = await fileInEncryptedFolder(services, alice);
       const refusal = await rejected(reach(alice, fileId));

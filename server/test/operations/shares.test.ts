@@ -325,18 +325,36 @@ describe('ensureShare', () => {
 describe("a share's cover image", () => {
   /** A 1×1 transparent PNG. */
   const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+  const uploadCover = (services: Services, accountId: number, fileId: number) =>
+    shareImageUpload(as(services, accountId), { uid: BigInt(accountId), token: 'test-token', fid: BigInt(fileId), ImagefileName: 'cover.png', byteFileStream: PNG });
+
+  test('is refused (409) on a file that has no share, and makes none: covers never share a file', async () => {
+    const services = await openTestServices();
+    const alice = await testAccount(services, 'alice');
+    const file = await addFile(services, alice, 0, 'report.pdf', 10);
+    expect((await rejected(uploadCover(services, alice, file.id))).code).toBe(ResultCode.Conflict);
+    expect(await shareRows(services)).toHaveLength(0);
+    expect(await flags(services, 'files', file.id)).toBe(0);
+  });
+
+  test('answers a URL that names the share by its id and a tag, never by its code', async () => {
+    const services = await openTestServices();
+    const alice = await testAccount(services, 'alice');
+    const file = await addFile(services, alice, 0, 'report.pdf', 10);
+    await shareFiles(services, alice, String(file.id), { downpwd: 'hush-hush' });
+    const [share] = await shareRows(services);
+    const answer = await uploadCover(services, alice, file.id);
+    expect(answer.value).toMatch(new RegExp(`^http://fss\\.test/s/image/${share.id}/[A-Za-z0-9_-]{22}$`));
+    expect(answer.value).not.toContain(share.code);
+    expect(answer.value).not.toContain('hush-hush');
+  });
 
   test('goes with the share when its file is deleted for good: queued in the same transaction, then removed', async () => {
     const services = await openTestServices();
     const alice = await testAccount(services, 'alice');
     const file = await addFile(services, alice, 0, 'report.pdf', 10);
-    const answer = await shareImageUpload(as(services, alice), {
-      uid: BigInt(alice),
-      token: 'test-token',
-      fid: BigInt(file.id),
-      ImagefileName: 'cover.png',
-      byteFileStream: PNG,
-    });
+    await shareFiles(services, alice, String(file.id));
+    const answer = await uploadCover(services, alice, file.id);
     expect(answer.value).toMatch(/^http/);
     const { image_key: key } = await services.db.selectFrom('shares').select('image_key').executeTakeFirstOrThrow();
     expect(key).not.toBeNull();

@@ -36,7 +36,8 @@ async function everything() {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // FSS_PUBLIC_URL: without it the e-mail shares refuse every call (503) before they look at an id.
+  app = await startTestApp({ FSS_PUBLIC_URL: 'https://files.example.com' });
   await addAccount(app, 'alice', 'alice-password-1');
   await addAccount(app, 'bob', 'bob-password-1');
   alice = await logIn(app, 'post', 'alice', 'alice-password-1');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestTarget } from '../../src/protocol/request-target';
+import { loggablePath, requestTarget, routePath } from '../../src/protocol/request-target';
 
 /** Targets clients send, and ones a parser might read differently from the WHATWG URL parser. */
 const TARGETS = [
@@ -21,6 +21,8 @@ const TARGETS = [
   '/a/.%2e',
   '/..',
   '//evil.example/x',
+  '//s/code',
+  '\\\\s\\code',
   'http://other.example/UserService.asmx',
   '/a\\b',
   '/a b',
@@ -34,16 +36,66 @@ const TARGETS = [
   '*',
 ];
 
+/** How the URL parser reads a request target: an absolute-form one as it is, any other as a path on this host. */
+function parsed(target: string): URL {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(target) ? new URL(target) : new URL(`http://host${/^[/\\]/.test(target) ? '' : '/'}${target}`);
+}
+
 describe('request target', () => {
   it.each(TARGETS)('%j reads as the URL parser reads it', (target) => {
     let expected: { pathname: string; query: string[][] } | null;
     try {
-      const url = new URL(target, 'http://host');
+      const url = parsed(target);
       expected = { pathname: url.pathname, query: [...url.searchParams] };
     } catch {
       expected = null;
     }
     const read = requestTarget(target);
     expect(read && { pathname: read.pathname, query: [...read.searchParams] }).toEqual(expected);
+  });
+
+  it('a target that starts with // is a path, never a host and a shorter path', () => {
+    expect(requestTarget('//s/code')?.pathname).toBe('//s/code');
+    expect(requestTarget('//evil.example/UserService.asmx')?.pathname).toBe('//evil.example/UserService.asmx');
+    expect(requestTarget('http://other.example/d/grant')?.pathname).toBe('/d/grant');
+  });
+});
+
+describe('routePath: the path as routes read it', () => {
+  it.each([
+    ['/s/Code_-x', '/s/Code_-x'],
+    ['/S/Code_-x', '/s/Code_-x'],
+    ['//s/Code_-x', '/s/Code_-x'],
+    ['/s//Code_-x', '/s/Code_-x'],
+    ['///L///Code', '/l/Code'],
+    ['/%73/Code', '/s/Code'],
+    ['/%44/Grant/a%20b.txt', '/d/Grant/a%20b.txt'],
+    ['/s%2FCode', '/s/Code'],
+    ['/%2Fs/Code', '/s/Code'],
+    ['/UserService.asmx/GetFiles', '/userservice.asmx/GetFiles'],
+    ['/%zz/Code', '/%zz/Code'],
+    ['/', '/'],
+  ])('%j reads %j', (path, expected) => {
+    expect(routePath(path)).toBe(expected);
+  });
+
+  it('leaves what follows the route as sent: codes are case-sensitive', () => {
+    expect(routePath('/S/AbC/image/1/TaG')).toBe('/s/AbC/image/1/TaG');
+  });
+});
+
+describe('loggablePath', () => {
+  it('names a capability route only, in every spelling routePath reads as it', () => {
+    for (const route of ['s', 'l', 'd']) {
+      for (const spelling of [`/${route}/SECRET`, `/${route.toUpperCase()}/SECRET`, `//${route}/SECRET`, `/${route}//SECRET`, `/%${route.charCodeAt(0).toString(16)}/SECRET`, `/${route}%2FSECRET`]) {
+        expect(loggablePath(spelling)).toBe(`/${route}/…`);
+      }
+    }
+  });
+
+  it('names any other path as sent', () => {
+    expect(loggablePath('/FileService.asmx/GetFiles')).toBe('/FileService.asmx/GetFiles');
+    expect(loggablePath('/folder/12')).toBe('/folder/12');
+    expect(loggablePath('/sun/x')).toBe('/sun/x');
   });
 });

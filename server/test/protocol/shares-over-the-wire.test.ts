@@ -86,6 +86,13 @@ function uploadImage(form: Form, fid: number, bytes: Uint8Array | string, sessio
   return callInForm(app.url, form, ShareImageUpload, { uid: session.uid, token: session.token, fid, ImagefileName: 'cover.png', byteFileStream: bytes });
 }
 
+/** A file of alice's with an open share: ShareImageUpload gives covers only to shares that exist. */
+async function sharedFile(name: string, downpwd = ''): Promise<number> {
+  const fid = await addStoredFile(aliceId, name, name);
+  expect((await signed('post', FileShare, { fids: String(fid), downpwd, downValue: 0, description: '' })).result).toMatchObject({ code: '0' });
+  return fid;
+}
+
 const get = (url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<HttpAnswer> => {
   const { pathname, search } = new URL(url);
   return send(app.url, method, pathname + search, headers);
@@ -135,9 +142,9 @@ describe('ShareImageUpload', () => {
   ];
 
   it.each(cases)('%s: stores the image and answers its URL, which serves it as an image and nothing else', async (_name, form, encode) => {
-    const fid = await addStoredFile(aliceId, `photo ${_name}.txt`, `photo ${_name}`);
+    const fid = await sharedFile(`photo ${_name}.txt`, 'ab12');
     const url = stringResult(await uploadImage(form, fid, encode(PNG)));
-    expect(url).toMatch(new RegExp(`^${app.url}/s/[A-Za-z0-9_-]{22}/image/[A-Za-z0-9_-]{22}$`));
+    expect(url).toMatch(new RegExp(`^${app.url}/s/image/[1-9][0-9]*/[A-Za-z0-9_-]{22}$`));
 
     const image = await getBytes(url);
     expect(image.status).toBe(200);
@@ -148,20 +155,29 @@ describe('ShareImageUpload', () => {
     expect(image.headers['content-security-policy']).toMatch(/^default-src 'none'/);
     expect(image.headers['cache-control']).toBe('private, max-age=3600');
 
-    // The file got a share (ensureShare), whose image attribute is that URL.
+    // The share's image attribute is that URL; the URL does not carry the share's code.
     const shared = await signed('post', GetShareFiles, { order: 'name', desc: '0' });
-    expect(shared.files.find((file) => file.id === String(fid))).toMatchObject({ shared: '1', image: url, downpwd: '' });
+    const item = shared.files.find((file) => file.id === String(fid));
+    expect(item).toMatchObject({ shared: '1', image: url, downpwd: 'ab12' });
+    expect(url).not.toContain(item!.code);
+  });
+
+  it('a file without a share is refused: ERROR 409, and it stays unshared', async () => {
+    const fid = await addStoredFile(aliceId, 'not shared.txt', 'not shared');
+    for (const form of FORMS) expect(stringResult(await uploadImage(form, fid, PNG))).toMatch(/^ERROR 409 /);
+    const shared = await signed('post', GetShareFiles, { order: 'name', desc: '0' });
+    expect(shared.files.map((file) => file.id)).not.toContain(String(fid));
   });
 
   it('an image over 5 MiB is refused: ERROR 413', async () => {
-    const fid = await addStoredFile(aliceId, 'big.txt', 'big');
+    const fid = await sharedFile('big.txt');
     const big = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 + 1 - PNG.length)]);
     expect(stringResult(await uploadImage('soap11', fid, big))).toMatch(/^ERROR 413 /);
     expect(stringResult(await uploadImage('post', fid, big.toString('base64')))).toMatch(/^ERROR 413 /);
   });
 
   it('a text file posing as .png is refused: ERROR 400; so is an empty one', async () => {
-    const fid = await addStoredFile(aliceId, 'posing.txt', 'posing');
+    const fid = await sharedFile('posing.txt');
     for (const form of FORMS) {
       expect(stringResult(await uploadImage(form, fid, Buffer.from('<svg onload="alert(1)"></svg>')))).toMatch(/^ERROR 400 /);
     }
@@ -176,7 +192,7 @@ describe('ShareImageUpload', () => {
   });
 
   it('the image URL: HEAD, If-None-Match → 304, other methods 405; a new image has a new URL and the old one stops', async () => {
-    const fid = await addStoredFile(aliceId, 'covered.txt', 'covered');
+    const fid = await sharedFile('covered.txt');
     const first = stringResult(await uploadImage('post', fid, PNG));
     const head = await get(first, {}, 'HEAD');
     expect(head.status).toBe(200);
@@ -195,7 +211,7 @@ describe('ShareImageUpload', () => {
   });
 
   it('the image URL answers while the share does: not for a file in the bin, again after a restore, never after Unshare', async () => {
-    const fid = await addStoredFile(aliceId, 'binned cover.txt', 'binned cover');
+    const fid = await sharedFile('binned cover.txt');
     const url = stringResult(await uploadImage('post', fid, PNG));
     await signed('post', FolderAndFileDelete, { dirids: '', fids: String(fid), is_real: 0 });
     expect((await get(url)).status).toBe(404);
@@ -285,11 +301,12 @@ describe('ShareService', () => {
   });
 
   it('capability paths are logged as their route only', async () => {
-    const fid = await addStoredFile(aliceId, 'logged.txt', 'logged');
+    const fid = await sharedFile('logged.txt');
     const url = stringResult(await uploadImage('post', fid, PNG));
     await get(url);
-    const code = new URL(url).pathname.split('/')[2];
-    expect(app.logLines.some((line) => line.includes(code))).toBe(false);
+    const tag = new URL(url).pathname.split('/')[4];
+    expect(tag).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(app.logLines.some((line) => line.includes(tag))).toBe(false);
     expect(app.logLines.some((line) => line.includes('"path":"/s/…"'))).toBe(true);
   });
 });

@@ -15,6 +15,7 @@
  * access log names paths without their query strings, and capability paths as their route only.
  */
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,14 +100,65 @@ function sessionOf(answer: HttpAnswer, operation: OperationSpec, what: string): 
   return { uid: Number(token.attrs.uid), token: token.text, key: token.attrs.key };
 }
 
-/** The capability parts of a URL the service answered: its path segments after /d/, /l/, /s/. */
+/** The paths of the capability URLs the journey was given, with what each is. */
+const capabilityPaths: Array<{ what: string; path: string }> = [];
+
+/** The capability parts of a URL the service answered: its path segments after /d/, /l/, /s/ (a cover image: its tag). */
 function rememberUrl(what: string, url: string): string {
   const { pathname } = new URL(url);
   const [, route, code, ...rest] = pathname.split('/');
-  remember(`${what}: the code in /${route}/`, code);
+  if (route === 's' && code === 'image') remember(`${what}: the image tag`, rest[1]);
+  else remember(`${what}: the code in /${route}/`, code);
   if (route === 'd') for (const part of code.split('.')) remember(`${what}: a part of the grant`, part);
-  if (route === 's' && rest[0] === 'image') remember(`${what}: the image tag`, rest[1]);
+  capabilityPaths.push({ what, path: pathname });
   return pathname;
+}
+
+/**
+ * Other spellings of a capability path that the service reads as that path: the route in capitals
+ * or percent-encoded, slashes doubled or encoded, backslashes, dot segments (request-target.ts:
+ * the URL parser, then routePath). Each must reach the same route, and be logged as it.
+ */
+function spellingsOf(pathname: string): string[] {
+  const [, route, ...rest] = pathname.split('/');
+  const tail = rest.join('/');
+  const encoded = `%${route.charCodeAt(0).toString(16).toUpperCase()}`;
+  return [
+    `/${route.toUpperCase()}/${tail}`,
+    `//${route}/${tail}`,
+    `/${route}//${tail}`,
+    `///${route.toUpperCase()}///${tail}`,
+    `/${encoded}/${tail}`,
+    `/${encoded.toLowerCase()}%2f${tail}`,
+    `/${route}%2F${tail}`,
+    `/\\${route}\\${tail.split('/').join('\\')}`,
+    `/x/../${route.toUpperCase()}/${tail}`,
+    `/${route}/./${tail}`,
+  ];
+}
+
+/** GET with the target sent exactly as given (no client-side reading of dots, slashes or case): its status and type. */
+function getRaw(target: string): Promise<string> {
+  requestsSent++;
+  const { hostname, port } = new URL(service.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ hostname, port, path: target, method: 'GET' }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(`${res.statusCode} ${res.headers['content-type']}`));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Requests of capability paths in other spellings: what each path answered, and what each spelling did. */
+const spellingsSent: Array<{ what: string; target: string; status: string; expected: string }> = [];
+
+async function spellCapabilityPaths(): Promise<void> {
+  for (const { what, path: pathname } of capabilityPaths) {
+    const expected = await getRaw(pathname);
+    for (const target of spellingsOf(pathname)) spellingsSent.push({ what, target, status: await getRaw(target), expected });
+  }
 }
 
 const Login = op('OAuthService', 'Login');
@@ -208,6 +260,9 @@ async function journey(): Promise<void> {
   expect(smtp.received.map((mail) => mail.rcptTo)).toEqual([['friend@example.com']]);
   expect(smtp.received[0].raw).toContain(EXTRACTION_CODE);
 
+  // Every capability path again, in every spelling the service reads as it.
+  await spellCapabilityPaths();
+
   expect(await signedGet(Logout, second, {})).toBeDefined();
 }
 
@@ -235,6 +290,7 @@ beforeAll(async () => {
     FSS_SECRET: SERVER_SECRET.toString('base64'),
     FSS_SMTP_URL: smtpUrl(smtp.port),
     FSS_MAIL_FROM: 'Files <files@example.com>',
+    FSS_PUBLIC_URL: 'https://files.example.com',
     FSS_WEB_ROOT: webRoot,
   });
   await journey();
@@ -325,6 +381,19 @@ describe('the log of a full journey', () => {
     expect(paths).toContain('/FileService.asmx/Unlock');
     expect(paths).toContain('/ShareService.asmx/ShareOpen');
     for (const route of ['/s/…', '/l/…', '/d/…']) expect(paths).toContain(route);
+  });
+
+  it('names a capability path in every spelling the service reads as it by its route only', () => {
+    // The journey gave a share page, a cover image, share and account download URLs and a direct link.
+    expect(new Set(capabilityPaths.map(({ path: p }) => p.split('/')[1]))).toEqual(new Set(['s', 'd', 'l']));
+    expect(capabilityPaths.some(({ path: p }) => p.startsWith('/s/image/'))).toBe(true);
+    // Each spelling reached the route its path names (the same answer), so each is a spelling that counts.
+    expect(spellingsSent.filter(({ status, expected }) => status !== expected)).toEqual([]);
+    const routes = lines()
+      .filter((line) => line.includes('"event":"request"'))
+      .map((line) => (JSON.parse(line) as { path: string }).path)
+      .filter((p) => ['/s/…', '/l/…', '/d/…'].includes(p));
+    expect(routes.length).toBeGreaterThanOrEqual(capabilityPaths.length + spellingsSent.length);
   });
 
   it('names the SMTP server without its password, and e-mail recipients without the message', () => {

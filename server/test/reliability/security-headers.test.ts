@@ -183,7 +183,7 @@ const otherRoutes: readonly Route[] = [
   { kind: 'a direct link', status: 200, request: () => send(app.url, 'GET', made.linkPath, {}) },
   { kind: 'an unknown direct link (404)', status: 404, request: () => send(app.url, 'GET', '/l/AAAAAAAAAAAAAAAAAAAAAA/x.txt', {}) },
   { kind: 'a cover image', status: 200, request: () => send(app.url, 'GET', made.imagePath, {}) },
-  { kind: 'an unknown cover image (404)', status: 404, request: () => send(app.url, 'GET', `/s/${made.shareCode}/image/AAAAAAAAAAAAAAAAAAAAAA`, {}) },
+  { kind: 'an unknown cover image (404)', status: 404, request: () => send(app.url, 'GET', '/s/image/1/AAAAAAAAAAAAAAAAAAAAAA', {}) },
 ];
 
 describe('X-Content-Type-Options: nosniff on every answer', () => {

@@ -34,6 +34,7 @@ export const ResultCodes = {
   423: 'Locked',
   429: 'TooManyAttempts',
   501: 'NotImplemented',
+  503: 'Unavailable',
 } as const;
 export type ResultCodeName = (typeof ResultCodes)[keyof typeof ResultCodes];
 
@@ -417,8 +418,9 @@ export interface ShareImageUploadParams {
 }
 
 /**
- * Uploads the cover image of a file's share. Returns its URL, or ERROR <code> <message>.
- * (FileService.ShareImageUpload, uid and token, no sign)
+ * Uploads the cover image of a file's share; the file must be shared already (409 otherwise).
+ * Returns the image's URL, or ERROR <code> <message>. (FileService.ShareImageUpload, uid and
+ * token, no sign)
  */
 export const ShareImageUpload: OperationDescriptor<ShareImageUploadParams, 'string', 'shareImageUpload'> = {
   service: 'FileService',

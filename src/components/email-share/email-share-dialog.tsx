@@ -30,20 +30,28 @@ function shareExplanation(t: Messages, item: Item, what: string, knowsCode: bool
   return t.emailShareExisting(what);
 }
 
+const ALERT_CLASS =
+  'rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100';
+
 /**
- * The sending limit (429) in the user's words, with when it lifts; other refusals as everywhere
- * (describeError: 404 gone, 423 encrypted with its hint, 400 in the service's words).
+ * The sending limit (429) in the user's words, with when it lifts; a service that sends no share
+ * e-mails (503: FSS_PUBLIC_URL not set) said as such; other refusals as everywhere (describeError:
+ * 404 gone, 423 encrypted with its hint, 400 in the service's words).
  */
 function SendError({ error, subject }: { readonly error: unknown; readonly subject: string }) {
   const { t } = useI18n();
   if (isApiError(error, 'TooManyAttempts')) {
     const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
     return (
-      <p
-        role="alert"
-        className="rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
-      >
+      <p role="alert" className={ALERT_CLASS}>
         {t.emailLimitReached} {wait} <span className="text-red-800 dark:text-red-200">({error.message})</span>
+      </p>
+    );
+  }
+  if (isApiError(error, 'Unavailable')) {
+    return (
+      <p role="alert" className={ALERT_CLASS}>
+        {t.emailSharingOff}
       </p>
     );
   }

@@ -84,7 +84,7 @@ export function mismatch(answer: Answer, expected: Expected, op: OperationSpec, 
 }
 
 /** The code of a layer-2 answer: <result code>, a refused <token>0</token> (as 'token0'), or ERROR <code>. */
-function layer2Code(body: string, op: OperationSpec): string | null {
+export function layer2Code(body: string, op: OperationSpec): string | null {
   if (op.result === 'token') {
     if (/<token(?: [^>]*)?>0<\/token>/.test(body)) return 'token0';
     return /<token [^>]*uid="\d+"[^>]*>[^<]+<\/token>/.test(body) ? '0' : null;

@@ -75,8 +75,11 @@ export async function addStoredFile(services: Services, accountId: number, folde
   return item.id;
 }
 
+/** The public address of the world's service: share e-mails are sent only with one (docs/protocol.md §16). */
+export const WORLD_PUBLIC_URL = 'https://files.example.com';
+
 export async function buildWorld(): Promise<World> {
-  const app = await startTestApp();
+  const app = await startTestApp({ FSS_PUBLIC_URL: WORLD_PUBLIC_URL });
   const { services } = app.app;
   await addAccount(app, 'alice', 'alice-password-1');
   await addAccount(app, 'bob', 'bob-password-1');

@@ -183,10 +183,14 @@ export function fetchSha256(url: string): Promise<{ status: number; size: number
   });
 }
 
-/** What a file's FileDownload URL serves. */
+/**
+ * What a file's FileDownload URL serves, asked of the service the call went to: the URL's host is
+ * FSS_PUBLIC_URL's when it is set, the address of whatever stands in front of the service.
+ */
 export async function download(url: string, session: Session, fileId: number): Promise<{ status: number; size: number; sha256: string }> {
   const answer = await ok(url, Ops.FileDownload, session, { fid: fileId });
-  return fetchSha256(answer.result.url);
+  const { pathname, search } = new URL(answer.result.url);
+  return fetchSha256(new URL(pathname + search, url).href);
 }
 
 /** Deterministic bytes of a given length from a label. */

@@ -121,7 +121,13 @@ async function sendAsALaterInstance(ctx: ScenarioContext, smtp: TestSmtpServer):
 export function emailScenario(smtp: TestSmtpServer): Scenario {
   return {
     name: 'e-mails',
-    env: { FSS_SMTP_URL: smtp.url, FSS_EMAIL_RECIPIENTS_PER_HOUR: '1000000', FSS_EMAIL_RECIPIENTS_PER_DAY: '1000000' },
+    env: {
+      // Share e-mails are sent only with a public address (the links are not followed here).
+      FSS_PUBLIC_URL: 'https://files.example.com',
+      FSS_SMTP_URL: smtp.url,
+      FSS_EMAIL_RECIPIENTS_PER_HOUR: '1000000',
+      FSS_EMAIL_RECIPIENTS_PER_DAY: '1000000',
+    },
     minDelayMs: 5,
     maxDelayMs: 300,
     async prepare(ctx) {
