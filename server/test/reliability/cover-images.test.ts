@@ -11,7 +11,9 @@
  *   served with that type and `nosniff`;
  * - the stored bytes count against the owner's quota (the probe's 1,000-byte quota refuses them),
  *   replacing a cover counts only the difference, and they leave the used bytes with the cover;
- * - concurrent uploads never overrun the quota or the per-account cap (FSS_MAX_COVER_IMAGES).
+ * - concurrent uploads never overrun the quota or the per-account cap (FSS_MAX_COVER_IMAGES);
+ * - images are decoded one at a time, so that libuv's threadpool keeps threads for file I/O and
+ *   logins.
  *
  * The images are made here, with sharp; nothing is read from disk.
  */
@@ -268,6 +270,28 @@ describe('what is stored is the image decoded and encoded anew', () => {
     expect(served.body.includes('PAGE-MARKER')).toBe(false);
     expect(served.body.includes('<script')).toBe(false);
   });
+});
+
+describe('decoding shares the threadpool', () => {
+  it('one image at a time: three uploads at once never put more than one decode into libuv\'s threadpool, and a login between them answers', async () => {
+    const { id, session } = await newAccount('crowded', 100 * MiB);
+    const fids = await Promise.all(Array.from({ length: 3 }, (_, i) => addFile(id, `crowded ${i}.bin`)));
+    let most = 0;
+    let sampling = true;
+    const sample = () => {
+      const { queue, process } = sharp.counters();
+      most = Math.max(most, queue + process);
+      if (sampling) setImmediate(sample);
+    };
+    sample();
+    const uploads = Promise.all(fids.map((fid) => upload(fid, images.bigJpeg, 'post', session)));
+    // scrypt runs on the same threadpool: a login is answered while the covers decode.
+    await logIn(app, 'post', 'crowded', 'crowded-password-1');
+    const answers = await uploads;
+    sampling = false;
+    expect(answers.every((answer) => answer.startsWith('http'))).toBe(true);
+    expect(most).toBe(1);
+  }, 60_000);
 });
 
 describe('cover bytes count against the quota', () => {
