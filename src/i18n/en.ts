@@ -270,7 +270,7 @@ export const en = {
   sharingDescriptionCount: (n: number, max: number) => `${n.toLocaleString('en')} of ${max.toLocaleString('en')} characters`,
   sharingDescriptionTooLong: (max: number) => `A description has at most ${max.toLocaleString('en')} characters.`,
   sharingCover: 'Cover image',
-  sharingCoverHint: 'PNG, JPEG, GIF or WebP, at most 5 MB. Shown on the share page, at most 1600 pixels wide; it counts against your storage.',
+  sharingCoverHint: 'PNG, JPEG, GIF or WebP, at most 5 MB. Shown on the share page, at most 1600 pixels on its longest side; it counts against your storage.',
   sharingCoverCurrent: 'Current cover image',
   sharingCoverNew: 'New cover image',
   sharingCoverDiscard: 'Don’t use this image',

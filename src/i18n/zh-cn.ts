@@ -257,7 +257,7 @@ export const zhCN: Messages = {
   sharingDescriptionCount: (n, max) => `${count(n)} / ${count(max)} 个字符`,
   sharingDescriptionTooLong: (max) => `分享说明最多 ${count(max)} 个字符。`,
   sharingCover: '封面图片',
-  sharingCoverHint: 'PNG、JPEG、GIF 或 WebP 图片，最大 5 MB，显示在分享页面上（最宽 1600 像素），占用你的存储空间。',
+  sharingCoverHint: 'PNG、JPEG、GIF 或 WebP 图片，最大 5 MB，显示在分享页面上（最长边 1600 像素），占用你的存储空间。',
   sharingCoverCurrent: '当前封面图片',
   sharingCoverNew: '新的封面图片',
   sharingCoverDiscard: '不用这张图片',
