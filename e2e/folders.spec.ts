@@ -62,6 +62,37 @@ test.describe('organising folders', () => {
     await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
   });
 
+  test('a name the service would refuse is refused in the dialog, saying why, and never sent', async ({ page, api, workspace }) => {
+    await addFolder(api, workspace.id, 'Contracts');
+    await page.goto(workspace.url);
+    const list = folderList(page, workspace.name);
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (/\.asmx\/(FolderAdd|FolderRename)$/.test(new URL(request.url()).pathname)) sent.push(request.url());
+    });
+
+    await page.getByRole('button', { name: 'New folder' }).click();
+    const create = page.getByRole('dialog', { name: 'New folder' });
+    // Shows as "exe.png", but is an .exe.
+    await create.getByLabel('Folder name').fill('\u202egnp.exe');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await expect(create.getByRole('alert')).toContainText('U+202E, which changes the direction of the text');
+    await expect(create.getByLabel('Folder name')).toHaveAttribute('aria-invalid', 'true');
+    await create.getByLabel('Folder name').fill('Plain name');
+    await expect(create.getByRole('alert')).toHaveCount(0);
+    await create.getByLabel('Folder name').press('Escape');
+
+    await list.getByRole('option', { name: /Contracts/ }).click();
+    await page.keyboard.press('F2');
+    const rename = page.getByRole('dialog', { name: 'Rename “Contracts”' });
+    await rename.getByLabel('New name').fill('\u200b\u200b');
+    await rename.getByLabel('New name').press('Enter');
+    await expect(rename.getByRole('alert')).toHaveText('The name has no visible character.');
+    await rename.getByLabel('New name').press('Escape');
+    await expect(list.getByRole('option', { name: /Contracts/ })).toBeVisible();
+    expect(sent).toEqual([]);
+  });
+
   test('a folder is moved with the folder picker, which cannot open the folder being moved', async ({ page, api, workspace }) => {
     await addFolder(api, workspace.id, 'Drafts');
     const archive = await addFolder(api, workspace.id, 'Archive');

@@ -1,16 +1,21 @@
 /**
- * `npm run generate`: writes the files derived from the operation catalog.
+ * `npm run generate`: writes the files derived from the operation catalog, and the web app's copy of
+ * the name rule.
  * `npm run generate -- --check` only compares, and exits 1 when a file is out of date.
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GENERATED_CLIENT_PATH, generateClientSource } from './client-generator';
+import { GENERATED_NAME_RULE_PATH, generateNameRuleSource } from './name-rule-copy';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const check = process.argv.includes('--check');
 
-const outputs = [{ file: GENERATED_CLIENT_PATH, source: generateClientSource() }];
+const outputs = [
+  { file: GENERATED_CLIENT_PATH, source: generateClientSource() },
+  { file: GENERATED_NAME_RULE_PATH, source: generateNameRuleSource() },
+];
 
 let stale = 0;
 for (const { file, source } of outputs) {

@@ -28,6 +28,8 @@ export interface Limits {
   readonly loginsPerAddress: number;
   readonly maxUploadBytes: number;
   readonly defaultQuotaBytes: number;
+  /** Shares of one account that may have a cover image at once (ShareImageUpload: 413 beyond). */
+  readonly maxCoverImagesPerAccount: number;
 }
 
 /** Where content lives when it is in an S3-compatible object store (storage/content/s3-store.ts). */
@@ -127,6 +129,7 @@ export const defaultLimits: Limits = {
   loginsPerAddress: 100,
   maxUploadBytes: 10 * GiB,
   defaultQuotaBytes: 10 * GiB,
+  maxCoverImagesPerAccount: 1_000,
 };
 
 export class ConfigError extends Error {}
@@ -295,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       loginsPerAddress: intSetting(env, 'FSS_LOGINS_PER_ADDRESS', defaultLimits.loginsPerAddress, 1),
       maxUploadBytes: intSetting(env, 'FSS_MAX_UPLOAD_BYTES', defaultLimits.maxUploadBytes, 1),
       defaultQuotaBytes: intSetting(env, 'FSS_DEFAULT_QUOTA_BYTES', defaultLimits.defaultQuotaBytes, 0),
+      maxCoverImagesPerAccount: intSetting(env, 'FSS_MAX_COVER_IMAGES', defaultLimits.maxCoverImagesPerAccount, 0),
     },
     log: stdoutLines,
   };

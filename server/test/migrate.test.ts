@@ -90,6 +90,8 @@ interface Installation {
   readonly folderShare: { readonly code: string; readonly file: StoredFile };
   readonly link: { readonly path: string; readonly file: StoredFile };
   readonly imagePath: string;
+  /** The cover image as the installation served it (the upload, decoded and encoded anew). */
+  readonly imageBytes: Buffer;
   readonly folderIds: number[];
 }
 
@@ -172,6 +174,8 @@ async function makeInstallation(dataDir: string): Promise<Installation> {
     const imageXml = resultXml(image, ShareImageUpload);
     const imageUrl = (/^<string[^>]*>([\s\S]*)<\/string>$/.exec(imageXml)?.[1] ?? imageXml).replace(/&amp;/g, '&');
     expect(imageUrl).toMatch(/^http/);
+    const imageBytes = (await getBytes(imageUrl)).body;
+    expect(imageBytes.subarray(0, 8).equals(PNG.subarray(0, 8))).toBe(true);
     const folderShare = await signedCall(app, alice, FolderShare, { dirids: String(shared), downpwd: '', downValue: 0, description: '' });
     expect(folderShare.result.code).toBe('0');
     const folderCode = element(folderShare.xml, 'folder')!.attrs.code;
@@ -206,6 +210,7 @@ async function makeInstallation(dataDir: string): Promise<Installation> {
       folderShare: { code: folderCode, file: inShared },
       link: { path: new URL(link.result.url).pathname, file: big },
       imagePath: new URL(imageUrl).pathname,
+      imageBytes,
       folderIds: [documents, old, shared],
     };
   } finally {
@@ -332,7 +337,7 @@ async function checkServiceOn(target: Target, installation: Installation): Promi
     // The cover image and the direct link, at the URLs the installation handed out.
     const image = await getBytes(app.url + installation.imagePath);
     expect(image.status).toBe(200);
-    expect(image.body.equals(PNG)).toBe(true);
+    expect(image.body.equals(installation.imageBytes)).toBe(true);
     const linked = await getBytes(app.url + installation.link.path);
     expect(linked.status).toBe(200);
     expect(sha256(linked.body)).toBe(sha256(installation.link.file.bytes));

@@ -1,4 +1,6 @@
 /** English: the reference dictionary. Every other language has exactly these keys (see ./index.ts). */
+import { codePointLabel, type NameProblem } from '../api/generated/name-rule';
+
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
 export const en = {
@@ -150,6 +152,35 @@ export const en = {
   renameTitle: (name: string) => `Rename “${name}”`,
   newName: 'New name',
   renaming: 'Renaming…',
+  /** Why a name cannot be used: the service's own rule (lib/name-check.ts), said before it is sent. */
+  nameProblem: (problem: NameProblem): string => {
+    switch (problem.kind) {
+      case 'empty':
+        return 'Type a name.';
+      case 'too-long':
+        return `A name can have at most ${problem.maxLength} characters.`;
+      case 'not-unicode':
+        return 'The name holds a broken character.';
+      case 'forbidden-character':
+        return `A name cannot contain “${problem.character}”. None of / \\ : * ? " < > | can be used.`;
+      case 'control-character':
+        return 'A name cannot contain control characters (tabs, line breaks…).';
+      case 'deceptive-character':
+        return problem.what === 'bidi-control'
+          ? `A name cannot contain ${codePointLabel(problem.codePoint)}, which changes the direction of the text: the name would show as something else.`
+          : problem.what === 'separator'
+            ? `A name cannot contain a line or paragraph break (${codePointLabel(problem.codePoint)}).`
+            : `A name cannot contain ${codePointLabel(problem.codePoint)}, which is not a character.`;
+      case 'dot-name':
+        return 'A name cannot be “.” or “..”.';
+      case 'spaces-at-ends':
+        return 'A name cannot begin or end with a space.';
+      case 'invisible':
+        return 'The name has no visible character.';
+      default:
+        return 'This name cannot be used.';
+    }
+  },
   itemsPhrase: (n: number, name?: string) => (n === 1 && name !== undefined ? `“${name}”` : plural(n, 'item', 'items')),
   moveTitle: (what: string) => `Move ${what}`,
   moveHere: 'Move here',
@@ -239,7 +270,7 @@ export const en = {
   sharingDescriptionCount: (n: number, max: number) => `${n.toLocaleString('en')} of ${max.toLocaleString('en')} characters`,
   sharingDescriptionTooLong: (max: number) => `A description has at most ${max.toLocaleString('en')} characters.`,
   sharingCover: 'Cover image',
-  sharingCoverHint: 'PNG, JPEG, GIF or WebP, at most 5 MB. Shown on the share page.',
+  sharingCoverHint: 'PNG, JPEG, GIF or WebP, at most 5 MB. Shown on the share page, at most 1600 pixels on its longest side; it counts against your storage.',
   sharingCoverCurrent: 'Current cover image',
   sharingCoverNew: 'New cover image',
   sharingCoverDiscard: 'Don’t use this image',

@@ -1,4 +1,5 @@
 /** 简体中文. Typed against the English dictionary: a missing or extra key does not compile. */
+import { codePointLabel } from '../api/generated/name-rule';
 import type { Messages } from './messages';
 
 const count = (n: number) => n.toLocaleString('zh-CN');
@@ -145,6 +146,34 @@ export const zhCN: Messages = {
   renameTitle: (name) => `重命名“${name}”`,
   newName: '新名称',
   renaming: '正在重命名…',
+  nameProblem: (problem) => {
+    switch (problem.kind) {
+      case 'empty':
+        return '请输入名称。';
+      case 'too-long':
+        return `名称最多 ${problem.maxLength} 个字符。`;
+      case 'not-unicode':
+        return '名称中有损坏的字符。';
+      case 'forbidden-character':
+        return `名称不能包含“${problem.character}”。不能使用 / \\ : * ? " < > | 中的任何字符。`;
+      case 'control-character':
+        return '名称不能包含控制字符（制表符、换行符等）。';
+      case 'deceptive-character':
+        return problem.what === 'bidi-control'
+          ? `名称不能包含 ${codePointLabel(problem.codePoint)}：它会改变文字方向，使名称显示成别的样子。`
+          : problem.what === 'separator'
+            ? `名称不能包含换行或分段符（${codePointLabel(problem.codePoint)}）。`
+            : `名称不能包含 ${codePointLabel(problem.codePoint)}：它不是字符。`;
+      case 'dot-name':
+        return '名称不能是“.”或“..”。';
+      case 'spaces-at-ends':
+        return '名称的开头和结尾不能有空格。';
+      case 'invisible':
+        return '名称中没有可见的字符。';
+      default:
+        return '不能使用这个名称。';
+    }
+  },
   itemsPhrase: (n, name) => (n === 1 && name !== undefined ? `“${name}”` : `${count(n)} 个项目`),
   moveTitle: (what) => `移动 ${what}`,
   moveHere: '移动到这里',
@@ -228,7 +257,7 @@ export const zhCN: Messages = {
   sharingDescriptionCount: (n, max) => `${count(n)} / ${count(max)} 个字符`,
   sharingDescriptionTooLong: (max) => `分享说明最多 ${count(max)} 个字符。`,
   sharingCover: '封面图片',
-  sharingCoverHint: 'PNG、JPEG、GIF 或 WebP 图片，最大 5 MB，显示在分享页面上。',
+  sharingCoverHint: 'PNG、JPEG、GIF 或 WebP 图片，最大 5 MB，显示在分享页面上（最长边 1600 像素），占用你的存储空间。',
   sharingCoverCurrent: '当前封面图片',
   sharingCoverNew: '新的封面图片',
   sharingCoverDiscard: '不用这张图片',

@@ -62,7 +62,7 @@ export function describeReport(report: IntegrityReport): string[] {
     lines.push(`content ${d.contentId} (${d.storageKey}): ${d.problem === 'missing' ? 'bytes missing from the store' : 'stored size differs'}`);
   }
   for (const f of report.folderSizes) lines.push(`folder ${f.id}: size ${f.stored}, files beneath total ${f.expected}${fixed}`);
-  for (const a of report.usedBytes) lines.push(`account ${a.id}: used_bytes ${a.stored}, files total ${a.expected}${fixed}`);
+  for (const a of report.usedBytes) lines.push(`account ${a.id}: used_bytes ${a.stored}, files and cover images total ${a.expected}${fixed}`);
   for (const m of report.misplaced) lines.push(`${m.type} ${m.id}: ${m.problem}`);
   return lines;
 }

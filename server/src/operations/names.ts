@@ -1,15 +1,11 @@
 /**
- * Names of files and folders (DECISIONS.md §7): what is allowed, how two names are compared
- * (case-insensitively, after Unicode NFC), how they sort (naturally: "file2" before "file10"), and
- * how a taken name is made unique ("report (1).pdf").
+ * Names of files and folders (DECISIONS.md §7): what is allowed (name-rule.ts, shared with the web
+ * app), how two names are compared (case-insensitively, after Unicode NFC), how they sort
+ * (naturally: "file2" before "file10"), and how a taken name is made unique ("report (1).pdf").
  */
 import type { ItemName } from '../storage/db/items-repository';
 import { invalidArgument } from './errors';
-
-// `/ \ : * ? " < > |` and control characters (C0, DEL, C1).
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[/\\:*?"<>|\u0000-\u001f\u007f-\u009f]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+import { nameProblem, nameProblemMessage } from './name-rule';
 
 /** Length in characters (code points), as users count them. */
 export function nameLength(name: string): number {
@@ -19,21 +15,13 @@ export function nameLength(name: string): number {
 }
 
 /**
- * Checks a name given by a client and returns it in NFC, or throws 400 saying what is wrong.
- * `what` names the parameter in the message ("name", "newname").
+ * Checks a name given by a client and returns it in NFC, or throws 400 saying what is wrong
+ * (name-rule.ts: docs/protocol.md §10.1). `what` names the parameter in the message ("name", "newname").
  */
 export function validName(raw: string | null, maxLength: number, what = 'name'): string {
   const name = (raw ?? '').normalize('NFC');
-  if (name === '') throw invalidArgument(`${what} is empty`);
-  if (nameLength(name) > maxLength) throw invalidArgument(`${what} is longer than ${maxLength} characters`);
-  if (LONE_SURROGATE.test(name)) throw invalidArgument(`${what} is not valid Unicode`);
-  const bad = FORBIDDEN.exec(name);
-  if (bad) {
-    const shown = bad[0] < ' ' || bad[0] >= '\u007f' ? 'control characters' : `"${bad[0]}"`;
-    throw invalidArgument(`${what} may not contain ${shown}`);
-  }
-  if (name === '.' || name === '..') throw invalidArgument(`${what} may not be "." or ".."`);
-  if (name.trim() !== name) throw invalidArgument(`${what} may not begin or end with spaces`);
+  const problem = nameProblem(name, maxLength);
+  if (problem) throw invalidArgument(nameProblemMessage(problem, what));
   return name;
 }
 

@@ -7,7 +7,12 @@
  *   The call carries no sign, so a token alone can make it: it may only change the cover of a
  *   share the owner made with a signed call, never create one (docs/protocol.md §5.6).
  * - The bytes must be a PNG, JPEG, GIF or WebP image, recognized by their first bytes (never by
- *   ImagefileName, which is not used), else 400; empty → 400; over 5 MiB → 413.
+ *   ImagefileName, which is not used), else 400; empty → 400; over 5 MiB → 413. After the file's
+ *   checks they are decoded (cover-images.ts): what is stored is the image encoded anew, at most
+ *   1600 px a side, without metadata; an image that does not decode is 400, one of more than 50
+ *   million pixels 413.
+ * - The stored cover's bytes count against the owner's quota (less the cover it replaces), and an
+ *   account has at most maxCoverImagesPerAccount shares with a cover: 413 beyond either.
  * - The answer is the image's URL (shares.ts shareImageUrl), which names the share by its id, not
  *   its code: the answer of a call a token alone can make must not open the share. A refusal is
  *   the string `ERROR <code> <message>` (written by the protocol layer).
@@ -18,7 +23,8 @@
  *
  * The image URL answers while the share answers: its item live, nothing encrypted. It serves the
  * bytes with the type read from them again (never from a name), `nosniff` and a CSP that allows
- * nothing, cacheable by the browser (private) for an hour: a new image has a new URL.
+ * nothing, cacheable by the browser (private) for an hour: a new image has a new URL. Covers
+ * stored before they were decoded (older installations) are served as they are.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -27,10 +33,12 @@ import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import { contentStoreFor } from '../storage/content/stores';
 import { expediteRemoval, queueRemoval, withdrawWriteIntent } from '../storage/db/content-repository';
-import { lockAccountTree } from '../storage/db/items-repository';
+import { lockAccountTree, reserveQuota } from '../storage/db/items-repository';
+import { releaseUsedBytes } from '../storage/db/recycle-bin-repository';
 import type { Database } from '../storage/db/schema';
-import { findShareById, findSharedTarget, findSharesOf, replaceShareImage, type ShareRecord } from '../storage/db/shares-repository';
+import { countCoverImages, findShareById, findSharedTarget, findSharesOf, replaceShareImage, type ShareRecord, type StoredCover } from '../storage/db/shares-repository';
 import type { CallContext, ParamsOf, PlainString, Services } from './context';
+import { reencodeCover } from './cover-images';
 import { conflict, invalidArgument, tooLarge, unauthorized } from './errors';
 import { inTreeTransaction } from './file-records';
 import { requireFile } from './id-lists';
@@ -91,6 +99,27 @@ async function existingShareOf(db: Kysely<Database>, accountId: number, fileId: 
   return share;
 }
 
+/**
+ * Makes `cover` the cover image of the share `shareId`, in the caller's transaction (which holds
+ * the account's row lock): 413 when it would be one cover more than the account may have, or when
+ * its bytes, less those of the cover it replaces, do not fit in the quota. The cover it replaces
+ * is queued for removal and its bytes leave the used bytes.
+ */
+async function giveShareCover(tx: Kysely<Database>, services: Services, accountId: number, shareId: number, cover: StoredCover): Promise<void> {
+  const at = services.now();
+  const replaced = await replaceShareImage(tx, shareId, cover, at);
+  const cap = services.config.limits.maxCoverImagesPerAccount;
+  if (replaced === null && (await countCoverImages(tx, accountId)) > cap) {
+    throw tooLarge(`this account already has ${cap} cover images, the most it may have: unshare a file that has one first`);
+  }
+  const added = cover.bytes - (replaced?.bytes ?? 0);
+  if (added > 0 && !(await reserveQuota(tx, accountId, added))) {
+    throw tooLarge('storage quota exceeded: the cover image does not fit in the space left');
+  }
+  if (added < 0) await releaseUsedBytes(tx, accountId, -added);
+  if (replaced !== null) await queueRemoval(tx, replaced.key, at, at);
+}
+
 export async function shareImageUpload(ctx: CallContext, params: ParamsOf<'ShareImageUpload'>): Promise<PlainString> {
   if (!ctx.caller) throw unauthorized();
   const accountId = ctx.caller.uid;
@@ -100,15 +129,14 @@ export async function shareImageUpload(ctx: CallContext, params: ParamsOf<'Share
   // Checked before anything is stored; checked again below, where it counts.
   const { itemId: fileId } = await existingShareOf(db, accountId, params.fid);
 
-  const key = await storeImage(services, bytes);
+  const cover = await reencodeCover(bytes);
+  const key = await storeImage(services, cover.bytes);
   try {
     const share = await inTreeTransaction(db, async (tx) => {
       await lockAccountTree(tx, accountId);
       const share = await existingShareOf(tx, accountId, fileId);
       if (!(await withdrawWriteIntent(tx, key))) throw new Error(`the write intent of ${key} was taken for removal`);
-      const at = services.now();
-      const replaced = await replaceShareImage(tx, share.id, key, at);
-      if (replaced !== null) await queueRemoval(tx, replaced, at, at);
+      await giveShareCover(tx, services, accountId, share.id, { key, bytes: cover.bytes.length });
       return { ...share, imageKey: key };
     });
     return { kind: 'string', value: shareImageUrl(ctx.baseUrl, services.secret, share) };

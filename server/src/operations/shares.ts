@@ -20,7 +20,8 @@
  *   then nothing has changed. A folder may be shared while something beneath it is encrypted:
  *   that part answers 423 on the share page.
  * - Unshare on a live item of the caller that has no share is a success: "not shared" is the
- *   state asked for. Its cover image is removed from storage by housekeeping.
+ *   state asked for. Its cover image is removed from storage by housekeeping, and its bytes leave
+ *   the owner's used bytes at once.
  * - An item in the bin keeps its share row: the share stops answering at once (every reader
  *   checks that the item is live) and answers again after a restore. A permanent deletion removes
  *   the row (recycle-bin-repository).
@@ -29,6 +30,7 @@ import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, ran
 import type { Kysely } from 'kysely';
 import { queueRemoval } from '../storage/db/content-repository';
 import { lockAccountTree } from '../storage/db/items-repository';
+import { releaseUsedBytes } from '../storage/db/recycle-bin-repository';
 import {
   deleteSharesOf,
   findLockAmong,
@@ -345,12 +347,14 @@ export async function unshare(ctx: CallContext, params: ParamsOf<'Unshare'>): Pr
     await lockAccountTree(tx, accountId);
     await requireFolders(tx, accountId, folderIds);
     await requireFiles(tx, accountId, fileIds);
-    const imageKeys = await deleteSharesOf(tx, accountId, folderIds, fileIds);
+    const covers = await deleteSharesOf(tx, accountId, folderIds, fileIds);
     await setSharedFlags(tx, accountId, 'folders', folderIds, false);
     await setSharedFlags(tx, accountId, 'files', fileIds, false);
-    // The cover images go from storage after this commit (housekeeping's content removal).
+    // The cover images go from storage after this commit (housekeeping's content removal), and
+    // their bytes leave the quota now.
     const at = now();
-    for (const key of imageKeys) await queueRemoval(tx, key, at, at);
+    for (const key of covers.keys) await queueRemoval(tx, key, at, at);
+    await releaseUsedBytes(tx, accountId, covers.bytes);
   });
   return { kind: 'empty' };
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/catalog/operations';
 import { GENERATED_CLIENT_PATH, clientMethodName, generateClientSource } from '../../scripts/client-generator';
+import { GENERATED_NAME_RULE_PATH, generateNameRuleSource } from '../../scripts/name-rule-copy';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -41,5 +42,12 @@ describe('the generated web client declarations', () => {
     expect(clientMethodName('Move')).toBe('move');
     const names = operations.map((op) => clientMethodName(op.name));
     expect(new Set(names).size).toBe(names.length);
+  });
+});
+
+describe("the web app's copy of the name rule", () => {
+  it('is server/src/operations/name-rule.ts word for word (no drift): the app refuses exactly what the service refuses', async () => {
+    const committed = await readFile(path.join(root, GENERATED_NAME_RULE_PATH), 'utf8').catch(() => '(missing)');
+    expect(committed === generateNameRuleSource(), `${GENERATED_NAME_RULE_PATH} is out of date: run npm run generate`).toBe(true);
   });
 });

@@ -77,6 +77,43 @@ describe('validName', () => {
     expect(refusal('a\ud800b').message).toBe('name is not valid Unicode');
   });
 
+  test.each([0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069])(
+    'refuses the bidirectional text control %s anywhere, naming it',
+    (codePoint) => {
+      const label = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+      expect(refusal(`${String.fromCodePoint(codePoint)}gnp.exe`).message).toBe(`name may not contain ${label} (a bidirectional text control)`);
+      expect(refusal(`report${String.fromCodePoint(codePoint)}.pdf`, 'newname').message).toBe(`newname may not contain ${label} (a bidirectional text control)`);
+    },
+  );
+
+  test.each([0xfdd0, 0xfdef, 0xfffe, 0xffff, 0x1fffe, 0x1ffff, 0x10fffe, 0x10ffff])('refuses the noncharacter %s', (codePoint) => {
+    expect(refusal(`a${String.fromCodePoint(codePoint)}b`).message).toMatch(/^name may not contain U\+[0-9A-F]{4,6} \(a noncharacter\)$/);
+  });
+
+  test.each(['\u2028', '\u2029'])('refuses a line or paragraph separator inside a name: %j', (separator) => {
+    expect(refusal(`a${separator}b`).message).toMatch(/^name may not contain U\+202[89] \(a line or paragraph separator\)$/);
+  });
+
+  test.each(['\u200b', '\u200b\u200c\u200d', '\u2060', '\u00ad', '\ufe0f', '\u3164', '\u2800', '\u{e0041}', '\u200b \u200b'])(
+    'refuses a name with nothing visible: %j',
+    (name) => {
+      expect(refusal(name).message).toBe('name has no visible character');
+    },
+  );
+
+  test.each([
+    ['an emoji sequence joined by ZWJ', '👩\u200d💻 notes'],
+    ['Persian with a ZWNJ', 'می\u200cخواهم.txt'],
+    ['an emoji with a variation selector at the end', 'I ❤\ufe0f'],
+    ['the flag of England (tag characters)', '🏴\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}'],
+    ['a zero-width space between letters', 'a\u200bb'],
+    ['a soft hyphen inside a word', 'Donau\u00addampf'],
+    ['U+FFFD itself', 'broken \ufffd.txt'],
+    ['a private-use character', 'logo \ue000'],
+  ])('accepts %s', (_label, name) => {
+    expect(validName(name, MAX)).toBe(name.normalize('NFC'));
+  });
+
   test('returns the name in NFC', () => {
     expect(validName('Cafe\u0301', MAX)).toBe('Caf\u00e9');
   });

@@ -3,15 +3,18 @@
  * ensureShare, the sealed extraction code, what GetShareFiles shows, and the refusals (400, 404,
  * 423), each batch all-or-nothing.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { FileItem, FolderItem, Listing, Services } from '../../src/operations/context';
 import { ResultCode } from '../../src/operations/errors';
 import { getShareFiles } from '../../src/operations/listings';
 import { removeUnreferencedContent } from '../../src/operations/content-removal';
 import { checkIntegrity, problemCount } from '../../src/operations/integrity';
-import { shareImageUpload } from '../../src/operations/share-images';
+import { openShareImage, shareImageUpload } from '../../src/operations/share-images';
 import { contentStoreFor } from '../../src/storage/content/stores';
+import { usedBytesMismatches } from '../../src/storage/db/integrity-repository';
 import { folderAndFileDelete } from '../../src/operations/recycle-bin';
 import {
   ensureShare,
@@ -21,6 +24,7 @@ import {
   openExtractionCode,
   sealExtractionCode,
   SHARE_CODE_FORMAT,
+  shareImageTag,
   unshare,
 } from '../../src/operations/shares';
 import { openTestServices, type TestServices } from '../helpers/database';
@@ -365,5 +369,37 @@ describe("a share's cover image", () => {
     await removeUnreferencedContent(services);
     expect(await store.stat(key!)).toBeNull();
     expect(problemCount(await checkIntegrity(services))).toBe(0);
+  });
+
+  test('one stored before covers were decoded and counted is kept, served as it is and counts nothing; its replacement counts', async () => {
+    const services = await openTestServices();
+    const alice = await testAccount(services, 'alice');
+    const file = await addFile(services, alice, 0, 'report.pdf', 10);
+    const upload = (bytes: Buffer) =>
+      shareImageUpload(as(services, alice), { uid: BigInt(alice), token: 'test-token', fid: BigInt(file.id), ImagefileName: 'cover.png', byteFileStream: bytes });
+    await services.db.transaction().execute((tx) => ensureShare(tx, services, alice, { type: 'file', id: file.id }));
+    // As an older version left it: the bytes sent, stored as they came, counted nowhere.
+    const legacy = Buffer.concat([PNG, Buffer.from('bytes an older version kept as they came')]);
+    const store = contentStoreFor(services.config);
+    const key = store.newKey(createHash('sha256').update(legacy).digest('hex'));
+    const staged = path.join(services.config.dataDir, 'legacy-cover');
+    await writeFile(staged, legacy);
+    await store.putFile(key, staged);
+    await services.db.updateTable('shares').set({ image_key: key }).execute();
+    expect(await usedBytesMismatches(services.db)).toEqual([]);
+
+    const share = await services.db.selectFrom('shares').selectAll().executeTakeFirstOrThrow();
+    const tag = shareImageTag(services.secret, { id: share.id, imageKey: key, downpwdSealed: share.downpwd_sealed });
+    const image = await openShareImage(services, share.code, tag);
+    expect(image).toMatchObject({ contentType: 'image/png', size: legacy.length });
+    const served = Buffer.concat(await drain(await image!.open()));
+    expect(served.equals(legacy)).toBe(true);
+
+    await upload(PNG);
+    const { image_bytes: counted } = await services.db.selectFrom('shares').select('image_bytes').executeTakeFirstOrThrow();
+    expect(Number(counted)).toBeGreaterThan(0);
+    const { used_bytes: used } = await services.db.selectFrom('accounts').select('used_bytes').where('id', '=', alice).executeTakeFirstOrThrow();
+    expect(Number(used)).toBe(10 + Number(counted));
+    expect(await usedBytesMismatches(services.db)).toEqual([]);
   });
 });

@@ -2,13 +2,18 @@ import { useState, type FormEvent } from 'react';
 import { useCreateFolder } from '../../api/files';
 import type { FolderItem } from '../../api/results';
 import { useI18n } from '../../i18n';
+import { checkName, type NameProblem } from '../../lib/name-check';
 import { notify } from '../../lib/notices';
 import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { TextField } from '../ui/field';
+import { NameProblemNotice } from './name-problem-notice';
 
-/** FolderAdd in the current folder; a taken name shows the service's message and keeps the dialog. */
+/**
+ * FolderAdd in the current folder; a taken name shows the service's message and keeps the dialog,
+ * and a name the service's rule refuses (lib/name-check.ts) is not sent: the dialog says why.
+ */
 export function NewFolderDialog({
   dir,
   onClose,
@@ -20,11 +25,18 @@ export function NewFolderDialog({
 }) {
   const { t } = useI18n();
   const [name, setName] = useState('');
+  const [problem, setProblem] = useState<NameProblem | null>(null);
   const create = useCreateFolder();
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim() || create.isPending) return;
+    // The service's own rule: a name it would refuse is not sent, and the dialog says why.
+    const found = checkName(name);
+    if (found) {
+      setProblem(found);
+      return;
+    }
     create.mutate(
       { dir, name },
       {
@@ -43,14 +55,17 @@ export function NewFolderDialog({
         <TextField
           label={t.folderName}
           value={name}
-          onChange={(event) => setName(event.target.value)}
+          onChange={(event) => {
+            setName(event.target.value);
+            setProblem(null);
+          }}
           required
           maxLength={255}
           autoComplete="off"
           data-autofocus=""
-          aria-invalid={create.isError || undefined}
+          aria-invalid={problem !== null || create.isError || undefined}
         />
-        {create.isError && <InlineError error={create.error} />}
+        {problem ? <NameProblemNotice problem={problem} /> : create.isError && <InlineError error={create.error} />}
         <DialogActions>
           <Button variant="secondary" onClick={onClose}>
             {t.cancel}

@@ -2,14 +2,17 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Item } from '../../api/results';
 import { useI18n } from '../../i18n';
 import { nameStemLength } from '../../lib/items';
+import { checkName, type NameProblem } from '../../lib/name-check';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { TextField } from '../ui/field';
+import { NameProblemNotice } from './name-problem-notice';
 
 /**
  * The new name for FolderRename / FileRename. The rename is optimistic (api/files.ts): the dialog
  * closes and the list shows the new name at once; if the service refuses, the old name comes back
- * and a notice says why, in the service's words (components/file-browser/item-actions.tsx).
+ * and a notice says why, in the service's words (components/file-browser/item-actions.tsx). A name
+ * the service's rule refuses (lib/name-check.ts) keeps the dialog open, saying why, and sends nothing.
  */
 export function RenameDialog({
   item,
@@ -22,6 +25,7 @@ export function RenameDialog({
 }) {
   const { t } = useI18n();
   const [name, setName] = useState(item.name);
+  const [problem, setProblem] = useState<NameProblem | null>(null);
   const input = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -32,6 +36,13 @@ export function RenameDialog({
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) return;
+    // The service's own rule: a name it would refuse is not sent, and the dialog says why.
+    const found = name === item.name ? null : checkName(name);
+    if (found) {
+      setProblem(found);
+      input.current?.focus();
+      return;
+    }
     onClose();
     if (name !== item.name) onRename(item, name);
   };
@@ -43,12 +54,17 @@ export function RenameDialog({
           ref={input}
           label={t.newName}
           value={name}
-          onChange={(event) => setName(event.target.value)}
+          onChange={(event) => {
+            setName(event.target.value);
+            setProblem(null);
+          }}
           required
           maxLength={255}
           autoComplete="off"
           data-autofocus=""
+          aria-invalid={problem ? true : undefined}
         />
+        {problem && <NameProblemNotice problem={problem} />}
         <DialogActions>
           <Button variant="secondary" onClick={onClose}>
             {t.cancel}

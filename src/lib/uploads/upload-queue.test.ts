@@ -277,6 +277,18 @@ describe('the upload queue', () => {
     expect(service.calls).toEqual(['FileAdd copy.bin']);
   });
 
+  it('refuses a file whose name the service would refuse before hashing or sending anything, with the service\'s reason', async () => {
+    const { service, hasher, queue } = setup();
+    const [id] = queue.add([{ source: fileOf('\u202egnp.exe', 50), folder: 0 }]);
+    await until(queue, allIn('error'));
+    expect(queue.getSnapshot().items.find((item) => item.id === id)?.error).toEqual({
+      code: 'InvalidArgument',
+      message: 'name may not contain U+202E (a bidirectional text control)',
+    });
+    expect(service.calls).toEqual([]);
+    expect(hasher.calls).toBe(0);
+  });
+
   it('runs at most `concurrency` files at once and starts the next as one finishes', async () => {
     const { service, queue } = setup({ concurrency: 3 });
     service.holdPatches = true;

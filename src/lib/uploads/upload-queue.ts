@@ -13,6 +13,7 @@
  */
 import { ApiError, isApiError } from '../../api/errors';
 import type { FileItem, FolderItem } from '../../api/results';
+import { checkName, nameProblemMessage } from '../name-check';
 import { createFolderResolver } from './folder-tree';
 import {
   ACTIVE_STATES,
@@ -461,6 +462,9 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
 
   async function process(entry: Entry, signal: AbortSignal): Promise<void> {
     const { source } = entry;
+    // A name the service would refuse (its own rule: lib/name-check.ts) is neither hashed nor sent.
+    const badName = checkName(source.name);
+    if (badName) throw new UploadFailure('InvalidArgument', nameProblemMessage(badName));
     if (entry.folderId === null) {
       const folder = entry.folder;
       entry.folderId = typeof folder === 'number' ? folder : await abortable(folder(), signal);

@@ -46,12 +46,17 @@ export async function folderSizeMismatches(db: Kysely<Database>): Promise<SizeMi
   return result.rows.map((row) => ({ id: Number(row.id), stored: Number(row.stored), expected: Number(row.expected) }));
 }
 
-/** Accounts whose used_bytes differs from the total size of their files (the bin included). */
+/**
+ * Accounts whose used_bytes differs from the total size of their files (the bin included) and of
+ * their shares' cover images.
+ */
 export async function usedBytesMismatches(db: Kysely<Database>): Promise<SizeMismatch[]> {
   const result = await sql<{ id: number; stored: number; expected: number }>`
-    select a.id as id, a.used_bytes as stored, coalesce(t.total, 0) as expected
-    from accounts a left join (select account_id, sum(size) as total from files group by account_id) t on t.account_id = a.id
-    where a.used_bytes <> coalesce(t.total, 0)
+    select a.id as id, a.used_bytes as stored, coalesce(t.total, 0) + coalesce(c.total, 0) as expected
+    from accounts a
+    left join (select account_id, sum(size) as total from files group by account_id) t on t.account_id = a.id
+    left join (select account_id, sum(image_bytes) as total from shares group by account_id) c on c.account_id = a.id
+    where a.used_bytes <> coalesce(t.total, 0) + coalesce(c.total, 0)
     order by a.id`.execute(db);
   return result.rows.map((row) => ({ id: Number(row.id), stored: Number(row.stored), expected: Number(row.expected) }));
 }

@@ -283,21 +283,23 @@ interface Doomed {
 
 /**
  * Deletes the rows `doomed` selects, with their shares (their cover images queued for removal)
- * and links (and, by cascade, the e-mails of those shares), and returns the bytes of the files
- * deleted, for the account's used bytes.
+ * and links (and, by cascade, the e-mails of those shares), and returns the bytes that leave the
+ * account's used bytes: the files' sizes and their shares' cover images.
  * Content rows are left to content removal (operations/content-removal.ts): once no file
  * references them they go, blobs after the commit.
  */
 async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed, now: Date): Promise<{ bytes: number; items: number }> {
   const { prefix, folders, files } = doomed;
   const owned = ownedBy(accountId);
-  const totals = await sql<{ bytes: number | null; files: number; folders: number }>`
+  const ofDoomedItems = sql`((item_type = 'file' and item_id in (${files})) or (item_type = 'folder' and item_id in (${folders})))`;
+  const totals = await sql<{ bytes: number | null; covers: number | null; files: number; folders: number }>`
     ${prefix}
     select
       (select sum(size) from files where ${owned} and id in (${files})) as bytes,
+      (select sum(image_bytes) from shares where ${owned} and ${ofDoomedItems}) as covers,
       (select count(*) from files where ${owned} and id in (${files})) as files,
       (select count(*) from folders where ${owned} and id in (${folders})) as folders`.execute(db);
-  const { bytes, files: fileCount, folders: folderCount } = totals.rows[0];
+  const { bytes, covers, files: fileCount, folders: folderCount } = totals.rows[0];
   if (Number(fileCount) + Number(folderCount) === 0) return { bytes: 0, items: 0 };
 
   await sql`${prefix} delete from links where ${owned} and file_id in (${files})`.execute(db);
@@ -307,24 +309,20 @@ async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doo
     ${prefix}
     insert into content_removals (storage_key, created_at, due_at)
     select image_key, ${now.getTime()}, ${now.getTime()} from shares
-    where ${owned} and image_key is not null
-      and ((item_type = 'file' and item_id in (${files})) or (item_type = 'folder' and item_id in (${folders})))
+    where ${owned} and image_key is not null and ${ofDoomedItems}
     on conflict (storage_key) do nothing`.execute(db);
-  await sql`
-    ${prefix}
-    delete from shares
-    where ${owned} and ((item_type = 'file' and item_id in (${files})) or (item_type = 'folder' and item_id in (${folders})))`.execute(db);
+  await sql`${prefix} delete from shares where ${owned} and ${ofDoomedItems}`.execute(db);
   await sql`${prefix} delete from files where ${owned} and id in (${files})`.execute(db);
   await sql`${prefix} delete from folders where ${owned} and id in (${folders})`.execute(db);
-  return { bytes: Number(bytes ?? 0), items: Number(fileCount) + Number(folderCount) };
+  return { bytes: Number(bytes ?? 0) + Number(covers ?? 0), items: Number(fileCount) + Number(folderCount) };
 }
 
 /**
  * Deletes for good the folders `folderIds` with everything beneath them that is live or beneath a
  * folder in the bin, and the files `fileIds`, with their shares and links. Entries of the bin
  * beneath them (deleted directly, earlier) are not walked into: they stay in the bin with their
- * own subtrees and retention, and a restore takes them to the root. Returns the bytes of the files
- * deleted. Folder sizes and used bytes are the caller's to adjust.
+ * own subtrees and retention, and a restore takes them to the root. Returns the bytes deleted
+ * (files and cover images). Folder sizes and used bytes are the caller's to adjust.
  */
 export async function deleteSubtrees(
   db: Kysely<Database>,
@@ -366,7 +364,7 @@ export async function deleteBin(db: Kysely<Database>, accountId: number, now: Da
   return deleteDoomed(db, accountId, { prefix: sql``, folders: inBin('folders'), files: inBin('files') }, now);
 }
 
-/** Gives back `bytes` of the account's quota (files deleted for good). */
+/** Gives back `bytes` of the account's quota (files deleted for good, cover images removed). */
 export async function releaseUsedBytes(db: Kysely<Database>, accountId: number, bytes: number): Promise<void> {
   if (bytes === 0) return;
   await db

@@ -144,6 +144,8 @@ export interface SharesTable {
   description: Defaulted<string>;
   /** Content-store key of the cover image; null = none. */
   image_key: string | null;
+  /** Bytes the cover counts against the owner's quota (0 without one, and for covers older than 0013). */
+  image_bytes: Defaulted<number>;
   created_at: Millis;
   updated_at: Millis;
 }

@@ -234,14 +234,20 @@ export async function setSharedFlags(
     .execute();
 }
 
-/** Deletes the account's shares of these folders and files (their e-mails go by cascade); returns their cover images' keys. */
+/** The cover images of deleted shares: their keys, and the bytes they counted against the quota. */
+export interface RemovedCovers {
+  readonly keys: string[];
+  readonly bytes: number;
+}
+
+/** Deletes the account's shares of these folders and files (their e-mails go by cascade); returns their cover images. */
 export async function deleteSharesOf(
   db: Kysely<Database>,
   accountId: number,
   folderIds: readonly number[],
   fileIds: readonly number[],
-): Promise<string[]> {
-  if (folderIds.length === 0 && fileIds.length === 0) return [];
+): Promise<RemovedCovers> {
+  if (folderIds.length === 0 && fileIds.length === 0) return { keys: [], bytes: 0 };
   const rows = await db
     .deleteFrom('shares')
     .where('account_id', '=', accountId)
@@ -251,9 +257,12 @@ export async function deleteSharesOf(
         eb.and([eb('item_type', '=', 'file'), eb('item_id', 'in', fileIds.length ? fileIds : [0])]),
       ]),
     )
-    .returning('image_key')
+    .returning(['image_key', 'image_bytes'])
     .execute();
-  return rows.map((row) => row.image_key).filter((key): key is string => key !== null);
+  return {
+    keys: rows.map((row) => row.image_key).filter((key): key is string => key !== null),
+    bytes: rows.reduce((total, row) => total + Number(row.image_bytes), 0),
+  };
 }
 
 /**
@@ -271,14 +280,35 @@ export async function countShareDownload(db: Kysely<Database>, shareId: number):
   return result.numUpdatedRows > 0n;
 }
 
+/** A share's cover image as stored: its content-store key and the bytes it counts against the quota. */
+export interface StoredCover {
+  readonly key: string;
+  readonly bytes: number;
+}
+
 /**
- * Gives the share the cover image `key`; returns the key it had before (null when none). Run it in
- * a transaction that holds the account's row lock, so that two uploads cannot both replace one key.
+ * Gives the share the cover image `cover`; returns the one it had before (null when none). Run it
+ * in a transaction that holds the account's row lock, so that two uploads cannot both replace one key.
  */
-export async function replaceShareImage(db: Kysely<Database>, shareId: number, key: string, at: Date): Promise<string | null> {
-  const before = await db.selectFrom('shares').select('image_key').where('id', '=', shareId).executeTakeFirstOrThrow();
-  await db.updateTable('shares').set({ image_key: key, updated_at: at.getTime() }).where('id', '=', shareId).execute();
-  return before.image_key;
+export async function replaceShareImage(db: Kysely<Database>, shareId: number, cover: StoredCover, at: Date): Promise<StoredCover | null> {
+  const before = await db.selectFrom('shares').select(['image_key', 'image_bytes']).where('id', '=', shareId).executeTakeFirstOrThrow();
+  await db
+    .updateTable('shares')
+    .set({ image_key: cover.key, image_bytes: cover.bytes, updated_at: at.getTime() })
+    .where('id', '=', shareId)
+    .execute();
+  return before.image_key === null ? null : { key: before.image_key, bytes: Number(before.image_bytes) };
+}
+
+/** How many of the account's shares have a cover image (the per-account cap, operations/share-images.ts). */
+export async function countCoverImages(db: Kysely<Database>, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('shares')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('image_key', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 // ---- What a share leads to -------------------------------------------------------------------------

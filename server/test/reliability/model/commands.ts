@@ -125,7 +125,7 @@ function present(model: TreeModel, picks: readonly Pick[], type: 'folder' | 'fil
 /** Names: collisions by letter case and normalization, natural order, scripts beyond the BMP, and refused ones. */
 export const FOLDER_NAMES = ['Docs', 'docs', 'Photos', 'file2', 'file10', 'file02', 'Q3 & Q4', 'Ｆｕｌｌ', '😀 smile', 'Файл', 'файл', 'e\u0301', 'é', 'a', 'x (restored)'];
 export const FILE_NAMES = ['report.txt', 'Report.TXT', 'report (1).txt', 'notes', 'a.tar.gz', 'file2.md', 'file10.md', 'file02.md', '季度报告.docx', '😀.png', 'Ｆｕｌｌ.txt', 'e\u0301.txt', 'é.txt', '.profile', 'readme.'];
-export const INVALID_NAMES = ['', 'a/b', ' lead', 'trail ', '..', 'why?'];
+export const INVALID_NAMES = ['', 'a/b', ' lead', 'trail ', '..', 'why?', '\u202egnp.exe', '\u200b', 'a\u2028b'];
 
 /** File contents: small, some of equal size, some added many times. */
 export const CONTENTS = [Buffer.from('x'), Buffer.from('hello world'), Buffer.from('HELLO WORLD'), Buffer.alloc(100, 7), Buffer.alloc(1000, 'abc')];

@@ -70,12 +70,25 @@ export interface KeyModel {
 
 export const MAX_NAME_LENGTH = 255;
 const FORBIDDEN = /[/\\:*?"<>|\u0000-\u001f\u007f-\u009f]/;
+/** Bidi controls, line and paragraph separators, noncharacters: refused anywhere in a name. */
+const DECEPTIVE = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufdd0-\ufdef\ufffe\uffff\u{1fffe}\u{1ffff}]/u;
+/** A name of nothing but these shows nothing, and is refused (the model knows a few of them). */
+const INVISIBLE_ONLY = /^[\s\u200b-\u200d\u2060\u00ad\ufe0f\u2800]+$/u;
 export const RETENTION_MS = 30 * 86_400_000;
 
 /** DECISIONS.md §7 / protocol.md §10.1: the name in NFC, or the 400 it gets. */
 export function checkedName(raw: string): string {
   const name = raw.normalize('NFC');
-  if (name === '' || [...name].length > MAX_NAME_LENGTH || FORBIDDEN.test(name) || name === '.' || name === '..' || name.trim() !== name) {
+  if (
+    name === '' ||
+    [...name].length > MAX_NAME_LENGTH ||
+    FORBIDDEN.test(name) ||
+    DECEPTIVE.test(name) ||
+    name === '.' ||
+    name === '..' ||
+    name.trim() !== name ||
+    INVISIBLE_ONLY.test(name)
+  ) {
     throw new Refusal(400, `invalid name ${JSON.stringify(raw)}`);
   }
   return name;

@@ -15,6 +15,7 @@ import * as fileNameScan from './0009_file_name_scan';
 import * as fileNameGrams from './0010_file_name_grams';
 import * as sessionVersions from './0011_session_versions';
 import * as encryptedUploads from './0012_encrypted_uploads';
+import * as coverImageBytes from './0013_cover_image_bytes';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -29,6 +30,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0010_file_name_grams': fileNameGrams,
   '0011_session_versions': sessionVersions,
   '0012_encrypted_uploads': encryptedUploads,
+  '0013_cover_image_bytes': coverImageBytes,
 };
 
 export const migrationProvider: MigrationProvider = {
