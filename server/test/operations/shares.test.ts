@@ -390,7 +390,7 @@ describe("a share's cover image", () => {
 
     const share = await services.db.selectFrom('shares').selectAll().executeTakeFirstOrThrow();
     const tag = shareImageTag(services.secret, { id: share.id, imageKey: key, downpwdSealed: share.downpwd_sealed });
-    const image = await openShareImage(services, share.code, tag);
+    const image = await openShareImage(services, String(share.id), tag);
     expect(image).toMatchObject({ contentType: 'image/png', size: legacy.length });
     const served = Buffer.concat(await drain(await image!.open()));
     expect(served.equals(legacy)).toBe(true);
