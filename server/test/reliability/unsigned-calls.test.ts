@@ -13,7 +13,8 @@
  * - nothing that decides who can see what has changed: the shares (which items, their codes,
  *   extraction codes, limits and counts), links, e-mail messages, the items (bin, encryption,
  *   flags), encryption keys, sessions and their unlocks. A share's cover image may change: that
- *   is what ShareImageUpload is for, on a share its owner made;
+ *   is what ShareImageUpload is for, on a share its owner made; and its owner's used bytes with
+ *   it, by exactly the cover's bytes (covers count against the quota), by nothing else;
  * - the answer carries no share code, link code or extraction code of either account, and no
  *   share, link or download URL;
  * - an anonymous operation (the ShareService, Login, APILogin) opened nothing and let no one in.
@@ -50,17 +51,29 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => world?.app.close());
 
+type AccountState = Awaited<ReturnType<typeof worldState>>['alice'];
+
 /**
- * What decides who can see what, for both accounts: worldState without the cover image of a share
- * (and the time it was set), with every session and unlock.
+ * An account's state with its covers taken out: its shares without their cover image (its key,
+ * its bytes, the time it was set), and its used bytes less the bytes its covers count, so that
+ * used bytes that move by anything but a cover still show.
  */
+function withoutCovers(state: AccountState) {
+  const coverBytes = state.shares.reduce((total, share) => total + Number(share.image_bytes), 0);
+  return {
+    ...state,
+    account: { ...state.account, used_bytes: Number(state.account.used_bytes) - coverBytes },
+    shares: state.shares.map(({ image_key: _key, image_bytes: _bytes, updated_at: _updated, ...share }) => share),
+  };
+}
+
+/** What decides who can see what, for both accounts: worldState without covers, with every session and unlock. */
 async function visibility(services: Services) {
   const state = await worldState(world);
-  const withoutCovers = (shares: typeof state.alice.shares) => shares.map(({ image_key: _image, updated_at: _updated, ...share }) => share);
   const { db } = services;
   return {
-    alice: { ...state.alice, shares: withoutCovers(state.alice.shares) },
-    bob: { ...state.bob, shares: withoutCovers(state.bob.shares) },
+    alice: withoutCovers(state.alice),
+    bob: withoutCovers(state.bob),
     sessions: await db.selectFrom('tokens').select(['id', 'account_id', 'expires_at']).orderBy('id').execute(),
     unlocks: await db.selectFrom('unlocks').select(['token_id', 'key_id']).orderBy('token_id').orderBy('key_id').execute(),
   };
