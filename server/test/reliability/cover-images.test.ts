@@ -2,6 +2,9 @@
  * Cover images as an attacker sends them (issue 18, finding 3), over the wire against the whole
  * service (docs/sharing.md §4, docs/protocol.md §10.6):
  *
+ * A cover is given to a share that exists (ShareImageUpload takes no sign, so it never shares a
+ * file: docs/protocol.md §5.6): every file here is shared first with a signed FileShare.
+ *
  * - a corpus of hostile images (bytes that only start like an image, truncated images,
  *   decompression bombs, pages and scripts that claim to be images, a real image carrying a page
  *   after its end) is refused with 400 or 413 in every call form, and changes nothing: no share
@@ -32,6 +35,7 @@ import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 
 const op = (service: ServiceName, name: string): OperationSpec => findOperation(service, name)!;
 const ShareImageUpload = op('FileService', 'ShareImageUpload');
+const FileShare = op('FileService', 'FileShare');
 const Unshare = op('FileService', 'Unshare');
 const FolderAndFileDelete = op('FileService', 'FolderAndFileDelete');
 const GetFiles = op('UserService', 'GetFiles');
@@ -153,11 +157,19 @@ afterAll(() => app?.close());
 
 let emptyContent: Promise<{ contentId: number; sha256: string }> | undefined;
 
-/** A file of 0 bytes (the probe's files) of the account: what it holds does not matter to its cover. */
-async function addFile(accountId: number, name: string): Promise<number> {
+/** A file of 0 bytes (the probe's files) of the session's account: what it holds does not matter to its cover. */
+async function addFile(session: Session, name: string): Promise<number> {
   emptyContent ??= storeTestContent(app.app.services, Buffer.alloc(0));
   const { contentId, sha256 } = await emptyContent;
-  return insertTestFile(app.app.services, { accountId, name, contentId, sha256, size: 0 });
+  return insertTestFile(app.app.services, { accountId: session.uid, name, contentId, sha256, size: 0 });
+}
+
+/** A file of 0 bytes, shared (open, no limit) by its owner's signed FileShare: what a cover may be given to. */
+async function addSharedFile(session: Session, name: string): Promise<number> {
+  const fid = await addFile(session, name);
+  const answer = await callSigned(app, 'post', FileShare, session, { fids: String(fid), downpwd: '', downValue: 0, description: '' });
+  expect(element(resultXml(answer, FileShare), 'result')?.attrs.code, answer.body.slice(0, 300)).toBe('0');
+  return fid;
 }
 
 /** ShareImageUpload's string result: the URL, or `ERROR <code> <message>`. */
@@ -204,7 +216,7 @@ async function newAccount(name: string, quotaBytes: number): Promise<{ id: numbe
 
 describe('hostile images are refused and change nothing', () => {
   it.each(['post', 'soap12'] as const)('over %s: each is refused with its code; no cover, no byte counted, no blob left', async (form) => {
-    const fid = await addFile(aliceId, `hostile ${form}.txt`);
+    const fid = await addSharedFile(alice, `hostile ${form}.txt`);
     const before = await snapshot(aliceId);
     for (const [label, make, code] of hostileImages()) {
       expect(await upload(fid, make(), form), label).toMatch(new RegExp(`^ERROR ${code} `));
@@ -220,7 +232,7 @@ describe('hostile images are refused and change nothing', () => {
     const before = await snapshot(id);
     const blobBytes = [...(await storedBlobs()).values()].reduce((a, b) => a + b, 0);
     for (let i = 0; i < 5; i++) {
-      const fid = await addFile(id, `empty ${i}.bin`);
+      const fid = await addSharedFile(session, `empty ${i}.bin`);
       expect(await upload(fid, Buffer.concat([PNG_SIGNATURE, randomBytes(5 * MiB - 8)]), 'soap11', session)).toMatch(/^ERROR 400 /);
     }
     expect([...(await storedBlobs()).values()].reduce((a, b) => a + b, 0)).toBe(blobBytes);
@@ -228,14 +240,24 @@ describe('hostile images are refused and change nothing', () => {
   }, 120_000);
 });
 
+describe('a cover needs a share its owner made', () => {
+  it('a real image for a file that is not shared is 409: no share made, no byte counted, no blob left', async () => {
+    const { id, session } = await newAccount('unshared', 100 * MiB);
+    const fid = await addFile(session, 'unshared.txt');
+    const before = await snapshot(id);
+    expect(await upload(fid, images.jpeg, 'post', session)).toMatch(/^ERROR 409 /);
+    expect(await snapshot(id)).toEqual(before);
+  });
+});
+
 describe('what is stored is the image decoded and encoded anew', () => {
   it('a real JPEG and a real transparent PNG are stored and served as a JPEG and a PNG of the same size, with nosniff', async () => {
-    const { id, session } = await newAccount('decoded', 100 * MiB);
+    const { session } = await newAccount('decoded', 100 * MiB);
     for (const [bytes, type, format, width, height] of [
       [images.jpeg, 'image/jpeg', 'jpeg', 640, 480],
       [images.png, 'image/png', 'png', 320, 200],
     ] as const) {
-      const url = await upload(await addFile(id, `real ${format}.txt`), bytes, 'post', session);
+      const url = await upload(await addSharedFile(session, `real ${format}.txt`), bytes, 'post', session);
       expect(url).toMatch(/^http:\/\/.*\/image\//);
       const served = await fetchImage(url);
       expect(served).toMatchObject({ status: 200, type, nosniff: 'nosniff' });
@@ -244,16 +266,16 @@ describe('what is stored is the image decoded and encoded anew', () => {
   });
 
   it('a large photo is made at most 1600 px on its longest side, keeping its proportions', async () => {
-    const { id, session } = await newAccount('large', 100 * MiB);
-    const url = await upload(await addFile(id, 'large.txt'), images.bigJpeg, 'post', session);
+    const { session } = await newAccount('large', 100 * MiB);
+    const url = await upload(await addSharedFile(session, 'large.txt'), images.bigJpeg, 'post', session);
     const served = await fetchImage(url);
     expect(await sharp(served.body).metadata()).toMatchObject({ format: 'jpeg', width: 1600, height: 1200 });
   });
 
   it('an EXIF-rotated photo is stored upright, without its EXIF (description, GPS position)', async () => {
     expect(images.rotated.includes('EXIF-MARKER')).toBe(true);
-    const { id, session } = await newAccount('rotated', 100 * MiB);
-    const url = await upload(await addFile(id, 'rotated.txt'), images.rotated, 'post', session);
+    const { session } = await newAccount('rotated', 100 * MiB);
+    const url = await upload(await addSharedFile(session, 'rotated.txt'), images.rotated, 'post', session);
     const served = await fetchImage(url);
     const metadata = await sharp(served.body).metadata();
     expect(metadata).toMatchObject({ width: 200, height: 300 });
@@ -263,8 +285,8 @@ describe('what is stored is the image decoded and encoded anew', () => {
   });
 
   it('a real image with a page after its end is stored without the page', async () => {
-    const { id, session } = await newAccount('polyglot', 100 * MiB);
-    const url = await upload(await addFile(id, 'polyglot.txt'), images.withPage, 'post', session);
+    const { session } = await newAccount('polyglot', 100 * MiB);
+    const url = await upload(await addSharedFile(session, 'polyglot.txt'), images.withPage, 'post', session);
     const served = await fetchImage(url);
     expect(served.status).toBe(200);
     expect(served.body.includes('PAGE-MARKER')).toBe(false);
@@ -274,8 +296,8 @@ describe('what is stored is the image decoded and encoded anew', () => {
 
 describe('decoding shares the threadpool', () => {
   it('one image at a time: three uploads at once never put more than one decode into libuv\'s threadpool, and a login between them answers', async () => {
-    const { id, session } = await newAccount('crowded', 100 * MiB);
-    const fids = await Promise.all(Array.from({ length: 3 }, (_, i) => addFile(id, `crowded ${i}.bin`)));
+    const { session } = await newAccount('crowded', 100 * MiB);
+    const fids = await Promise.all(Array.from({ length: 3 }, (_, i) => addSharedFile(session, `crowded ${i}.bin`)));
     let most = 0;
     let sampling = true;
     const sample = () => {
@@ -297,13 +319,13 @@ describe('decoding shares the threadpool', () => {
 describe('cover bytes count against the quota', () => {
   it('the stored size is counted; a cover that does not fit is 413 and changes nothing', async () => {
     const { id, session } = await newAccount('counted', 10 * MiB);
-    const fid = await addFile(id, 'report.bin');
+    const fid = await addSharedFile(session, 'report.bin');
     const url = await upload(fid, images.jpeg, 'post', session);
     const stored = (await fetchImage(url)).body.length;
     expect(await usedBytes(id)).toBe(stored);
 
     await setQuota(app.app.services, 'counted', stored + 100);
-    const other = await addFile(id, 'other.bin');
+    const other = await addSharedFile(session, 'other.bin');
     const before = await snapshot(id);
     expect(await upload(other, images.jpeg, 'post', session)).toMatch(/^ERROR 413 /);
     expect(await snapshot(id)).toEqual(before);
@@ -311,8 +333,8 @@ describe('cover bytes count against the quota', () => {
 
   it('replacing a cover counts only the difference, even at the quota; Unshare and deletion give the bytes back; fsck agrees', async () => {
     const { id, session } = await newAccount('replacer', 10 * MiB);
-    const first = await addFile(id, 'first.bin');
-    const second = await addFile(id, 'second.bin');
+    const first = await addSharedFile(session, 'first.bin');
+    const second = await addSharedFile(session, 'second.bin');
     const big = (await fetchImage(await upload(first, images.bigJpeg, 'post', session))).body.length;
     // With the quota exactly full, a smaller cover in place of the big one is still accepted.
     await setQuota(app.app.services, 'replacer', big);
@@ -333,12 +355,12 @@ describe('cover bytes count against the quota', () => {
 
   it('concurrent uploads never overrun the quota: exactly the covers that fit are stored', async () => {
     const { id, session } = await newAccount('racer', 10 * MiB);
-    const probe = await addFile(id, 'probe.bin');
+    const probe = await addSharedFile(session, 'probe.bin');
     const size = (await fetchImage(await upload(probe, images.jpeg, 'post', session))).body.length;
     await callSigned(app, 'post', Unshare, session, { dirids: '', fids: String(probe) });
     // Room for two and a half covers (the cap is 3); six try at once.
     await setQuota(app.app.services, 'racer', Math.floor(size * 2.5));
-    const fids = await Promise.all(Array.from({ length: 6 }, (_, i) => addFile(id, `race ${i}.bin`)));
+    const fids = await Promise.all(Array.from({ length: 6 }, (_, i) => addSharedFile(session, `race ${i}.bin`)));
     const answers = await Promise.all(fids.map((fid, i) => upload(fid, images.jpeg, i % 2 === 0 ? 'post' : 'soap11', session)));
     expect(answers.filter((answer) => answer.startsWith('http'))).toHaveLength(2);
     expect(answers.filter((answer) => answer.startsWith('ERROR 413 '))).toHaveLength(4);
@@ -349,7 +371,7 @@ describe('cover bytes count against the quota', () => {
 describe('covers per account (FSS_MAX_COVER_IMAGES, 3 here)', () => {
   it('a cover beyond the cap is 413; replacing one is not; after an Unshare there is room again', async () => {
     const { id, session } = await newAccount('capped', 100 * MiB);
-    const fids = await Promise.all([0, 1, 2, 3].map((i) => addFile(id, `capped ${i}.bin`)));
+    const fids = await Promise.all([0, 1, 2, 3].map((i) => addSharedFile(session, `capped ${i}.bin`)));
     for (const fid of fids.slice(0, 3)) expect(await upload(fid, images.png, 'post', session)).toMatch(/^http/);
     const before = await snapshot(id);
     expect(await upload(fids[3], images.png, 'post', session)).toMatch(/^ERROR 413 /);
@@ -361,7 +383,7 @@ describe('covers per account (FSS_MAX_COVER_IMAGES, 3 here)', () => {
 
   it('concurrent uploads never pass the cap', async () => {
     const { id, session } = await newAccount('crowd', 100 * MiB);
-    const fids = await Promise.all(Array.from({ length: 8 }, (_, i) => addFile(id, `crowd ${i}.bin`)));
+    const fids = await Promise.all(Array.from({ length: 8 }, (_, i) => addSharedFile(session, `crowd ${i}.bin`)));
     const answers = await Promise.all(fids.map((fid) => upload(fid, images.png, 'post', session)));
     expect(answers.filter((answer) => answer.startsWith('http'))).toHaveLength(3);
     const covers = await app.app.services.db.selectFrom('shares').select('id').where('account_id', '=', id).where('image_key', 'is not', null).execute();
