@@ -174,7 +174,8 @@ async function makeInstallation(dataDir: string): Promise<Installation> {
     const imageXml = resultXml(image, ShareImageUpload);
     const imageUrl = (/^<string[^>]*>([\s\S]*)<\/string>$/.exec(imageXml)?.[1] ?? imageXml).replace(/&amp;/g, '&');
     expect(imageUrl).toMatch(/^http/);
-    const imageBytes = (await getBytes(imageUrl)).body;
+    // The URL is made from FSS_PUBLIC_URL: the path is what this installation serves.
+    const imageBytes = (await getBytes(app.url + new URL(imageUrl).pathname)).body;
     expect(imageBytes.subarray(0, 8).equals(PNG.subarray(0, 8))).toBe(true);
     const folderShare = await signedCall(app, alice, FolderShare, { dirids: String(shared), downpwd: '', downValue: 0, description: '' });
     expect(folderShare.result.code).toBe('0');
