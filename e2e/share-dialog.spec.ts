@@ -213,6 +213,9 @@ test.describe('the share dialog', () => {
     await expect(preview).toBeVisible();
     await expect.poll(() => preview.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(64);
     await expect(dialog.getByText('That file is not a PNG, JPEG, GIF or WebP image.')).toHaveCount(0);
+    // The service gives covers only to shares that exist: the image follows the sharing.
+    const afterSharing = dialog.getByText('The file isn’t shared yet: the image is added right after “Share” has shared it.');
+    await expect(afterSharing).toBeVisible();
 
     await dialog.getByRole('button', { name: 'Share', exact: true }).click();
     await expect(dialog.getByRole('textbox', { name: 'Share link' })).toHaveValue(SHARE_URL);
@@ -222,6 +225,7 @@ test.describe('the share dialog', () => {
     await expect(current).toHaveAttribute('src', /\/s\/image\/[0-9]+\/[A-Za-z0-9_-]+$/);
     await expect.poll(() => current.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(64);
     await expect(dialog.getByRole('img', { name: 'New cover image' })).toHaveCount(0);
+    await expect(afterSharing).toHaveCount(0);
     await expect(dialog.getByText('Extraction code:').locator('..')).toContainText('none');
     await expect(dialog.getByRole('button', { name: 'Copy link with code' })).toHaveCount(0);
     await dialog.evaluate((element) => element.scrollTo(0, element.scrollHeight));

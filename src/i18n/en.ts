@@ -280,6 +280,7 @@ export const en = {
   sharingCoverTooLarge: 'That image is larger than 5 MB.',
   sharingCoverNotImage: 'That file is not a PNG, JPEG, GIF or WebP image.',
   sharingCoverFailed: 'The share is saved, but the cover image was not.',
+  sharingCoverAfterSharing: 'The file isn’t shared yet: the image is added right after “Share” has shared it.',
   sharingMixedNote: 'Some of these items are already shared. Saving gives all of them these settings; their links stay the same.',
   sharingSave: 'Save',
   sharingSharing: 'Sharing…',

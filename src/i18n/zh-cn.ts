@@ -267,6 +267,7 @@ export const zhCN: Messages = {
   sharingCoverTooLarge: '这张图片超过了 5 MB。',
   sharingCoverNotImage: '这个文件不是 PNG、JPEG、GIF 或 WebP 图片。',
   sharingCoverFailed: '分享已保存，但封面图片未能上传。',
+  sharingCoverAfterSharing: '文件还没有分享：点击“分享”分享之后，图片随即作为封面上传。',
   sharingMixedNote: '其中部分项目已经分享过。保存后它们都将使用这些设置，链接保持不变。',
   sharingSave: '保存',
   sharingSharing: '正在分享…',

@@ -33,15 +33,19 @@ function useObjectUrl(file: File | null): string | null {
 /**
  * The cover image of a file's share: the current one, and a new one chosen here, checked at once
  * (type by its first bytes, at most 5 MiB: the service's rules) and previewed. It is uploaded
- * when the share is saved.
+ * after the share is saved: the service gives a cover only to a share that exists (a file that is
+ * not shared yet gets 409), so for such a file the field says that the image follows the sharing.
  */
 export function CoverImageField({
   current,
+  shared,
   file,
   onFile,
 }: {
   /** The current cover's URL, "" for none. */
   readonly current: string;
+  /** The file has a share already; if not, the image is uploaded once "Share" has made one. */
+  readonly shared: boolean;
   readonly file: File | null;
   readonly onFile: (file: File | null) => void;
 }) {
@@ -126,6 +130,7 @@ export function CoverImageField({
       )}
       <p id={hintId} className="text-sm text-gray-700 dark:text-gray-300">
         {t.sharingCoverHint}
+        {!shared && <span className="mt-1 block">{t.sharingCoverAfterSharing}</span>}
       </p>
     </div>
   );

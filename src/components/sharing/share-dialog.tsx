@@ -190,6 +190,7 @@ function ShareForm({
     } catch {
       return; // Said by the error below the form.
     }
+    // Only now: the service gives a cover to a share that exists, never to an unshared file (409).
     if (cover && single?.kind === 'file') {
       try {
         const image = await upload.mutateAsync({ fid: single.id, image: cover });
@@ -291,7 +292,7 @@ function ShareForm({
         </p>
       </div>
 
-      {single?.kind === 'file' && <CoverImageField current={single.image ?? ''} file={cover} onFile={setCover} />}
+      {single?.kind === 'file' && <CoverImageField current={single.image ?? ''} shared={hasShareDetails(single)} file={cover} onFile={setCover} />}
 
       {share.isError && <ShareError error={share.error} items={current} />}
       {upload.isError && <ShareError error={upload.error} items={current} lead={t.sharingCoverFailed} />}
