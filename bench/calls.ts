@@ -1,6 +1,6 @@
 /**
  * Calls to the service as its clients make them: Login, then signed calls in the four forms, each
- * built once as raw request bytes (what autocannon replays: a sign carries no nonce, so the same
+ * built once as raw request bytes (what the load generator replays: a sign carries no nonce, so the same
  * signed call may be sent again and again, as a client polling a folder does) and sent over a
  * keep-alive connection. The sign is computed by the protocol's reference implementation
  * (server/src/operations/signing.ts signRequest: docs/protocol.md §6).
@@ -23,7 +23,7 @@ export interface Session {
   readonly expires?: string;
 }
 
-/** One request, ready to send or to hand to autocannon. */
+/** One request, ready to send or to hand to the load generator. */
 export interface RawRequest {
   readonly method: 'GET' | 'POST';
   readonly path: string;
@@ -145,6 +145,17 @@ export async function login(baseUrl: string, account: string, password: string):
   const uid = attribute(xml, 'uid');
   const key = attribute(xml, 'key');
   if (!token || token === '0' || !uid || !key) throw new Error(`Login of ${account} refused: ${xml}`);
+  return { uid: Number(uid), token, key, expires: attribute(xml, 'expires') };
+}
+
+/** A session by APILogin (no password hash: many sessions cost nothing). */
+export async function apiLogin(baseUrl: string, apiKey: string): Promise<Session> {
+  const answer = await send(baseUrl, buildRequest('post', operation('OAuthService', 'APILogin'), { sid: apiKey }));
+  const xml = answer.body.toString('utf8');
+  const token = />([^<]*)<\/token>/.exec(xml)?.[1];
+  const uid = attribute(xml, 'uid');
+  const key = attribute(xml, 'key');
+  if (!token || token === '0' || !uid || !key) throw new Error(`APILogin refused: ${xml}`);
   return { uid: Number(uid), token, key, expires: attribute(xml, 'expires') };
 }
 

@@ -1,13 +1,13 @@
 /**
  * The limit: a bare node:http server that answers the same bytes as the service with the least
  * honest work. It reads the request body, finds the operation (SOAPAction, the action= of a SOAP
- * 1.2 Content-Type or the first element of the body, or the path of HTTP GET/POST) and the folder
- * asked for (the `dir` parameter), and writes the answer the real service gave for that call,
+ * 1.2 Content-Type or the first element of the body, or the path of HTTP GET/POST) and the listing
+ * asked for (the `dir`, `order` and `desc` parameters), and writes the answer the real service gave for that call,
  * captured beforehand, with the same status and headers. No XML reader, no token, no sign, no
  * database: what is left is HTTP itself, which no implementation on node:http can go below.
  *
  * Usage: node --import tsx bench/limit-server.ts <answers.json>   (prints "listening on …")
- * answers.json: [{ key: "<form>|<operation>|<dir>", contentType, body (base64) }]
+ * answers.json: [{ key: "<form>|<operation>|<dir>|<order>|<desc>", contentType, body (base64) }]
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -20,8 +20,8 @@ export interface LimitAnswer {
   readonly body: string;
 }
 
-export function limitKey(form: string, op: string, dir: string): string {
-  return `${form}|${op}|${dir}`;
+export function limitKey(form: string, op: string, dir: string, order: string, desc: string): string {
+  return `${form}|${op}|${dir}|${order}|${desc}`;
 }
 
 interface Prepared {
@@ -93,7 +93,8 @@ export function startLimitServer(answers: readonly LimitAnswer[], port = 0): Pro
     const q = url.indexOf('?');
     const pathname = q < 0 ? url : url.slice(0, q);
     if (req.method === 'GET') {
-      reply(res, limitKey('get', pathname.slice(pathname.lastIndexOf('/') + 1), formValue(url.slice(q + 1), 'dir')));
+      const query = url.slice(q + 1);
+      reply(res, limitKey('get', pathname.slice(pathname.lastIndexOf('/') + 1), formValue(query, 'dir'), formValue(query, 'order'), formValue(query, 'desc')));
       req.resume();
       return;
     }
@@ -103,9 +104,9 @@ export function startLimitServer(answers: readonly LimitAnswer[], port = 0): Pro
       const body = Buffer.concat(chunks).toString('utf8');
       if (pathname.toLowerCase().endsWith('.asmx')) {
         const form = (req.headers['content-type'] ?? '').startsWith('text/xml') ? 'soap11' : 'soap12';
-        reply(res, limitKey(form, soapOperation(req, body), xmlValue(body, 'dir')));
+        reply(res, limitKey(form, soapOperation(req, body), xmlValue(body, 'dir'), xmlValue(body, 'order'), xmlValue(body, 'desc')));
       } else {
-        reply(res, limitKey('post', pathname.slice(pathname.lastIndexOf('/') + 1), formValue(body, 'dir')));
+        reply(res, limitKey('post', pathname.slice(pathname.lastIndexOf('/') + 1), formValue(body, 'dir'), formValue(body, 'order'), formValue(body, 'desc')));
       }
     });
   });

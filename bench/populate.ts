@@ -15,7 +15,7 @@
  * Only the bulk inserts bypass the operations: a million FileAdd calls would take hours.
  *
  * Accounts:
- * - `bench`: folders of 100, 1,000 and 100,000 items (GetFiles), a tree of 100,000 descendants
+ * - `bench`: ten folders of 100 items, one of 1,000 and one of 100,000 (GetFiles), a tree of 100,000 descendants
  *   (delete and restore), and two empty folders for the content figures.
  * - `search`: 1,000,000 files in 10,000 folders (FileSearch).
  */
@@ -34,7 +34,7 @@ import { loadServerSecret } from '../server/src/storage/secret';
 import { CACHE_DIR, FSS_BIN, ROOT, log, run, seededRandom } from './util';
 
 /** Bump when what is generated changes. */
-const DATASET_VERSION = 2;
+const DATASET_VERSION = 3;
 
 export const PASSWORD = 'bench-password-1';
 export const BENCH_ACCOUNT = 'bench';
@@ -55,6 +55,8 @@ export interface Manifest {
   readonly bench: {
     readonly uid: number;
     readonly list100: number;
+    /** Ten folders of 100 items (list100 first), for the varied workload. */
+    readonly lists100: readonly number[];
     readonly list1000: number;
     readonly list100k: number;
     readonly tree100k: number;
@@ -236,6 +238,7 @@ async function build(dataDir: string): Promise<Omit<Manifest, 'key' | 'builtAt' 
     let list1000 = 0;
     let list100k = 0;
     let tree100k = 0;
+    const lists100: number[] = [];
     writer.transaction(() => {
       list100 = b.folder(0, 'Hundred');
       fill(list100, 10, 5, 90);
@@ -245,6 +248,11 @@ async function build(dataDir: string): Promise<Omit<Manifest, 'key' | 'builtAt' 
       fill(list100k, 1_000, 1, 99_000);
       tree100k = b.folder(0, 'Tree');
       fill(tree100k, 100, 999, 0);
+      for (let i = 2; i <= 10; i++) {
+        const folder = b.folder(0, `Hundred ${i}`);
+        fill(folder, 10, 5, 90);
+        lists100.push(folder);
+      }
     });
     const uploads = b.folder(0, 'Uploads');
     const encrypted = b.folder(0, 'Encrypted');
@@ -270,7 +278,7 @@ async function build(dataDir: string): Promise<Omit<Manifest, 'key' | 'builtAt' 
     sqlite.pragma('wal_checkpoint(TRUNCATE)');
     const totals = writer.totals;
     return {
-      bench: { uid: bench.id, list100, list1000, list100k, tree100k, treeDescendants: 100 * 1_000, uploads, encrypted },
+      bench: { uid: bench.id, list100, lists100: [list100, ...lists100], list1000, list100k, tree100k, treeDescendants: 100 * 1_000, uploads, encrypted },
       search: { uid: search.id, files: n, folders: 10_000, keywords },
       totals: { ...totals, sqliteBytes: 0 },
     };

@@ -8,7 +8,8 @@ import SQLite from 'better-sqlite3';
 import type { AppResult } from './app';
 import type { BigResult } from './big';
 import type { ContentResult } from './content';
-import type { ThroughputResult } from './throughput';
+import type { LoadFigures } from './load';
+import type { ThroughputCase, ThroughputResult } from './throughput';
 import { median, round } from './util';
 
 export interface Machine {
@@ -94,18 +95,30 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
   const goals: Goal[] = [];
   const add = (section: string, goal: string, measured: string, met: boolean | null) => goals.push({ section, goal, measured, met });
   const t = results.throughput;
+  const throughputGoals = [
+    'req/s ≥ 0.5 × the limit, in every form (repeated call)',
+    'req/s ≥ 0.4 × the limit, in every form (varied requests)',
+    'req/s ≥ 10 × the peer, in every form',
+    'p99 < 10 ms at 32 connections, 100 items, repeated and varied',
+    'service memory ≤ 150 MB RSS on the varied requests',
+  ];
   if (t) {
-    const valid = t.cases.every((c) => c.service.valid && c.limit.valid);
-    add('2', 'req/s ≥ 0.5 × the limit, in every form', t.cases.map((c) => `${c.id} ${ratio(c.ratioToLimit)}`).join(', '), valid && t.cases.every((c) => c.ratioToLimit >= 0.5));
-    add('2', 'req/s ≥ 10 × the peer, in every form', t.cases.map((c) => `${c.id} ${ratio(c.ratioToPeer)}`).join(', '), valid && t.cases.every((c) => c.ratioToPeer >= 10));
-    add(
-      '2',
-      `p99 < 10 ms at ${t.connections} connections`,
-      t.cases.map((c) => `${c.id} ${c.service.figures ? ms(c.service.figures.latencyMs.p99) : '—'}`).join(', '),
-      valid && t.cases.every((c) => (c.service.figures?.latencyMs.p99 ?? Infinity) < 10),
-    );
+    // An invalid figure (server not saturated, wrong answers) meets no goal: it did not measure the server.
+    const judged = (cases: readonly ThroughputCase[], measured: (c: ThroughputCase) => string, ok: (c: ThroughputCase) => boolean) => {
+      const invalid = cases.filter((c) => !c.service.valid || !c.limit.valid);
+      const text = cases.map((c) => `${c.id} ${c.service.valid && c.limit.valid ? measured(c) : `${measured(c)} (invalid)`}`).join(', ');
+      return [text, invalid.length === 0 && cases.every(ok)] as const;
+    };
+    const repeated = t.cases.filter((c) => c.workload === 'repeated');
+    const varied = t.cases.filter((c) => c.workload === 'varied');
+    const hundred = t.cases.filter((c) => c.items === 100);
+    add('2', throughputGoals[0], ...judged(repeated, (c) => ratio(c.ratioToLimit), (c) => c.ratioToLimit >= 0.5));
+    add('2', throughputGoals[1], ...judged(varied, (c) => ratio(c.ratioToLimit), (c) => c.ratioToLimit >= 0.4));
+    add('2', throughputGoals[2], ...judged(t.cases, (c) => ratio(c.ratioToPeer), (c) => c.ratioToPeer >= 10));
+    add('2', throughputGoals[3], ...judged(hundred, (c) => (c.service.figures ? ms(c.service.figures.latencyMs.p99) : '—'), (c) => (c.service.figures?.latencyMs.p99 ?? Infinity) < 10));
+    add('2', throughputGoals[4], `peak RSS ${mb(t.variedPeakRssBytes)}`, t.variedPeakRssBytes <= 150e6);
   } else {
-    for (const g of ['req/s ≥ 0.5 × the limit, in every form', 'req/s ≥ 10 × the peer, in every form', 'p99 < 10 ms at 32 connections']) add('2', g, '—', null);
+    for (const g of throughputGoals) add('2', g, '—', null);
   }
   const b = results.big;
   if (b) {
@@ -175,17 +188,27 @@ export function markdown(results: Results): string {
   const t = results.throughput;
   if (t) {
     push(`## Call throughput (signed GetFiles, ${t.connections} connections, ${t.seconds} s each after ${t.warmupSeconds} s of warm-up)`, '');
-    push('| call | answer | limit req/s | service req/s | peer req/s | service ÷ limit | service ÷ peer | service p50 / p99 / max | limit p99 | peer p99 |');
-    push('|---|---|---|---|---|---|---|---|---|---|');
+    push(
+      `Load generator: ${t.generator}; each server alone on CPU 0. CPU % is of one CPU, read from /proc while the figure was taken; ` +
+        `a figure whose server used < 90 % is invalid (it measured something else). µs/call is the server's CPU time per answer.`,
+      '',
+    );
+    push('| call | requests | answer | limit req/s (CPU, wrk) | service req/s (CPU, wrk) | µs CPU/call (service, limit) | peer req/s (CPU) | service ÷ limit | service ÷ peer | service p50 / p99 / max | limit p99 |');
+    push('|---|---|---|---|---|---|---|---|---|---|---|');
+    const cpu = (f: LoadFigures | null) => (f ? `${Math.round(f.cpu.server * 100)} %, ${Math.round(f.cpu.generator * 100)} %` : '—');
     for (const c of t.cases) {
       const s = c.service.figures;
-      const peerCell = c.peer.figures ? rps(c.peer.figures.rps) : `— (${c.peer.note})`;
+      const l = c.limit.figures;
+      const peerCell = c.peer.figures ? `${rps(c.peer.figures.rps)} (${Math.round(c.peer.figures.cpu.server * 100)} %)` : `— (${c.peer.note})`;
+      const size = c.answerBytes.min === c.answerBytes.max ? `${round(c.answerBytes.min / 1024, 1)} KiB` : `${round(c.answerBytes.min / 1024, 1)}–${round(c.answerBytes.max / 1024, 1)} KiB`;
       push(
-        `| ${c.label} | ${round(c.answerBytes / 1024, 1)} KiB | ${rps(c.limit.figures?.rps)} | ${rps(s?.rps)} | ${peerCell} | ${ratio(c.ratioToLimit)} | ${ratio(c.ratioToPeer)}${c.peer.figures ? '' : ' ¹'} | ` +
-          `${s ? `${s.latencyMs.p50} / ${s.latencyMs.p99} / ${s.latencyMs.max} ms` : '—'} | ${c.limit.figures ? `${c.limit.figures.latencyMs.p99} ms` : '—'} | ${c.peer.figures ? `${c.peer.figures.latencyMs.p99} ms` : '—'} |`,
+        `| ${c.label} | ${c.distinctRequests.toLocaleString('en-US')} distinct | ${size} | ${rps(l?.rps)} (${cpu(l)}) | ${rps(s?.rps)} (${cpu(s)}) | ` +
+          `${s ? round(s.serverCpuMicrosPerCall, 1) : '—'}, ${l ? round(l.serverCpuMicrosPerCall, 1) : '—'} | ${peerCell} | ${ratio(c.ratioToLimit)} | ${ratio(c.ratioToPeer)}${c.peer.figures ? '' : ' ¹'} | ` +
+          `${s ? `${round(s.latencyMs.p50, 2)} / ${round(s.latencyMs.p99, 2)} / ${round(s.latencyMs.max, 1)} ms` : '—'} | ${l ? `${round(l.latencyMs.p99, 2)} ms` : '—'} |`,
       );
     }
-    push('', '¹ compared with the peer\'s SOAP 1.1 figure for the same folder: the soap package serves no HTTP GET or POST.');
+    push('', "¹ compared with the peer's figure for the repeated call (of SOAP 1.1 for HTTP GET and POST: the soap package serves neither).");
+    push('', `Service peak RSS over the varied requests: ${mb(t.variedPeakRssBytes)}.`);
     const invalid = t.cases.flatMap((c) => (['service', 'limit', 'peer'] as const).filter((k) => c[k].figures && !c[k].valid).map((k) => `${c.id} ${k}: ${c[k].note}`));
     if (invalid.length) push('', `**Invalid figures**: ${invalid.join('; ')}`);
     push('');
