@@ -10,7 +10,7 @@
  * MAX_CONCURRENT_DECODES images are decoded at once, each with one libvips thread, so the pool
  * always keeps threads for everything else, and the event loop only waits on a promise.
  */
-import sharp, { type Metadata, type OutputInfo } from 'sharp';
+import type { Metadata, OutputInfo, Sharp, SharpOptions } from 'sharp';
 import { invalidArgument, tooLarge } from './errors';
 
 /** The longest side of a stored cover, in pixels: twice what a share page or a link preview shows. */
@@ -31,13 +31,26 @@ const DECODE_TIMEOUT_SECONDS = 20;
 /** The formats decoded: what ShareImageUpload accepts (and nothing else libvips could read: SVG, TIFF, PDF…). */
 const ACCEPTED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'gif', 'webp']);
 
-// One libvips thread per image, and no cache of decoded images kept between calls.
-sharp.concurrency(1);
-sharp.cache(false);
-// libvips reads many more formats (SVG, PDF, TIFF, HEIF, …), each a parser open to attack: in
-// this process only the loaders of the four accepted formats run, whatever the bytes claim.
-sharp.block({ operation: ['VipsForeignLoad'] });
-sharp.unblock({ operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'] });
+type SharpOf = (input: Buffer, options?: SharpOptions) => Sharp;
+let loading: Promise<SharpOf> | undefined;
+
+/**
+ * sharp, loaded on the first cover (libvips costs some 20 MB of memory and time at start that a
+ * service which never sees one should not pay), and set up once.
+ */
+function loadSharp(): Promise<SharpOf> {
+  loading ??= import('sharp').then(({ default: sharp }) => {
+    // One libvips thread per image, and no cache of decoded images kept between calls.
+    sharp.concurrency(1);
+    sharp.cache(false);
+    // libvips reads many more formats (SVG, PDF, TIFF, HEIF, …), each a parser open to attack: in
+    // this process only the loaders of the four accepted formats run, whatever the bytes claim.
+    sharp.block({ operation: ['VipsForeignLoad'] });
+    sharp.unblock({ operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'] });
+    return sharp;
+  });
+  return loading;
+}
 
 export interface CoverImage {
   readonly bytes: Buffer;
@@ -72,7 +85,7 @@ class TaskGate {
 const decodes = new TaskGate(MAX_CONCURRENT_DECODES);
 
 /** The header's facts, without decoding a pixel; null when the bytes are no image sharp can read. */
-async function headerOf(input: Buffer): Promise<Metadata | null> {
+async function headerOf(sharp: SharpOf, input: Buffer): Promise<Metadata | null> {
   try {
     return await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
@@ -86,7 +99,8 @@ async function headerOf(input: Buffer): Promise<Metadata | null> {
  */
 export function reencodeCover(input: Buffer): Promise<CoverImage> {
   return decodes.run(async () => {
-    const header = await headerOf(input);
+    const sharp = await loadSharp();
+    const header = await headerOf(sharp, input);
     if (!header || !header.format || !ACCEPTED_FORMATS.has(header.format) || !header.width || !header.height) throw invalidArgument(UNREADABLE);
     if (header.width * header.height > COVER_MAX_INPUT_PIXELS) {
       throw tooLarge(`the image has more than ${COVER_MAX_INPUT_PIXELS / 1_000_000} million pixels (it is ${header.width} × ${header.height})`);
