@@ -40,6 +40,8 @@ class FakeService implements UploadTransport {
   holdPatches = false;
   /** When set, the PATCH at this offset waits for the test. */
   holdAtOffset?: number;
+  /** When set, the PATCH at this offset stores its bytes, then waits for the test before it answers. */
+  holdAnswerAtOffset?: number;
   readonly held: HeldPatch[] = [];
   inFlight = 0;
   maxInFlight = 0;
@@ -99,6 +101,12 @@ class FakeService implements UploadTransport {
       onProgress?.(keep);
       if (broken !== undefined) throw new ApiError('Network', 'Connection reset.');
       if (upload.offset === upload.length) upload.sha256 = this.corruptHash ? '0'.repeat(64) : sha256(upload.bytes);
+      if (this.holdAnswerAtOffset === offset) {
+        await new Promise<void>((resolve, reject) => {
+          this.held.push({ url, offset, release: resolve });
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      }
       return { offset: upload.offset, sha256: upload.sha256 };
     } finally {
       this.inFlight--;
@@ -107,6 +115,8 @@ class FakeService implements UploadTransport {
 
   async deleteUpload(url: string) {
     this.calls.push(`DELETE ${url}`);
+    // One that FileAdd took is the file's content now: the service no longer knows it as an upload.
+    if (!this.uploads.get(url) || this.uploads.get(url)?.claimed) throw new ApiError('NotFound', 'Upload not found.', {}, 404);
     this.uploads.delete(url);
   }
 
@@ -157,6 +167,7 @@ class FakeService implements UploadTransport {
   releaseAll() {
     this.holdPatches = false;
     this.holdAtOffset = undefined;
+    this.holdAnswerAtOffset = undefined;
     for (const patch of this.held.splice(0)) patch.release();
   }
 
@@ -364,6 +375,23 @@ describe('the upload queue', () => {
     expect(service.uploads.size).toBe(0);
     expect(service.files.map((f) => f.name)).toEqual(['copy.iso']);
     expect(store.list()).toEqual([]);
+  });
+
+  it('adds the file once, as uploaded (not instant), when the FileAdd by hash comes after the last byte arrived and takes this very upload', async () => {
+    const hasher = new HeldHasher();
+    const { service, queue } = setup({ hasher });
+    const file = fileOf('photos.zip', 200);
+    service.holdAnswerAtOffset = 100; // the upload is complete; its answer has not come back yet
+
+    queue.add([{ source: file, folder: 0 }]);
+    await until2(() => service.held.length === 1);
+    hasher.release();
+    const done = await until(queue, allIn('done', 'error'));
+
+    expect(done.items[0]).toMatchObject({ state: 'done', instant: false });
+    expect(service.calls.filter((call) => call.startsWith('FileAdd'))).toHaveLength(1);
+    expect(service.files).toHaveLength(1);
+    expect(service.contentOf(done.items[0].file!)).toEqual(await bytesOf(file));
   });
 
   it('keeps hashing alongside while it can end well before the transfer, and stops it once it cannot', async () => {
@@ -678,7 +706,7 @@ describe('the upload queue', () => {
   });
 
   it('fails at once, as changed, a file the browser can no longer read (changed since it was picked), without waiting out the retries', async () => {
-    const { service, queue } = setup({ retryDelaysMs: [60_000] });
+    const { service, queue, store } = setup({ retryDelaysMs: [60_000] });
     const file = fileOf('edited.doc', 300);
     let changedOnDisk = false;
     const unreadable = new Blob([]);
@@ -694,6 +722,9 @@ describe('the upload queue', () => {
 
     expect(failed.items[0]).toMatchObject({ state: 'error', error: { code: 'Changed' } });
     expect(failed.items[0].retryAt).toBeUndefined();
+    // Its upload holds bytes of the old version: deleted, and not offered for resuming.
+    await until2(() => service.uploads.size === 0);
+    expect(store.list()).toEqual([]);
   });
 
   it('announces progress at most once per interval, however many progress events arrive', async () => {

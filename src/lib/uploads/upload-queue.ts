@@ -547,12 +547,7 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
     if (uploaded === null) return; // the content was the account's: finished without the rest of the bytes
     if (entry.sha256 && uploaded !== entry.sha256) {
       // The bytes that arrived are not the bytes that were hashed: the file changed meanwhile.
-      if (entry.key) store.remove(entry.key);
-      if (entry.uploadUrl) transport.deleteUpload(entry.uploadUrl).catch(() => {});
-      entry.uploadUrl = undefined;
-      entry.sha256 = undefined;
-      entry.checked = false;
-      entry.uploaded = 0;
+      dropChangedUpload(entry);
       throw fileChanged();
     }
 
@@ -608,11 +603,13 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
         rememberHash(entry);
         const owned = await probe(entry, first.hash);
         if (owned) {
+          // Every byte had gone: FileAdd may have taken this very upload, complete by then. Not instant.
+          const instant = entry.uploaded < source.size;
           sending.abort(new DOMException('The content is already stored', 'AbortError'));
-          const ended = await transferring;
+          await transferring;
           if (entry.uploadUrl) transport.deleteUpload(entry.uploadUrl).catch(() => {});
           entry.uploadUrl = undefined;
-          finish(entry, owned, !('sha256' in ended));
+          finish(entry, owned, instant);
           return null;
         }
         signal.throwIfAborted();
@@ -653,6 +650,16 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
       if (isApiError(error, 'NotFound')) entry.checked = true;
       return null;
     }
+  }
+
+  /** The file changed while it was sent: its upload (a mix of versions) is deleted and forgotten, and a retry starts over. */
+  function dropChangedUpload(entry: Entry) {
+    if (entry.key) store.remove(entry.key);
+    if (entry.uploadUrl) transport.deleteUpload(entry.uploadUrl).catch(() => {});
+    entry.uploadUrl = undefined;
+    entry.sha256 = undefined;
+    entry.checked = false;
+    entry.uploaded = 0;
   }
 
   /** Adds a hash learnt after the upload was created to its resume record. */
@@ -799,7 +806,10 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
           continue;
         }
         // A browser will not send a file changed since it was picked: no use trying again.
-        if (isApiError(error, 'Network') && !(await readable(source, offset))) throw fileChanged();
+        if (isApiError(error, 'Network') && !(await readable(source, offset))) {
+          dropChangedUpload(entry);
+          throw fileChanged();
+        }
         if (!isRetryable(error) || failures >= retryDelaysMs.length) throw error;
         await backoff(entry, failures++, signal);
         if (url) needsHead = true;
