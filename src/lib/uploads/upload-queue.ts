@@ -203,7 +203,7 @@ class UploadFailure extends Error {
   }
 }
 
-const fileChanged = () => new UploadFailure('Changed', 'The file changed while it was being uploaded. Choose it again to upload it.');
+const fileChanged = () => new UploadFailure('Changed', 'The file changed while it was being uploaded. Choose it again.');
 
 /** Whether the file can still be read at `offset` (browsers refuse to read a file changed since it was picked). */
 async function readable(source: UploadSource, offset: number): Promise<boolean> {
