@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors';
 import type { FileAddParams, FolderAddParams } from '../../api/generated/operations';
 import type { FileItem, FolderItem, Listing } from '../../api/results';
 import { hashBlob } from './hash';
-import { createUploadQueue, extensionOf, memoryResumeStore, type UploadQueue, type UploadQueueOptions } from './upload-queue';
+import { createUploadQueue, extensionOf, HASH_GRACE_MS, memoryResumeStore, type UploadQueue, type UploadQueueOptions } from './upload-queue';
 import type { Hasher, PatchOptions, ResumeStore, UploadSnapshot, UploadState, UploadTransport } from './types';
 
 // ---- A fake service: tus in memory, FileAdd and FolderAdd with the service's rules ---------------
@@ -395,7 +395,7 @@ describe('the upload queue', () => {
   });
 
   it('keeps hashing alongside while it can end well before the transfer, and stops it once it cannot', async () => {
-    /** Half the file is sent at 1,000 bytes a second; answers whether hashing `hashed` bytes by then (t = 1.5 s) stopped it. */
+    /** Half the file is sent at 1,000 bytes a second; answers whether hashing `hashed` bytes by t = 1.5 s stopped it. */
     async function stoppedWhenHashed(hashed: number) {
       let time = 0;
       const hasher = new DrivenHasher();
@@ -409,10 +409,10 @@ describe('the upload queue', () => {
       queue.add([{ source: fileOf('measured.bin', 1000), folder: 0 }]);
       await until2(() => service.held.length === 1);
 
-      time = 900;
-      hasher.progress(10); // within the first second: however slow, it goes on
+      time = HASH_GRACE_MS - 100;
+      hasher.progress(10); // within the grace period: however slow, it goes on
       expect(hasher.stopped).toBe(false);
-      time = 1_500;
+      time = HASH_GRACE_MS + 500;
       hasher.progress(hashed);
       const stopped = hasher.stopped;
       service.releaseAll();
