@@ -59,7 +59,8 @@ export interface AppResult {
   readonly scroll: { readonly jump: ScrollFigures; readonly smooth: ScrollFigures };
 }
 
-const LAUNCH = {
+/** Debian's Chromium with the e2e tests' flags (playwright.config.ts). */
+export const LAUNCH = {
   executablePath: '/usr/bin/chromium',
   headless: true,
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -81,7 +82,7 @@ const WATCH_FIRST_ROW = `
   observer.observe(document, { childList: true, subtree: true });
 `;
 
-async function loggedInContext(browser: Browser, baseURL: string, session: Session): Promise<BrowserContext> {
+export async function loggedInContext(browser: Browser, baseURL: string, session: Session): Promise<BrowserContext> {
   // bypassCSP: the app's policy forbids eval, which the measuring scripts below are sent as.
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 }, bypassCSP: true });
   const stored = JSON.stringify({ uid: session.uid, token: session.token, key: session.key, expires: session.expires ?? '', account: BENCH_ACCOUNT });
@@ -146,11 +147,22 @@ async function scrollList(page: Page, mode: 'jump' | 'smooth', steps: number): P
   return (await page.evaluate(`(${SCROLL_IN_PAGE})(${JSON.stringify({ mode, steps })})`)) as PageScroll;
 }
 
+let built: Promise<string> | undefined;
+
+/** The app, built once per run by `vite build` into the run folder; answers the folder. */
+export function buildWebApp(runDir: string): Promise<string> {
+  const webRoot = path.join(runDir, 'web');
+  built ??= (async () => {
+    log('app: vite build');
+    await run(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--outDir', webRoot, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT });
+    return webRoot;
+  })();
+  return built;
+}
+
 export async function measureApp(options: AppOptions): Promise<AppResult> {
   const { manifest } = options;
-  const webRoot = path.join(options.runDir, 'web');
-  log('app: vite build');
-  await run(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--outDir', webRoot, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT });
+  const webRoot = await buildWebApp(options.runDir);
   const service = await startService({ dataDir: options.dataDir, webRoot, logFile: path.join(options.runDir, 'logs', 'app-service.log') });
   const browser = await chromium.launch(LAUNCH);
   try {

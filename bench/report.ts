@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import SQLite from 'better-sqlite3';
 import type { AppResult } from './app';
+import type { AppUploadResult } from './app-upload';
 import type { BigResult } from './big';
 import type { ContentResult } from './content';
 import type { LoadFigures } from './load';
@@ -45,6 +46,7 @@ export interface Results {
   readonly big?: BigResult;
   readonly content?: ContentResult;
   readonly app?: AppResult;
+  readonly upload?: AppUploadResult;
   readonly errors: Record<string, string>;
   goals: Goal[];
 }
@@ -160,7 +162,37 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
   } else {
     for (const g of ['initial JavaScript < 250 KB gzipped', 'first render < 1.5 s', 'no task > 50 ms while scrolling']) add('5', g, '—', null);
   }
+  judgeAppUpload(results.upload, add);
   return goals;
+}
+
+/** Section 6 (issue 19): the browser's upload against a bare tus client, and its first byte. */
+function judgeAppUpload(u: AppUploadResult | undefined, add: (section: string, goal: string, measured: string, met: boolean | null) => void): void {
+  const size = u ? `${round(u.bytes / 2 ** 30, 2)} GiB` : '1 GiB';
+  if (!u) {
+    add('6', `upload of ${size} picked in the app ≥ 0.8 × a bare tus client`, '—', null);
+    add('6', 'first byte on the wire < 1 s after the pick', '—', null);
+    return;
+  }
+  add('6', `upload of ${size} picked in the app ≥ 0.8 × a bare tus client`, `${ratio(u.ratio)} (app ${round(u.appMbPerSecond, 0)} MB/s, client ${round(u.clientMbPerSecond, 0)} MB/s; the same client in the page ${round(u.pageMbPerSecond, 0)} MB/s: app ÷ it ${ratio(u.ratioToPage)})`, u.ratio >= 0.8);
+  add('6', 'first byte on the wire < 1 s after the pick', `worst ${ms(u.firstByteMs)}`, u.firstByteMs < 1000);
+}
+
+function appUploadMarkdown(u: AppUploadResult): string[] {
+  const lines = [`## The browser's upload (${round(u.bytes / 2 ** 30, 2)} GiB, tus PATCH chunks of ${u.chunkBytes / 2 ** 20} MiB)`, ''];
+  lines.push(
+    '| round | bare tus client (Node) | bare tus client (in the page) | app: pick to done | app ÷ Node client | app ÷ page client | first byte after the pick | app FileAdds |',
+    '|---|---|---|---|---|---|---|---|',
+  );
+  const mbps = (seconds: number) => u.bytes / 1e6 / seconds;
+  u.rounds.forEach((r, i) => {
+    lines.push(
+      `| ${i + 1} | ${round(r.clientSeconds, 2)} s, ${round(mbps(r.clientSeconds), 0)} MB/s | ${round(r.pageSeconds, 2)} s, ${round(mbps(r.pageSeconds), 0)} MB/s | ` +
+        `${round(r.appSeconds, 2)} s, ${round(mbps(r.appSeconds), 0)} MB/s | ${ratio(r.clientSeconds / r.appSeconds)} | ${ratio(r.pageSeconds / r.appSeconds)} | ${ms(r.firstByteMs)} | ${r.appFileAdds} |`,
+    );
+  });
+  lines.push('', `Medians: Node client ${round(u.clientMbPerSecond, 0)} MB/s, page client ${round(u.pageMbPerSecond, 0)} MB/s, app ${round(u.appMbPerSecond, 0)} MB/s.`, '');
+  return lines;
 }
 
 export function markdown(results: Results): string {
@@ -270,5 +302,6 @@ export function markdown(results: Results): string {
     }
     push('');
   }
+  if (results.upload) push(...appUploadMarkdown(results.upload));
   return lines.join('\n');
 }

@@ -6,7 +6,7 @@
  *   npm run bench -- --quick      shorter measurements, same data (a few minutes once the
  *                                 populated database is cached)
  *   options:
- *     --only=throughput,big,content,app   some sections (results go to .tmp/bench-run/ only)
+ *     --only=throughput,big,content,app,upload   some sections (results go to .tmp/bench-run/ only)
  *     --profile                    run the service under --cpu-prof and summarize the profiles
  *                                  (results go to .tmp/bench-run/ only: profiling slows it)
  *     --content-mib=N              size of the content transfers (default 1024)
@@ -20,6 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildServerBundle } from '../server/scripts/build-server';
 import { measureApp } from './app';
+import { measureAppUpload } from './app-upload';
 import { measureBig } from './big';
 import { measureContent } from './content';
 import { ensureDataset } from './populate';
@@ -28,7 +29,7 @@ import { profileFiles, summarize, summaryMarkdown } from './profile';
 import { measureThroughput } from './throughput';
 import { BENCH_DIR, HAS_TASKSET, log, MiB, round, RUN_DIR } from './util';
 
-const SECTIONS = ['throughput', 'big', 'content', 'app'] as const;
+const SECTIONS = ['throughput', 'big', 'content', 'app', 'upload'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -52,8 +53,8 @@ if (!Number.isSafeInteger(contentBytes) || contentBytes <= 0) throw new Error('-
 const writeResults = !values['no-write'] && !values.profile && only.length === SECTIONS.length;
 
 const settings = quick
-  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, renders: 2, jumpSteps: 300, smoothFrames: 300 }
-  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, renders: 5, jumpSteps: 1000, smoothFrames: 1200 };
+  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1 }
+  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3 };
 
 /** Pins this process (and so the clients it runs) to `cpus`, all threads. */
 function pinSelf(cpus: string): void {
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   const common = { dataDir, runDir: RUN_DIR, manifest: dataset.manifest };
 
   const errors: Record<string, string> = {};
-  const partial: { -readonly [K in 'throughput' | 'big' | 'content' | 'app']?: Results[K] } = {};
+  const partial: { -readonly [K in 'throughput' | 'big' | 'content' | 'app' | 'upload']?: Results[K] } = {};
   const attempt = async <T>(section: Section, work: () => Promise<T>): Promise<T | undefined> => {
     if (!only.includes(section)) return undefined;
     log(`— ${section}`);
@@ -108,6 +109,8 @@ async function main(): Promise<void> {
   // The browser gets both CPUs, as on a user's machine; the service stays on CPU 0.
   pinSelf('0-' + (os.cpus().length - 1));
   partial.app = await attempt('app', () => measureApp({ ...common, renders: settings.renders, jumpSteps: settings.jumpSteps, smoothFrames: settings.smoothFrames }));
+  // The browser's upload (issue 19), on both CPUs too.
+  partial.upload = await attempt('upload', () => measureAppUpload({ ...common, bytes: contentBytes, rounds: settings.uploadRounds }));
 
   const notes = [
     ...(values.note ?? []),
@@ -117,7 +120,7 @@ async function main(): Promise<void> {
   const base = {
     date,
     mode: quick ? ('quick' as const) : ('full' as const),
-    machine: { ...info, chromium: partial.app?.chromium, loadAverage: { ...info.loadAverage, end: os.loadavg().map((v) => round(v, 2)) } },
+    machine: { ...info, chromium: partial.app?.chromium ?? partial.upload?.chromium, loadAverage: { ...info.loadAverage, end: os.loadavg().map((v) => round(v, 2)) } },
     notes,
     seconds: (performance.now() - started) / 1000,
     dataset: { key: dataset.manifest.key, files: dataset.manifest.totals.files, folders: dataset.manifest.totals.folders, sqliteBytes: dataset.manifest.totals.sqliteBytes },

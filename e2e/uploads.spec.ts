@@ -1,10 +1,12 @@
 /**
  * Uploads and downloads in the browser against the real service: the hidden picker (what the
  * toolbar's Upload button opens), a folder picker, drag and drop, a 50 MB file with visible
- * progress that downloads back byte for byte, and an upload resumed after a page reload.
- * Each test works in a folder of its own.
+ * progress that downloads back byte for byte, a big file whose bytes go before its hash is known
+ * (and whose transfer stops once the hash shows the account has the content), a file changed
+ * while it was sent, and an upload resumed after a page reload. Each test works in a folder of its own.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +61,24 @@ async function openNewFolder(page: Page, name: string) {
   const folder = await api.folderAdd({ dirid: 0, name: `${name} ${Date.now()}` });
   await page.goto(`/folder/${folder.id}`);
   return { api, folderId: folder.id };
+}
+
+/** Limits the page's upload rate (CDP network emulation), as a slower line would; -1: no limit. */
+async function limitUpload(page: Page, bytesPerSecond: number) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+}
+
+/** Every request of the page to /upload/ and to FileAdd, in the order sent: `POST`, `PATCH <offset>`, `DELETE`, `FileAdd`… */
+function recordUploadRequests(page: Page): string[] {
+  const sent: string[] = [];
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.startsWith('/upload')) sent.push(`${request.method()} ${request.headers()['upload-offset'] ?? ''}`.trim());
+    else if (pathname.endsWith('/FileAdd')) sent.push('FileAdd');
+  });
+  return sent;
 }
 
 const panel = (page: Page) => page.getByTestId('upload-panel');
@@ -211,6 +231,86 @@ test.describe('uploads and downloads', () => {
     expect(sha256(await readFile(saved))).toBe(sha256(await readFile(file)));
   });
 
+  test('a big file: its bytes go before its hash is known; the hash read alongside is checked with FileAdd while it is sent', async ({ page }) => {
+    test.setTimeout(60_000);
+    const { api, folderId } = await openNewFolder(page, 'send at once');
+    const file = await writeRandomFile('at-once.bin', 40 * MiB);
+    // A line of 8 MiB/s: the transfer takes about 5 s, hashing well under one.
+    await limitUpload(page, 8 * MiB);
+    const sent = recordUploadRequests(page);
+
+    await page.getByTestId('upload-files-input').setInputFiles(file);
+    await expect(item(page, 'at-once.bin')).toHaveAttribute('data-state', 'done', { timeout: 40_000 });
+    await expect(item(page, 'at-once.bin')).toContainText('Uploaded');
+
+    // The first PATCH went before the FileAdd that the hash allowed (sent as soon as it was known),
+    // and the transfer went on after it (404: not the account's yet); the last FileAdd adds the file.
+    const firstPatch = sent.indexOf('PATCH 0');
+    const probe = sent.indexOf('FileAdd');
+    expect(sent[0]).toBe('POST');
+    expect(firstPatch).toBe(1);
+    expect(probe).toBeGreaterThan(firstPatch);
+    expect(sent.slice(probe + 1).some((line) => line.startsWith('PATCH'))).toBe(true);
+    expect(sent.filter((line) => line === 'FileAdd')).toHaveLength(2);
+    expect(sent[sent.length - 1]).toBe('FileAdd');
+    const listing = await api.getFiles({ dir: String(folderId), order: 'name', desc: '0' });
+    expect(listing.files.map((f) => [f.name, f.size, f.hash])).toEqual([['at-once.bin', 40 * MiB, sha256(await readFile(file))]]);
+  });
+
+  test('a big file the account already has: the transfer stops once the hash is known, and its upload is deleted (instant upload)', async ({ page }) => {
+    test.setTimeout(60_000);
+    const { api, folderId } = await openNewFolder(page, 'instant big');
+    const file = await writeRandomFile('owned.iso', 64 * MiB);
+    await page.getByTestId('upload-files-input').setInputFiles(file);
+    await expect(item(page, 'owned.iso')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
+
+    // The same file again, on a line of 4 MiB/s: sending all of it would take 16 s.
+    await limitUpload(page, 4 * MiB);
+    const sent = recordUploadRequests(page);
+    const deleted = page.waitForResponse((response) => response.request().method() === 'DELETE' && new URL(response.url()).pathname.startsWith('/upload/'));
+    await page.getByTestId('upload-files-input').setInputFiles(file);
+    const again = panel(page).getByTestId('upload-item').nth(1);
+    await expect(again).toHaveAttribute('data-state', 'done', { timeout: 15_000 });
+    await expect(again).toContainText('Already stored');
+
+    // It started sending at once, then FileAdd with the hash succeeded: the rest was never sent.
+    expect(sent.slice(0, 2)).toEqual(['POST', 'PATCH 0']);
+    expect(sent.filter((line) => line.startsWith('PATCH')).length).toBeLessThanOrEqual(2);
+    expect(sent.filter((line) => line === 'FileAdd')).toHaveLength(1);
+    const deletion = await deleted;
+    expect(deletion.status()).toBe(204);
+    const session = JSON.parse((await page.evaluate(() => sessionStorage.getItem('fss.session') ?? localStorage.getItem('fss.session'))) ?? 'null') as Session;
+    const head = await fetch(deletion.url(), { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', Authorization: `Bearer ${session.token}` } });
+    expect(head.status).toBe(404);
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('fss.upload:')))).toEqual([]);
+
+    const listing = await api.getFiles({ dir: String(folderId), order: 'name', desc: '0' });
+    expect(listing.files.map((f) => f.name)).toEqual(['owned (1).iso', 'owned.iso']);
+    expect(new Set(listing.files.map((f) => f.hash))).toEqual(new Set([sha256(await readFile(file))]));
+  });
+
+  test('a file changed on disk while it is sent fails at once as changed, and nothing is added', async ({ page }) => {
+    test.setTimeout(60_000);
+    const { api, folderId } = await openNewFolder(page, 'changed');
+    const file = await writeRandomFile('draft.bin', 32 * MiB);
+    await limitUpload(page, 4 * MiB);
+    const sent = recordUploadRequests(page);
+
+    await page.getByTestId('upload-files-input').setInputFiles(file);
+    await expect.poll(() => sent.includes('PATCH 0'), { timeout: 10_000 }).toBe(true);
+    // The browser refuses to read a file modified since it was picked: the PATCH under way fails.
+    await appendFile(file, 'an edit');
+    await expect(item(page, 'draft.bin')).toHaveAttribute('data-state', 'error', { timeout: 20_000 });
+    await expect(item(page, 'draft.bin')).toContainText('The file changed while it was being uploaded');
+    await expect(item(page, 'draft.bin')).not.toContainText(/Trying again/);
+    // Its upload held part of the old version: deleted, not offered for resuming.
+    await expect.poll(() => sent.includes('DELETE')).toBe(true);
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('fss.upload:')))).toEqual([]);
+
+    const listing = await api.getFiles({ dir: String(folderId), order: 'name', desc: '0' });
+    expect(listing.files).toEqual([]);
+  });
+
   test('an upload interrupted by a page reload resumes from where the server stopped, not from 0', async ({ page }) => {
     test.setTimeout(60_000);
     const { api, folderId } = await openNewFolder(page, 'resume');
@@ -224,6 +324,8 @@ test.describe('uploads and downloads', () => {
     });
     await page.getByTestId('upload-files-input').setInputFiles(file);
     await expect.poll(() => hanging.length, { timeout: 20_000 }).toBe(1);
+    // Remembered from its creation on (with its hash once known), for a reload to find.
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('fss.upload:')))).toHaveLength(1);
 
     // Reload mid-upload (the page asks first: yes, leave). The page remembers the unfinished upload.
     await page.unrouteAll({ behavior: 'ignoreErrors' });

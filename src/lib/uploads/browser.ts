@@ -72,7 +72,7 @@ function isRecord(value: unknown): value is ResumeRecord {
     typeof record === 'object' &&
     record !== null &&
     typeof record.url === 'string' &&
-    typeof record.sha256 === 'string' &&
+    (record.sha256 === undefined || typeof record.sha256 === 'string') &&
     typeof record.name === 'string' &&
     typeof record.size === 'number' &&
     typeof record.folderId === 'number' &&

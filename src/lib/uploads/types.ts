@@ -7,14 +7,19 @@ import type { FileAddParams, FolderAddParams } from '../../api/generated/operati
 import type { FileItem, FolderItem, Listing } from '../../api/results';
 
 /**
- * One file's life:
+ * One file's life. A file of one chunk or less is hashed first:
  *
  *   queued → hashing → checking ─(FileAdd with the hash succeeded: instant)──────────→ done
  *                         └─(404: not owned yet)→ uploading (tus) → adding (FileAdd) → done
  *
+ * A bigger one is sent at once, hashed alongside (docs/web-uploads.md §1):
+ *
+ *   queued → uploading ─(hash known, FileAdd with it succeeded: transfer stopped, instant)─→ done
+ *               └─(the last byte arrived first, or FileAdd answered 404)→ adding → done
+ *
  * and from any of them: paused (until resumed: back to queued), cancelled (for good), error (until
- * retried: back to queued). A file whose unfinished upload is remembered skips hashing (the hash
- * was remembered with it) and resumes from the offset the server answers to HEAD.
+ * retried: back to queued). A file whose unfinished upload is remembered resumes from the offset
+ * the server answers to HEAD (asking FileAdd first when its hash was remembered with it).
  */
 export type UploadState = 'queued' | 'hashing' | 'checking' | 'uploading' | 'adding' | 'done' | 'error' | 'paused' | 'cancelled';
 
@@ -88,7 +93,8 @@ export interface Hasher {
 /** What is remembered about an unfinished upload, to resume it after a reload (24 h at most). */
 export interface ResumeRecord {
   readonly url: string;
-  readonly sha256: string;
+  /** The file's SHA-256, once known (a big file's upload is remembered from its creation, before its hash). */
+  readonly sha256?: string;
   readonly name: string;
   readonly size: number;
   readonly folderId: number;
@@ -124,7 +130,7 @@ export interface UploadItem {
   /** The destination folder; null while a dropped folder's tree is still being created. */
   readonly folderId: number | null;
   readonly state: UploadState;
-  /** Bytes hashed so far (hashing). */
+  /** Bytes hashed so far (hashing, or alongside the transfer of a big file). */
   readonly hashed: number;
   /** Bytes the server has (uploading), or the whole size once done. */
   readonly uploaded: number;

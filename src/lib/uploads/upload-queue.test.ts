@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors';
 import type { FileAddParams, FolderAddParams } from '../../api/generated/operations';
 import type { FileItem, FolderItem, Listing } from '../../api/results';
 import { hashBlob } from './hash';
-import { createUploadQueue, extensionOf, memoryResumeStore, type UploadQueue, type UploadQueueOptions } from './upload-queue';
+import { createUploadQueue, extensionOf, HASH_GRACE_MS, memoryResumeStore, type UploadQueue, type UploadQueueOptions } from './upload-queue';
 import type { Hasher, PatchOptions, ResumeStore, UploadSnapshot, UploadState, UploadTransport } from './types';
 
 // ---- A fake service: tus in memory, FileAdd and FolderAdd with the service's rules ---------------
@@ -40,6 +40,8 @@ class FakeService implements UploadTransport {
   holdPatches = false;
   /** When set, the PATCH at this offset waits for the test. */
   holdAtOffset?: number;
+  /** When set, the PATCH at this offset stores its bytes, then waits for the test before it answers. */
+  holdAnswerAtOffset?: number;
   readonly held: HeldPatch[] = [];
   inFlight = 0;
   maxInFlight = 0;
@@ -87,7 +89,11 @@ class FakeService implements UploadTransport {
         });
       }
       signal.throwIfAborted();
-      const bytes = new Uint8Array(await chunk.arrayBuffer());
+      // A browser that cannot read the body (the file changed since it was picked) fails the request.
+      const body = await chunk.arrayBuffer().catch(() => {
+        throw new ApiError('Network', 'Failed to send.');
+      });
+      const bytes = new Uint8Array(body);
       const broken = this.breakPatches.shift();
       const keep = broken === undefined ? bytes.length : Math.floor(bytes.length * broken);
       upload.bytes.set(bytes.subarray(0, keep), offset);
@@ -95,6 +101,12 @@ class FakeService implements UploadTransport {
       onProgress?.(keep);
       if (broken !== undefined) throw new ApiError('Network', 'Connection reset.');
       if (upload.offset === upload.length) upload.sha256 = this.corruptHash ? '0'.repeat(64) : sha256(upload.bytes);
+      if (this.holdAnswerAtOffset === offset) {
+        await new Promise<void>((resolve, reject) => {
+          this.held.push({ url, offset, release: resolve });
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      }
       return { offset: upload.offset, sha256: upload.sha256 };
     } finally {
       this.inFlight--;
@@ -103,6 +115,8 @@ class FakeService implements UploadTransport {
 
   async deleteUpload(url: string) {
     this.calls.push(`DELETE ${url}`);
+    // One that FileAdd took is the file's content now: the service no longer knows it as an upload.
+    if (!this.uploads.get(url) || this.uploads.get(url)?.claimed) throw new ApiError('NotFound', 'Upload not found.', {}, 404);
     this.uploads.delete(url);
   }
 
@@ -153,11 +167,45 @@ class FakeService implements UploadTransport {
   releaseAll() {
     this.holdPatches = false;
     this.holdAtOffset = undefined;
+    this.holdAnswerAtOffset = undefined;
     for (const patch of this.held.splice(0)) patch.release();
   }
 
   contentOf(file: FileItem): Uint8Array | undefined {
     return [...this.uploads.values()].find((upload) => upload.sha256 === file.hash)?.bytes;
+  }
+}
+
+/** A hasher that starts reading only when the test says (release), and reports whether it was stopped. */
+class HeldHasher implements Hasher {
+  calls = 0;
+  readonly signals: AbortSignal[] = [];
+  private readonly waiting: Array<() => void> = [];
+  hash(source: Blob, options: { signal: AbortSignal; onProgress?: (bytes: number) => void }) {
+    this.calls++;
+    this.signals.push(options.signal);
+    return new Promise<string>((resolve, reject) => {
+      options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
+      this.waiting.push(() => void hashBlob(source, { ...options, sliceBytes: 16 }).then(resolve, reject));
+    });
+  }
+  release() {
+    for (const start of this.waiting.splice(0)) start();
+  }
+}
+
+/** A hasher whose progress the test reports, and which never ends unless stopped. */
+class DrivenHasher implements Hasher {
+  options?: { signal: AbortSignal; onProgress?: (bytes: number) => void };
+  hash(_source: Blob, options: { signal: AbortSignal; onProgress?: (bytes: number) => void }) {
+    this.options = options;
+    return new Promise<string>((_resolve, reject) => options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true }));
+  }
+  progress(bytes: number) {
+    this.options?.onProgress?.(bytes);
+  }
+  get stopped() {
+    return this.options?.signal.aborted ?? false;
   }
 }
 
@@ -232,7 +280,7 @@ const until2 = (condition: () => boolean, timeoutMs = 5_000) =>
 // ---- The specification ---------------------------------------------------------------------------
 
 describe('the upload queue', () => {
-  it('hashes a file, finds it is not owned, sends it in chunks with tus, and adds it with the hash the upload answered', async () => {
+  it('hashes a file of one chunk or less first, finds it is not owned, sends it with tus, and adds it with the hash the upload answered', async () => {
     // Every step takes a few ms, so that each state is announced on its own.
     const slowHasher: Hasher = {
       hash: async (source, options) => {
@@ -242,7 +290,7 @@ describe('the upload queue', () => {
     };
     const { service, queue, store } = setup({ progressIntervalMs: 0, hasher: slowHasher });
     service.latencyMs = 5;
-    const file = fileOf('report.PDF', 350);
+    const file = fileOf('report.PDF', 100);
     const states: UploadState[] = [];
     queue.subscribe(() => {
       const state = queue.getSnapshot().items[0]?.state;
@@ -255,26 +303,140 @@ describe('the upload queue', () => {
     const item = done.items[0];
     expect(item.state).toBe('done');
     expect(item.instant).toBe(false);
-    expect(item.uploaded).toBe(350);
+    expect(item.uploaded).toBe(100);
     expect(states).toEqual(['hashing', 'checking', 'uploading', 'adding', 'done']); // a free slot starts it at once
-    expect(service.patchOffsets).toEqual([0, 100, 200, 300]);
+    expect(service.calls).toEqual(['FileAdd report.PDF', 'POST 100', 'PATCH 0', 'FileAdd report.PDF']); // the probe, then the record
     const hash = sha256(await bytesOf(file));
-    expect(item.file).toMatchObject({ name: 'report.PDF', ext: 'pdf', size: 350, dir: 7, hash });
-    expect(service.calls.filter((call) => call.startsWith('FileAdd'))).toHaveLength(2); // the probe, then the record
+    expect(item.file).toMatchObject({ name: 'report.PDF', ext: 'pdf', size: 100, dir: 7, hash });
     expect(store.list()).toEqual([]); // nothing left to resume
-    expect(done.totals).toMatchObject({ files: 1, done: 1, bytes: 350, uploaded: 350, active: 0 });
+    expect(done.totals).toMatchObject({ files: 1, done: 1, bytes: 100, uploaded: 100, active: 0 });
   });
 
-  it('adds content the account already owns without any transfer (instant upload)', async () => {
+  it('sends a bigger file at once, hashes it alongside, asks FileAdd with the hash mid-transfer (404), and adds it with the hash the upload answered', async () => {
+    const hasher = new HeldHasher();
+    const { service, queue, store } = setup({ hasher, progressIntervalMs: 0 });
+    service.latencyMs = 5;
+    const file = fileOf('report.PDF', 350);
+    const hash = sha256(await bytesOf(file));
+    const states: UploadState[] = [];
+    queue.subscribe(() => {
+      const state = queue.getSnapshot().items[0]?.state;
+      if (state && states[states.length - 1] !== state) states.push(state);
+    });
+    service.holdAtOffset = 200;
+
+    queue.add([{ source: file, folder: 7 }]);
+    // Bytes flow before the hash is known: the upload is remembered without it.
+    await until2(() => service.held.length === 1);
+    expect(service.calls).toEqual(['POST 350', 'PATCH 0', 'PATCH 100', 'PATCH 200']);
+    expect(store.list()[0][1].sha256).toBeUndefined();
+
+    hasher.release();
+    await until2(() => service.calls.includes('FileAdd report.PDF'));
+    await until2(() => store.list()[0]?.[1].sha256 === hash); // now a reload can check it before resuming
+    service.releaseAll();
+    const done = await until(queue, allIn('done', 'error'));
+
+    expect(done.items[0]).toMatchObject({ state: 'done', instant: false, uploaded: 350 });
+    expect(states).toEqual(['uploading', 'adding', 'done']);
+    expect(service.calls).toEqual(['POST 350', 'PATCH 0', 'PATCH 100', 'PATCH 200', 'FileAdd report.PDF', 'PATCH 300', 'FileAdd report.PDF']);
+    expect(done.items[0].file).toMatchObject({ name: 'report.PDF', size: 350, dir: 7, hash });
+    expect(store.list()).toEqual([]);
+  });
+
+  it('adds a small file whose content the account already owns without any transfer (instant upload)', async () => {
     const { service, queue } = setup();
-    const file = fileOf('copy.bin', 500);
+    const file = fileOf('copy.bin', 100);
     service.owned.add(sha256(await bytesOf(file)));
 
     queue.add([{ source: file, folder: 0 }]);
     const done = await until(queue, allIn('done', 'error'));
 
-    expect(done.items[0]).toMatchObject({ state: 'done', instant: true, uploaded: 500 });
+    expect(done.items[0]).toMatchObject({ state: 'done', instant: true, uploaded: 100 });
     expect(service.calls).toEqual(['FileAdd copy.bin']);
+  });
+
+  it('stops the transfer of a big file once its hash shows the account owns the content, deletes the upload, and adds the file (instant upload)', async () => {
+    const hasher = new HeldHasher();
+    const { service, queue, store } = setup({ hasher });
+    const file = fileOf('copy.iso', 1000);
+    service.owned.add(sha256(await bytesOf(file)));
+    service.holdAtOffset = 200;
+
+    queue.add([{ source: file, folder: 0 }]);
+    await until2(() => service.held.length === 1);
+    hasher.release();
+    const done = await until(queue, allIn('done', 'error'));
+
+    expect(done.items[0]).toMatchObject({ state: 'done', instant: true, uploaded: 1000 });
+    await until2(() => service.calls.some((call) => call.startsWith('DELETE')));
+    // The held third chunk was abandoned: nothing after it was sent.
+    expect(service.calls).toEqual(['POST 1000', 'PATCH 0', 'PATCH 100', 'PATCH 200', 'FileAdd copy.iso', 'DELETE https://files.test/upload/1']);
+    expect(service.uploads.size).toBe(0);
+    expect(service.files.map((f) => f.name)).toEqual(['copy.iso']);
+    expect(store.list()).toEqual([]);
+  });
+
+  it('adds the file once, as uploaded (not instant), when the FileAdd by hash comes after the last byte arrived and takes this very upload', async () => {
+    const hasher = new HeldHasher();
+    const { service, queue } = setup({ hasher });
+    const file = fileOf('photos.zip', 200);
+    service.holdAnswerAtOffset = 100; // the upload is complete; its answer has not come back yet
+
+    queue.add([{ source: file, folder: 0 }]);
+    await until2(() => service.held.length === 1);
+    hasher.release();
+    const done = await until(queue, allIn('done', 'error'));
+
+    expect(done.items[0]).toMatchObject({ state: 'done', instant: false });
+    expect(service.calls.filter((call) => call.startsWith('FileAdd'))).toHaveLength(1);
+    expect(service.files).toHaveLength(1);
+    expect(service.contentOf(done.items[0].file!)).toEqual(await bytesOf(file));
+  });
+
+  it('keeps hashing alongside while it can end well before the transfer, and stops it once it cannot', async () => {
+    /** Half the file is sent at 1,000 bytes a second; answers whether hashing `hashed` bytes by t = 1.5 s stopped it. */
+    async function stoppedWhenHashed(hashed: number) {
+      let time = 0;
+      const hasher = new DrivenHasher();
+      const { service, queue } = setup({ hasher, now: () => time });
+      const patch = service.patchUpload.bind(service);
+      service.patchUpload = (url, offset, chunk, options) => {
+        time += 100;
+        return patch(url, offset, chunk, options);
+      };
+      service.holdAtOffset = 500;
+      queue.add([{ source: fileOf('measured.bin', 1000), folder: 0 }]);
+      await until2(() => service.held.length === 1);
+
+      time = HASH_GRACE_MS - 100;
+      hasher.progress(10); // within the grace period: however slow, it goes on
+      expect(hasher.stopped).toBe(false);
+      time = HASH_GRACE_MS + 500;
+      hasher.progress(hashed);
+      const stopped = hasher.stopped;
+      service.releaseAll();
+      await until(queue, allIn('done', 'error'));
+      return stopped;
+    }
+    // 950 bytes in 1.5 s: the rest in 80 ms, the transfer's rest in about 1.8 s.
+    expect(await stoppedWhenHashed(950)).toBe(false);
+    // 100 bytes in 1.5 s: the rest in 13.5 s, long after the transfer.
+    expect(await stoppedWhenHashed(100)).toBe(true);
+  });
+
+  it('stops hashing when the last byte arrives first, and adds the file with the hash the upload answered', async () => {
+    const hasher = new HeldHasher(); // never released: the hash never comes
+    const { service, queue } = setup({ hasher });
+    const file = fileOf('fast-line.bin', 350);
+
+    queue.add([{ source: file, folder: 0 }]);
+    const done = await until(queue, allIn('done', 'error'));
+
+    expect(done.items[0]).toMatchObject({ state: 'done', instant: false });
+    expect(done.items[0].file?.hash).toBe(sha256(await bytesOf(file)));
+    expect(hasher.signals[0].aborted).toBe(true);
+    expect(service.calls.filter((call) => call.startsWith('FileAdd'))).toHaveLength(1);
   });
 
   it('refuses a file whose name the service would refuse before hashing or sending anything, with the service\'s reason', async () => {
@@ -419,6 +581,36 @@ describe('the upload queue', () => {
     expect(store.list()).toEqual([]);
   });
 
+  it('resumes after a reload an upload remembered before its hash was known: HEAD at once, hashing alongside', async () => {
+    const service = new FakeService();
+    const store = memoryResumeStore();
+    const file = fileOf('raw.mov', 420);
+
+    // The first page goes away after two chunks, before its hash was known.
+    const first = setup({ transport: service, store, hasher: new HeldHasher() });
+    service.holdAtOffset = 200;
+    first.queue.add([{ source: file, folder: 5 }]);
+    await until2(() => service.held.length === 1);
+    first.queue.reset();
+    service.holdAtOffset = undefined;
+    expect(store.list()[0][1]).toMatchObject({ url: 'https://files.test/upload/1', name: 'raw.mov' });
+    expect(store.list()[0][1].sha256).toBeUndefined();
+
+    const second = setup({ transport: service, store });
+    const callsBefore = service.calls.length;
+    second.queue.add([{ source: new File([file], file.name, { lastModified: file.lastModified }), folder: 5 }]);
+    const done = await until(second.queue, allIn('done', 'error'));
+
+    expect(done.items[0]).toMatchObject({ state: 'done', resumedFrom: 200, instant: false });
+    const calls = service.calls.slice(callsBefore);
+    expect(calls[0]).toBe('HEAD https://files.test/upload/1');
+    expect(calls.filter((call) => call.startsWith('PATCH'))).toEqual(['PATCH 200', 'PATCH 300', 'PATCH 400']);
+    expect(calls.filter((call) => call.startsWith('POST'))).toEqual([]);
+    expect(second.hasher.calls).toBe(1);
+    expect(service.contentOf(done.items[0].file!)).toEqual(await bytesOf(file));
+    expect(store.list()).toEqual([]);
+  });
+
   it('does not resume an upload remembered for another account or another folder', async () => {
     const service = new FakeService();
     const store = memoryResumeStore();
@@ -496,10 +688,13 @@ describe('the upload queue', () => {
     expect(snapshot.totals).toMatchObject({ files: 0, active: 0 });
   });
 
-  it('fails a file whose bytes changed during the upload (the server hash differs), and Retry hashes it again', async () => {
+  it('fails a file whose bytes changed during the upload (the server hash differs from the one read alongside), and Retry hashes it again', async () => {
     const { service, queue, hasher } = setup();
     service.corruptHash = true;
+    service.holdAtOffset = 100; // until the hash read alongside is known
     const [id] = queue.add([{ source: fileOf('moving.log', 120), folder: 0 }]);
+    await until2(() => service.calls.includes('FileAdd moving.log'));
+    service.releaseAll();
     const failed = await until(queue, allIn('error', 'done'));
     expect(failed.items[0].error).toMatchObject({ code: 'Changed' });
     expect(service.uploads.size).toBe(0); // the wrong upload was deleted
@@ -508,6 +703,28 @@ describe('the upload queue', () => {
     queue.resume(id);
     await until(queue, allIn('done'));
     expect(hasher.calls).toBe(2);
+  });
+
+  it('fails at once, as changed, a file the browser can no longer read (changed since it was picked), without waiting out the retries', async () => {
+    const { service, queue, store } = setup({ retryDelaysMs: [60_000] });
+    const file = fileOf('edited.doc', 300);
+    let changedOnDisk = false;
+    const unreadable = new Blob([]);
+    unreadable.arrayBuffer = () => Promise.reject(new DOMException('The requested file could not be read', 'NotReadableError'));
+    const source = { name: file.name, size: file.size, lastModified: file.lastModified, slice: (start?: number, end?: number) => (changedOnDisk ? unreadable : file.slice(start, end)) };
+    service.holdAtOffset = 100;
+
+    queue.add([{ source, folder: 0 }]);
+    await until2(() => service.held.length === 1);
+    changedOnDisk = true;
+    service.releaseAll();
+    const failed = await until(queue, allIn('error', 'done'), 2_000);
+
+    expect(failed.items[0]).toMatchObject({ state: 'error', error: { code: 'Changed' } });
+    expect(failed.items[0].retryAt).toBeUndefined();
+    // Its upload holds bytes of the old version: deleted, and not offered for resuming.
+    await until2(() => service.uploads.size === 0);
+    expect(store.list()).toEqual([]);
   });
 
   it('announces progress at most once per interval, however many progress events arrive', async () => {
@@ -537,6 +754,29 @@ describe('the upload queue', () => {
     expect(queue.getSnapshot().items[0].state).toBe('done');
     expect(done.items).toHaveLength(1);
     expect(service.files).toHaveLength(1);
+  });
+
+  it('never abandons a FileAdd asked mid-transfer: pausing while it runs ends in done, with one file and no upload left, if it succeeded', async () => {
+    const { service, queue } = setup();
+    const file = fileOf('owned.iso', 400);
+    service.owned.add(sha256(await bytesOf(file)));
+    service.holdAtOffset = 100;
+    const fileAdd = service.fileAdd.bind(service);
+    let answer!: () => void;
+    service.fileAdd = async (params) => {
+      await new Promise<void>((resolve) => (answer = resolve));
+      return fileAdd(params);
+    };
+    const [id] = queue.add([{ source: file, folder: 0 }]);
+    await until2(() => answer !== undefined);
+
+    queue.pause(id);
+    await until(queue, allIn('paused'));
+    answer();
+    const done = await until(queue, allIn('done', 'error'));
+    expect(done.items[0]).toMatchObject({ state: 'done', instant: true });
+    expect(service.files).toHaveLength(1);
+    await until2(() => service.uploads.size === 0);
   });
 
   it('keeps announcements few when thousands of small files finish one after another', async () => {

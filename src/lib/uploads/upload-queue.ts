@@ -5,11 +5,16 @@
  * Components read `getSnapshot()` through `subscribe()`; progress changes are announced at most
  * every `progressIntervalMs`, state changes at once.
  *
- * Resuming (docs/uploads-and-downloads.md): once a tus upload is created, its URL and the file's
- * hash are remembered under the file's fingerprint (account, destination folder, name, size,
- * lastModified). Adding the same file again, in this page or after a reload, finds that record,
- * skips hashing, asks the server with HEAD how many bytes it has, and sends the rest. A broken
- * connection is retried with growing delays, each time from the offset HEAD reports.
+ * Bytes flow at once (docs/web-uploads.md §1): a file bigger than one chunk is sent while a hasher
+ * reads it alongside; once its hash is known, FileAdd is asked with it, and if the account already
+ * has the content the transfer stops ("instant upload"). A file of one chunk or less is hashed
+ * first, which takes a moment and spares it every request to /upload/ when the content is owned.
+ *
+ * Resuming (docs/web-uploads.md §2): once a tus upload is created, its URL (and the file's hash,
+ * when known) are remembered under the file's fingerprint (account, destination folder, name,
+ * size, lastModified). Adding the same file again, in this page or after a reload, finds that
+ * record, asks the server with HEAD how many bytes it has, and sends the rest. A broken connection
+ * is retried with growing delays, each time from the offset HEAD reports.
  */
 import { ApiError, isApiError } from '../../api/errors';
 import type { FileItem, FolderItem } from '../../api/results';
@@ -43,6 +48,15 @@ const URGENT_DELAY_MS = 50;
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 30_000, 30_000, 60_000, 60_000];
 /** The server keeps an unfinished upload for 24 h after its creation. */
 export const RESUME_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/**
+ * Hashing alongside a transfer goes on for this long before it is judged: after it, it stops unless
+ * it is expected to end before the transfer, in at most HASH_MARGIN of the transfer's time left.
+ * On a fast line (the browser's CPU being the limit) it would only slow the transfer down, and the
+ * server's Upload-SHA256 gives the hash anyway; on a slow line it costs the transfer nothing and
+ * may spare most of it.
+ */
+export const HASH_GRACE_MS = 1_000;
+const HASH_MARGIN = 0.75;
 /** Speed is measured over this window. */
 const SPEED_WINDOW_MS = 5_000;
 const MIN_SPEED_SPAN_MS = 400;
@@ -186,6 +200,20 @@ class UploadFailure extends Error {
     message: string,
   ) {
     super(message);
+  }
+}
+
+const fileChanged = () => new UploadFailure('Changed', 'The file changed while it was being uploaded. Choose it again.');
+
+/** Whether the file can still be read at `offset` (browsers refuse to read a file changed since it was picked). */
+async function readable(source: UploadSource, offset: number): Promise<boolean> {
+  if (source.size === 0) return true;
+  const at = Math.min(offset, source.size - 1);
+  try {
+    await source.slice(at, at + 1).arrayBuffer();
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -481,29 +509,27 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
       }
     }
     let record = entry.key ? usableRecord(entry.key) : undefined;
-    if (entry.sha256 && record && record.sha256 !== entry.sha256) record = undefined;
+    if (entry.sha256 && record?.sha256 && record.sha256 !== entry.sha256) record = undefined;
+    if (!entry.sha256 && record?.sha256) entry.sha256 = record.sha256;
 
-    if (!entry.sha256) {
-      if (record) {
-        entry.sha256 = record.sha256;
-      } else {
-        enter(entry, 'hashing', signal);
-        entry.hashed = 0;
-        entry.sha256 = await hasher.hash(source.slice(), {
-          signal,
-          onProgress: (bytes) => {
-            entry.hashed = bytes;
-            changed(entry, false);
-          },
-        });
-        entry.hashed = source.size;
-      }
+    // One chunk or less (and no upload of it under way): hashing takes a moment, and if the account
+    // has the content nothing goes to /upload/ at all. A bigger file is sent at once (below).
+    if (!entry.sha256 && !record && source.size <= chunkBytes) {
+      enter(entry, 'hashing', signal);
+      entry.hashed = 0;
+      entry.sha256 = await hasher.hash(source.slice(), {
+        signal,
+        onProgress: (bytes) => {
+          entry.hashed = bytes;
+          changed(entry, false);
+        },
+      });
+      entry.hashed = source.size;
     }
-    const sha256 = entry.sha256;
 
-    if (!entry.checked) {
+    if (entry.sha256 && !entry.checked) {
       enter(entry, 'checking', signal);
-      const owned = await fileAdd(entry, sha256, signal, true);
+      const owned = await fileAdd(entry, entry.sha256, signal, true);
       entry.checked = true;
       if (owned) {
         // The account had the content: an unfinished upload of it is of no use now.
@@ -517,22 +543,129 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
     }
 
     enter(entry, 'uploading', signal);
-    const uploaded = await transfer(entry, record, signal);
-    if (uploaded !== sha256) {
+    const uploaded = entry.sha256 ? await transfer(entry, record, signal) : await sendWhileHashing(entry, record, signal);
+    if (uploaded === null) return; // the content was the account's: finished without the rest of the bytes
+    if (entry.sha256 && uploaded !== entry.sha256) {
       // The bytes that arrived are not the bytes that were hashed: the file changed meanwhile.
-      if (entry.key) store.remove(entry.key);
-      if (entry.uploadUrl) transport.deleteUpload(entry.uploadUrl).catch(() => {});
-      entry.uploadUrl = undefined;
-      entry.sha256 = undefined;
-      entry.checked = false;
-      entry.uploaded = 0;
-      throw new UploadFailure('Changed', 'The file changed while it was being uploaded. Try again.');
+      dropChangedUpload(entry);
+      throw fileChanged();
     }
 
     enter(entry, 'adding', signal);
-    const file = await fileAdd(entry, sha256, signal, false);
+    const file = await fileAdd(entry, uploaded, signal, false);
     if (!file) throw new ApiError('NotFound', 'The service no longer has the upload. Try again.', {}, 404);
     finish(entry, file, false);
+  }
+
+  /**
+   * A file whose hash is not known yet: the transfer starts at once and a hasher reads the file
+   * alongside. If the hash is known before the last byte arrives, FileAdd is asked with it; when
+   * the account already has that content, the transfer stops, its upload is deleted and the file
+   * is done (answers null). Hashing stops when the transfer ends first, or when it can no longer
+   * end well before it (hashingCanWin): the server's Upload-SHA256 is then the file's hash (a
+   * browser refuses to read, and so to send, a file changed after it was picked). Answers the
+   * server's SHA-256.
+   */
+  async function sendWhileHashing(entry: Entry, record: ResumeRecord | undefined, signal: AbortSignal): Promise<string | null> {
+    const { source } = entry;
+    const sending = new AbortController();
+    const hashing = new AbortController();
+    const stop = () => {
+      sending.abort(signal.reason);
+      hashing.abort(signal.reason);
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      const transferring = transfer(entry, record, sending.signal).then(
+        (sha256) => ({ sha256 }),
+        (error: unknown) => ({ error }),
+      );
+      const startedAt = now();
+      entry.hashed = 0;
+      const hashed = hasher
+        .hash(source.slice(), {
+          signal: hashing.signal,
+          onProgress: (bytes) => {
+            entry.hashed = bytes;
+            if (!hashingCanWin(entry, startedAt)) hashing.abort(new DOMException('Hashing would end after the transfer', 'AbortError'));
+          },
+        })
+        // Hashing is a shortcut here: if the file cannot be read, the transfer says so.
+        .then(
+          (hash) => ({ hash }),
+          () => ({ hash: undefined }),
+        );
+
+      const first = await Promise.race([transferring, hashed]);
+      if ('hash' in first && first.hash) {
+        entry.sha256 = first.hash;
+        entry.hashed = source.size;
+        rememberHash(entry);
+        const owned = await probe(entry, first.hash);
+        if (owned) {
+          // Every byte had gone: FileAdd may have taken this very upload, complete by then. Not instant.
+          const instant = entry.uploaded < source.size;
+          sending.abort(new DOMException('The content is already stored', 'AbortError'));
+          await transferring;
+          if (entry.uploadUrl) transport.deleteUpload(entry.uploadUrl).catch(() => {});
+          entry.uploadUrl = undefined;
+          finish(entry, owned, instant);
+          return null;
+        }
+        signal.throwIfAborted();
+      }
+      const ended = await transferring;
+      if ('error' in ended) throw ended.error;
+      return ended.sha256;
+    } finally {
+      signal.removeEventListener('abort', stop);
+      hashing.abort(new DOMException('The transfer has ended', 'AbortError'));
+    }
+  }
+
+  /**
+   * Whether hashing alongside the transfer is still worth its CPU: after HASH_GRACE_MS, only if
+   * at the rates so far it ends in at most HASH_MARGIN of the time the transfer still needs.
+   */
+  function hashingCanWin(entry: Entry, startedAt: number): boolean {
+    const time = now();
+    const elapsed = time - startedAt;
+    if (elapsed < HASH_GRACE_MS || entry.hashed <= 0) return true;
+    const bytesPerSecond = speedOf(entry, time);
+    if (bytesPerSecond <= 0) return true; // nothing moves (a broken connection): the hash may spare the wait
+    const size = entry.source.size;
+    const hashLeftMs = ((size - entry.hashed) * elapsed) / entry.hashed;
+    const sendLeftMs = ((size - entry.uploaded) * 1000) / bytesPerSecond;
+    return hashLeftMs <= sendLeftMs * HASH_MARGIN;
+  }
+
+  /** FileAdd with a hash learnt while sending: once, never aborted; null unless it added the file. */
+  async function probe(entry: Entry, hash: string): Promise<FileItem | null> {
+    const { name, size } = entry.source;
+    try {
+      const file = await transport.fileAdd({ name, ext: extensionOf(name), size, dirid: entry.folderId ?? 0, hash });
+      return file;
+    } catch (error) {
+      // 404: not the account's content. Anything else: the FileAdd after the transfer will say.
+      if (isApiError(error, 'NotFound')) entry.checked = true;
+      return null;
+    }
+  }
+
+  /** The file changed while it was sent: its upload (a mix of versions) is deleted and forgotten, and a retry starts over. */
+  function dropChangedUpload(entry: Entry) {
+    if (entry.key) store.remove(entry.key);
+    if (entry.uploadUrl) transport.deleteUpload(entry.uploadUrl).catch(() => {});
+    entry.uploadUrl = undefined;
+    entry.sha256 = undefined;
+    entry.checked = false;
+    entry.uploaded = 0;
+  }
+
+  /** Adds a hash learnt after the upload was created to its resume record. */
+  function rememberHash(entry: Entry) {
+    const record = entry.key ? store.get(entry.key) : undefined;
+    if (entry.key && entry.sha256 && record && record.url === entry.uploadUrl && !record.sha256) store.set(entry.key, { ...record, sha256: entry.sha256 });
   }
 
   /**
@@ -608,7 +741,7 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
           if (entry.key && !sha256) {
             store.set(entry.key, {
               url,
-              sha256: entry.sha256 ?? '',
+              ...(entry.sha256 ? { sha256: entry.sha256 } : {}),
               name: source.name,
               size,
               folderId: entry.folderId ?? 0,
@@ -671,6 +804,11 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
           if (++conflicts > 3) throw error;
           needsHead = true;
           continue;
+        }
+        // A browser will not send a file changed since it was picked: no use trying again.
+        if (isApiError(error, 'Network') && !(await readable(source, offset))) {
+          dropChangedUpload(entry);
+          throw fileChanged();
         }
         if (!isRetryable(error) || failures >= retryDelaysMs.length) throw error;
         await backoff(entry, failures++, signal);
