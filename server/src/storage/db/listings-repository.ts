@@ -472,20 +472,33 @@ function chainOf(folders: ReadonlyMap<number, FolderLink>, folderId: number): Ar
 /**
  * Paths of `folderIds`, "" for the root. A folder whose chain does not reach the root within
  * `folders` gets no path rather than failing the listing it is part of.
+ *
+ * Each folder's path is its parent's and its name, built once: the work follows the number of
+ * folders, not folders × depth (a path shares its parent's string until it is written).
  */
 function pathsOf(folders: ReadonlyMap<number, FolderLink>, folderIds: Iterable<number>): Map<number, string> {
   const paths = new Map<number, string>([[0, '']]);
-  for (const id of folderIds) {
-    if (paths.has(id)) continue;
-    try {
-      paths.set(
-        id,
-        chainOf(folders, id)
-          .map((link) => `/${link.name}`)
-          .join(''),
-      );
-    } catch {
-      // Not a folder of the account, or a broken chain: no path.
+  const broken = new Set<number>();
+  for (const start of folderIds) {
+    // Up to the first folder whose path is known (or cannot be), then down again.
+    const way: number[] = [];
+    let id = start;
+    while (!paths.has(id) && !broken.has(id)) {
+      const folder = folders.get(id);
+      // Not a folder of the account, or a broken chain (a cycle ends when the way outgrows the map).
+      if (!folder || way.length > folders.size) break;
+      way.push(id);
+      id = folder.parentId;
+    }
+    const parentPath = paths.get(id);
+    if (parentPath === undefined) {
+      for (const wayId of way) broken.add(wayId);
+      continue;
+    }
+    let path = parentPath;
+    for (let i = way.length - 1; i >= 0; i--) {
+      path = childPath(path, folders.get(way[i])!.name);
+      paths.set(way[i], path);
     }
   }
   return paths;

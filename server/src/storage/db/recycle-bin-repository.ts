@@ -21,6 +21,7 @@
  * as in listings-repository.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { alongWaysUp, foldersAbove } from './items-repository';
 import type { Database } from './schema';
 
 /** Bounds every walk of the tree, as in items-repository: a corrupt cycle cannot loop forever. */
@@ -103,7 +104,7 @@ export async function findItemStates(
 /**
  * For each folder of `starts`, the nearest folder of `among` on its chain (the folder itself
  * included), when there is one: which of a batch's items lie beneath another of its folders.
- * One walk up from all starts together, stopping at the first hit.
+ * One walk up from all starts together (foldersAbove), each folder on the ways looked at once.
  */
 export async function nearestAmong(
   db: Kysely<Database>,
@@ -113,17 +114,9 @@ export async function nearestAmong(
 ): Promise<Map<number, number>> {
   const seeds = [...new Set(starts)].filter((id) => id !== 0);
   if (seeds.length === 0 || among.length === 0) return new Map();
-  const { rows } = await sql<{ start: number; id: number }>`
-    with recursive up(start, id, depth) as (
-      select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(seeds)}
-      union all
-      select up.start, f.parent_id, up.depth + 1
-      from up cross join folders f
-      where f.id = up.id
-        and f.account_id = ${accountId} and f.parent_id <> 0 and up.id not in ${idList(among)} and up.depth < ${MAX_WALK_DEPTH}
-    )
-    select start, id from up where id in ${idList(among)}`.execute(db);
-  return new Map(rows.map((row) => [Number(row.start), Number(row.id)]));
+  const wanted = new Set(among);
+  const nearest = alongWaysUp<number | null>(await foldersAbove(db, accountId, seeds), seeds, null, (id, _way, above) => (wanted.has(id) ? id : above));
+  return new Map([...nearest].filter((entry): entry is [number, number] => entry[1] !== null));
 }
 
 /** One item to put in the bin, with its original parent path (`/A/B`, `/` for the root). */
@@ -182,6 +175,48 @@ export async function binSubtrees(db: Kysely<Database>, accountId: number, folde
         union all
         select id from folders where ${ownedBy(accountId)} and binned_under in ${idList(folderIds)}
       )`.execute(db);
+}
+
+/** What comes back with folders of the bin, as levels (binnedLevels). */
+export interface BinnedLevels {
+  /** For each folder: how many levels of folders binned under it lie beneath it (0: none). */
+  readonly heights: Map<number, number>;
+  /** For each folder of `wanted` found beneath one of them: its level there (1: a child). */
+  readonly levels: Map<number, number>;
+}
+
+/**
+ * For each folder entry of the bin among `roots`, the levels of the folders that come back with it
+ * (binned under it), walking down at most `atMost` + 1 levels: a subtree taller than `atMost`
+ * answers `atMost` + 1, and a folder of `wanted` below that level is not found. One query.
+ */
+export async function binnedLevels(
+  db: Kysely<Database>,
+  accountId: number,
+  roots: readonly number[],
+  atMost: number,
+  wanted: readonly number[],
+): Promise<BinnedLevels> {
+  if (roots.length === 0) return { heights: new Map(), levels: new Map() };
+  // CROSS JOIN: each level's folders drive, their children are read through the parent index.
+  const { rows } = await sql<{ root: number; id: number | null; level: number }>`
+    with recursive down(root, id, level) as (
+      select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(roots)}
+      union all
+      select d.root, f.id, d.level + 1
+      from down d cross join folders f
+      where f.account_id = ${accountId} and f.parent_id = d.id and f.binned_under = d.root and d.level <= ${atMost}
+    )
+    select root, cast(null as bigint) as id, max(level) as level from down group by root
+    union all
+    select root, id, level from down where id in ${idList(wanted)}`.execute(db);
+  const heights = new Map<number, number>();
+  const levels = new Map<number, number>();
+  for (const row of rows) {
+    if (row.id === null) heights.set(Number(row.root), Number(row.level));
+    else levels.set(Number(row.id), Number(row.level));
+  }
+  return { heights, levels };
 }
 
 /** Makes the subtrees of the folders `folderIds` (being restored) live again: one statement per table. */
