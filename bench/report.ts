@@ -8,6 +8,7 @@ import SQLite from 'better-sqlite3';
 import type { AppResult } from './app';
 import type { BigResult } from './big';
 import type { ContentResult } from './content';
+import type { StallsResult } from './stalls';
 import type { ThroughputResult } from './throughput';
 import { median, round } from './util';
 
@@ -43,6 +44,7 @@ export interface Results {
   readonly throughput?: ThroughputResult;
   readonly big?: BigResult;
   readonly content?: ContentResult;
+  readonly stalls?: StallsResult;
   readonly app?: AppResult;
   readonly errors: Record<string, string>;
   goals: Goal[];
@@ -81,6 +83,9 @@ const mb = (v: number) => `${round(v / 1e6, 1)} MB`;
 const rps = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : `${Math.round(v).toLocaleString('en-US')}`);
 const ratio = (v: number) => (Number.isFinite(v) ? `${round(v, 2)}×` : '—');
 const mark = (met: boolean | null) => (met === null ? 'not measured' : met ? 'met' : '**not met**');
+
+/** Section 6: the longest a single call may hold the service's event loop. */
+export const STALL_GOAL_MS = 50;
 
 /** Each goal of the issue, judged on the figures (README: what each figure means). */
 export function judge(results: Omit<Results, 'goals'>): Goal[] {
@@ -137,6 +142,19 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
     add('5', 'scrolling top to bottom: no task > 50 ms', tasks === 0 ? 'none' : `${tasks} long task(s), longest ${ms(longest)}`, tasks === 0);
   } else {
     for (const g of ['initial JavaScript < 250 KB gzipped', 'first render < 1.5 s', 'no task > 50 ms while scrolling']) add('5', g, '—', null);
+  }
+  const st = results.stalls;
+  if (st) {
+    const over = st.calls.filter((c) => c.eventLoopMs >= STALL_GOAL_MS);
+    const worst = st.calls.reduce((w, c) => (c.eventLoopMs > w.eventLoopMs ? c : w), st.calls[0]);
+    add(
+      '6',
+      `no call holds the event loop ≥ ${STALL_GOAL_MS} ms (at the limits)`,
+      over.length === 0 ? `longest ${ms(worst.eventLoopMs)} (${worst.call})` : over.map((c) => `${c.call} ${ms(c.eventLoopMs)}`).join(', '),
+      over.length === 0,
+    );
+  } else {
+    add('6', `no call holds the event loop ≥ ${STALL_GOAL_MS} ms (at the limits)`, '—', null);
   }
   return goals;
 }
@@ -204,6 +222,20 @@ export function markdown(results: Results): string {
     push(`| encrypted upload (tus ${round(c.encrypted.tusSeconds, 2)} s, then FileAdd and encryption until encrypted at rest) | ${round(c.encrypted.upload.seconds, 2)} | ${round(c.encrypted.upload.mbPerSecond, 0)} | ${mb(c.encrypted.upload.peakRssBytes)} |`);
     push(`| encrypted download (decrypting) | ${round(c.encrypted.download.seconds, 2)} | ${round(c.encrypted.download.mbPerSecond, 0)} | ${mb(c.encrypted.download.peakRssBytes)} |`);
     push('', `FileAdd after the plaintext upload: ${ms(c.plain.fileAddMs)}. Service RSS at start ${mb(c.serviceRssBytes.start)}.`, '');
+  }
+  const st = results.stalls;
+  if (st) {
+    push(`## Stalls (one account's heaviest calls; depth ${st.maxFolderDepth}, names of ${st.maxNameLength} characters)`, '');
+    push(
+      `Probes with nothing else running: health check ${ms(st.idle.eventLoopMs)}, another account's GetFiles ${ms(st.idle.otherAccountMs)} (worst).`,
+      '',
+      '| call | on | calls | call (worst) | answer | event loop held (worst probe) | another account waited | probes |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const c of st.calls) {
+      push(`| ${c.call} | ${c.size} | ${c.calls} | ${ms(c.worstCallMs)} | ${mib(c.answerBytes)} | ${ms(c.eventLoopMs)} | ${ms(c.otherAccountMs)} | ${c.probes} |`);
+    }
+    push('');
   }
   const a = results.app;
   if (a) {

@@ -88,6 +88,14 @@ const MAX_WALK_DEPTH = 100_000;
 /** For single-table queries on folders or files. */
 const isLive = sql<SqlBool>`deleted_at is null and binned_under is null`;
 
+/**
+ * `account_id = A` as a filter that no index serves (unary plus), for statements that a list of
+ * ids should drive: given `account_id = ? and id in (…1,000 ids)`, SQLite prefers walking the
+ * account's index (13 ms in an account of 200,000 files, 0.7 ms by the ids). PostgreSQL plans from
+ * its statistics either way.
+ */
+const ownedBy = (accountId: number) => sql<SqlBool>`+account_id = ${accountId}`;
+
 const folderColumns = ['id', 'parent_id', 'name', 'size', 'created_at', 'updated_at', 'shared', 'linked', 'encrypted'] as const;
 const fileColumns = [
   'id',
@@ -140,7 +148,7 @@ export async function findLiveFolders(db: Kysely<Database>, accountId: number, i
   const rows = await db
     .selectFrom('folders')
     .select(folderColumns)
-    .where('account_id', '=', accountId)
+    .where(ownedBy(accountId))
     .where('id', 'in', ids)
     .where(isLive)
     .execute();
@@ -153,7 +161,7 @@ export async function findLiveFiles(db: Kysely<Database>, accountId: number, ids
   const rows = await db
     .selectFrom('files')
     .select(fileColumns)
-    .where('account_id', '=', accountId)
+    .where(ownedBy(accountId))
     .where('id', 'in', ids)
     .where(isLive)
     .execute();
@@ -244,13 +252,13 @@ export async function renameFile(
 /** Gives the folders `ids` a new parent. Sizes are the caller's to adjust (adjustFolderSizes). */
 export async function moveFolders(db: Kysely<Database>, accountId: number, ids: readonly number[], parentId: number): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('folders').set({ parent_id: parentId }).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  await db.updateTable('folders').set({ parent_id: parentId }).where(ownedBy(accountId)).where('id', 'in', ids).execute();
 }
 
 /** Puts the files `ids` into another folder. Sizes are the caller's to adjust (adjustFolderSizes). */
 export async function moveFiles(db: Kysely<Database>, accountId: number, ids: readonly number[], folderId: number): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('files').set({ folder_id: folderId }).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  await db.updateTable('files').set({ folder_id: folderId }).where(ownedBy(accountId)).where('id', 'in', ids).execute();
 }
 
 /**

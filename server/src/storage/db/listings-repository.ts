@@ -24,6 +24,7 @@
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { BatchedItemSource, BinAttributes, FileItem, FolderItem, ShareAttributes } from '../../operations/context';
 import { fileTipColumn, folderJobProgressColumn, folderTipColumn } from './encryption-repository';
+import { connectionWanted } from './sqlite-driver';
 import type { Database } from './schema';
 
 export type SortKey = 'name' | 'time' | 'size' | 'share' | 'link';
@@ -57,6 +58,13 @@ export interface PublicUrls {
  * (a few milliseconds, during which nothing else runs on the one connection anyway).
  */
 const STREAM_CHUNK_ROWS = 1_000;
+
+/**
+ * Rows per chunk of the recycle bin's cursor: each row carries the path its item was deleted from,
+ * up to 64 KiB at the deepest (256 folders of 255 characters), so 1,000 of them would be 64 MiB
+ * read in one step.
+ */
+const BIN_CHUNK_ROWS = 100;
 
 /** A cursor whose reader has asked for nothing for this long is closed, and reopened when reading resumes. */
 export const CURSOR_IDLE_MS = 1_000;
@@ -122,7 +130,7 @@ function afterRow(table: ItemTable, order: ListingOrder, timeColumn: string, las
  * Resuming costs one query (for order=name an index seek; for other keys the database sorts the
  * rest again), at most once per pause.
  */
-async function* readWithoutHolding<R>(open: (after: R | undefined) => AsyncIterator<readonly R[]>): AsyncGenerator<readonly R[]> {
+async function* readWithoutHolding<R>(db: Kysely<Database>, open: (after: R | undefined) => AsyncIterator<readonly R[]>): AsyncGenerator<readonly R[]> {
   let cursor: AsyncIterator<readonly R[]> | undefined;
   let last: R | undefined;
   /** Whether a chunk is being read (a slow query is no pause), and whether one was handed out since the last look. */
@@ -158,6 +166,13 @@ async function* readWithoutHolding<R>(open: (after: R | undefined) => AsyncItera
       last = rows[rows.length - 1];
       handedOut = true;
       yield rows;
+      // Other calls wait for SQLite's one connection (a 100,000-item listing is many slices of
+      // the event loop): they have it now, and the cursor is opened again after them.
+      if (cursor && connectionWanted(db)) {
+        const held = cursor;
+        cursor = undefined;
+        await held.return?.();
+      }
     }
   } finally {
     if (watchdog) clearTimeout(watchdog);
@@ -186,10 +201,11 @@ function streamInOrder<R extends PositionedRow, T>(
   order: ListingOrder,
   toItem: (row: R) => T,
   timeColumn = 'updated_at',
+  chunkRows = STREAM_CHUNK_ROWS,
 ): BatchedItemSource<T> {
   const rows = () =>
-    readWithoutHolding<R>((after) =>
-      chunksOf(db, inListingOrder(after ? query.where(afterRow(table, order, timeColumn, after)) : query, table, order, timeColumn), STREAM_CHUNK_ROWS),
+    readWithoutHolding<R>(db, (after) =>
+      chunksOf(db, inListingOrder(after ? query.where(afterRow(table, order, timeColumn, after)) : query, table, order, timeColumn), chunkRows),
     );
   return new StreamedItems(rows, toItem);
 }
@@ -650,7 +666,7 @@ export function streamBinFolders(
     .select([...folderColumns, 'folders.deleted_at', 'folders.deleted_from'])
     .where('folders.account_id', '=', accountId)
     .where('folders.deleted_at', 'is not', null);
-  return streamInOrder(db, query, 'folders', order, (row) => toFolderItem(row, binExtras(row, retentionDays)), BIN_TIME_COLUMN);
+  return streamInOrder(db, query, 'folders', order, (row) => toFolderItem(row, binExtras(row, retentionDays)), BIN_TIME_COLUMN, BIN_CHUNK_ROWS);
 }
 
 /** Files deleted directly, streamed in order, with their bin attributes and original path. */
@@ -665,7 +681,7 @@ export function streamBinFiles(
     .select([...fileColumns, 'files.deleted_at', 'files.deleted_from'])
     .where('files.account_id', '=', accountId)
     .where('files.deleted_at', 'is not', null);
-  return streamInOrder(db, query, 'files', order, (row) => toFileItem(row, binExtras(row, retentionDays)), BIN_TIME_COLUMN);
+  return streamInOrder(db, query, 'files', order, (row) => toFileItem(row, binExtras(row, retentionDays)), BIN_TIME_COLUMN, BIN_CHUNK_ROWS);
 }
 
 // ---- Shared items (GetShareFiles) ----------------------------------------------------------------
