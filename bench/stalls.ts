@@ -283,12 +283,15 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
       return (await call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: bench.tree100k, fids: '' })).answer;
     });
     // Last: these take away what they measure.
-    await measure('FolderAndFileDelete for good of the chain and the comb', '1,256 folders, 1,000 files', async () =>
-      (await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: chain[0], fids: '', is_real: 1 })).answer,
+    await measure(
+      'FolderAndFileDelete for good of the chain and the comb',
+      '1,256 folders, 1,000 files',
+      async () => (await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: chain[0], fids: '', is_real: 1 })).answer,
+      1,
     );
     await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: side, fids: '', is_real: 1 });
     await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: bench.tree100k, fids: '', is_real: 0 });
-    await measure('RecycleEmpty of 100,000 descendants', '100,000 descendants', ok('RecycleEmpty', 'FileService', {}));
+    await measure('RecycleEmpty of 100,000 descendants', '100,000 descendants', ok('RecycleEmpty', 'FileService', {}), 1);
 
     await health.stop();
     await peer.stop();
