@@ -12,8 +12,10 @@
  * the sizes of the populated database (a folder of 100,000 items, a folder with 100,000
  * descendants, an account of 1,000,000 files): a chain of folders 255 deep with 255-character
  * names, 1,000 folders at depth 256 beneath its end (the "comb"), a file in each, then the calls
- * below on them; each call `rounds` times. The section leaves the database as it found it, but
- * for the folder with 100,000 descendants, which it empties from the bin last.
+ * below on them; each call `rounds` times, what it needs before and after (a delete before a
+ * restore) outside what is measured, with a quiet half second before each. The section leaves
+ * the database as it found it, but for the folder with 100,000 descendants, which it empties from
+ * the bin last.
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -60,6 +62,8 @@ const DEPTH = 256;
 const NAME_LENGTH = 255;
 const COMB = 1_000;
 const PROBE_GAP_MS = 5;
+/** Between calls: what a call left to do in the background (a WAL checkpoint) is not the next one's. */
+const QUIET_MS = 500;
 
 /** A name of exactly 255 characters that starts with `prefix` (unique per level). */
 const longName = (prefix: string) => `${prefix} `.padEnd(NAME_LENGTH, 'x');
@@ -189,20 +193,28 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     const idle = { eventLoopMs: health.worstBetween(0, idleTo).ms, otherAccountMs: peer.worstBetween(0, idleTo).ms };
 
     const figures: StallFigures[] = [];
-    const measure = async (label: string, size: string, work: () => Promise<Answer | Answer[]>, rounds = options.rounds) => {
+    /** `work` measured `rounds` times; `before` and `after` each round, outside what is measured. */
+    interface Measured {
+      readonly rounds?: number;
+      readonly before?: () => Promise<unknown>;
+      readonly after?: () => Promise<unknown>;
+    }
+    const measure = async (label: string, size: string, work: () => Promise<Answer | Answer[]>, how: Measured = {}) => {
       const ms: number[] = [];
       let bytes = 0;
       let eventLoopMs = 0;
       let otherAccountMs = 0;
       let probes = 0;
-      for (let round_ = 0; round_ < rounds; round_++) {
-        // A quiet moment between calls, so that each call's probes are its own.
-        await sleep(50);
+      for (let round_ = 0; round_ < (how.rounds ?? options.rounds); round_++) {
+        await how.before?.();
+        // A quiet moment (a checkpoint of what came before may run), so that each call's probes are its own.
+        await sleep(QUIET_MS);
         const from = performance.now();
         const answers = [await work()].flat();
         // A probe sent just before the end may still be waiting: let it come back.
         await sleep(PROBE_GAP_MS * 4);
         const to = performance.now() - PROBE_GAP_MS * 4;
+        await how.after?.();
         ms.push(...answers.map((a) => a.ms));
         bytes = Math.max(bytes, ...answers.map((a) => a.body.length));
         const h = health.worstBetween(from, to);
@@ -222,46 +234,35 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     const fileIds = files.join(',');
 
     // Depth
+    let added = 0;
     await measure('FolderAdd at the deepest level', 'depth 256, names of 255', async () => {
-      const added = await call(heavy, 'FileService', 'FolderAdd', { dirid: spineEnd, name: longName('one more') });
-      await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: idOf(added.result, 'folder'), fids: '', is_real: 1 });
-      return added.answer;
-    });
+      const answer = await call(heavy, 'FileService', 'FolderAdd', { dirid: spineEnd, name: longName('one more') });
+      added = idOf(answer.result, 'folder');
+      return answer.answer;
+    }, { after: () => call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: added, fids: '', is_real: 1 }) });
     await measure('FolderAdd below the deepest level (413)', 'depth 257', ok('FolderAdd', 'FileService', { dirid: leaves[0], name: 'too deep' }, 413));
     await measure('GetFilesWhitPath of the deepest folder', 'depth 256', ok('GetFilesWhitPath', 'UserService', { dir: leaves[0], ...listing }));
     await measure('GetFiles of the deepest folder', 'depth 256', ok('GetFiles', 'UserService', { dir: leaves[0], ...listing }));
     await measure('GetFilesWhitPath of 1,000 folders with their paths', '1,000 × depth 256', ok('GetFilesWhitPath', 'UserService', { dir: spineEnd, ...listing }));
     await measure('FileSearch: 1,000 hits with their paths', '1,000 × depth 256', ok('FileSearch', 'UserService', { keyword: 'comb', ...listing }));
-    await measure('Move of a subtree 255 deep (the room checked)', '255 levels, 1,256 folders', async () => [
-      (await call(heavy, 'FileService', 'Move', { dirids: chain[1], fids: '', todir: side })).answer,
-      (await call(heavy, 'FileService', 'Move', { dirids: chain[1], fids: '', todir: chain[0] })).answer,
-    ]);
+    await measure('Move of a subtree 255 deep (the room checked)', '255 levels, 1,256 folders', ok('Move', 'FileService', { dirids: chain[1], fids: '', todir: side }), {
+      after: () => call(heavy, 'FileService', 'Move', { dirids: chain[1], fids: '', todir: chain[0] }),
+    });
     await measure('Move of a subtree one level too deep (413)', '255 levels, 1,256 folders', ok('Move', 'FileService', { dirids: chain[1], fids: '', todir: sideDeep }, 413));
 
     // Id lists of 1,000, each item 256 deep
-    await measure('Move of 1,000 folders, and back', '1,000 ids × depth 256', async () => [
-      (await call(heavy, 'FileService', 'Move', { dirids: leafIds, fids: '', todir: side })).answer,
-      (await call(heavy, 'FileService', 'Move', { dirids: leafIds, fids: '', todir: spineEnd })).answer,
-    ]);
-    await measure('FolderAndFileDelete of 1,000 folders to the bin', '1,000 ids × depth 256', async () => {
-      const deleted = await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: leafIds, fids: '', is_real: 0 });
-      await call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: leafIds, fids: '' });
-      return deleted.answer;
+    await measure('Move of 1,000 folders', '1,000 ids × depth 256', ok('Move', 'FileService', { dirids: leafIds, fids: '', todir: side }), {
+      after: () => call(heavy, 'FileService', 'Move', { dirids: leafIds, fids: '', todir: spineEnd }),
     });
-    await measure('FolderAndFileRestore of 1,000 folders', '1,000 ids × depth 256', async () => {
-      await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: leafIds, fids: '', is_real: 0 });
-      return (await call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: leafIds, fids: '' })).answer;
-    });
-    await measure('GetRecycleFiles of 1,000 entries with their paths', '1,000 × depth 256', async () => {
-      await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: leafIds, fids: '', is_real: 0 });
-      const bin = await call(heavy, 'UserService', 'GetRecycleFiles', listing);
-      await call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: leafIds, fids: '' });
-      return bin.answer;
-    });
+    const toBin = () => call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: leafIds, fids: '', is_real: 0 });
+    const back = () => call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: leafIds, fids: '' });
+    await measure('FolderAndFileDelete of 1,000 folders to the bin', '1,000 ids × depth 256', async () => (await toBin()).answer, { after: back });
+    await measure('FolderAndFileRestore of 1,000 folders', '1,000 ids × depth 256', async () => (await back()).answer, { before: toBin });
+    await measure('GetRecycleFiles of 1,000 entries with their paths', '1,000 × depth 256', ok('GetRecycleFiles', 'UserService', listing), { before: toBin, after: back });
     await measure('FolderShare of 1,000 folders', '1,000 ids × depth 256', ok('FolderShare', 'FileService', { dirids: leafIds, downpwd: '', downValue: 0, description: '' }));
     await measure('GetShareFiles of 1,000 shares with their paths', '1,000 × depth 256', ok('GetShareFiles', 'UserService', listing));
     // Once: afterwards the files are in one folder.
-    await measure('Move of 1,000 files out of 1,000 folders', '1,000 ids × depth 256', ok('Move', 'FileService', { dirids: '', fids: fileIds, todir: side }), 1);
+    await measure('Move of 1,000 files out of 1,000 folders', '1,000 ids × depth 256', ok('Move', 'FileService', { dirids: '', fids: fileIds, todir: side }), { rounds: 1 });
 
     // Width (the populated database)
     const bench = manifest.bench;
@@ -269,29 +270,22 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     await measure('GetFiles of 100,000 items by time', '100,000 items', ok('GetFiles', 'UserService', { dir: bench.list100k, order: 'time', desc: '1' }));
     await measure('GetFilesWhitPath of 100,000 items', '100,000 items', ok('GetFilesWhitPath', 'UserService', { dir: bench.list100k, ...listing }));
     await measure('FileSearch over 1,000,000 files, 1,000 hits', '1,000,000 files', async () => (await call(other, 'UserService', 'FileSearch', { keyword: 'report', ...listing })).answer);
-    await measure('Move of a folder with 100,000 descendants, and back', '100,000 descendants', async () => [
-      (await call(heavy, 'FileService', 'Move', { dirids: bench.tree100k, fids: '', todir: chain[200] })).answer,
-      (await call(heavy, 'FileService', 'Move', { dirids: bench.tree100k, fids: '', todir: 0 })).answer,
-    ]);
-    await measure('FolderAndFileDelete of 100,000 descendants to the bin', '100,000 descendants', async () => {
-      const deleted = await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: bench.tree100k, fids: '', is_real: 0 });
-      await call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: bench.tree100k, fids: '' });
-      return deleted.answer;
+    await measure('Move of a folder with 100,000 descendants', '100,000 descendants', ok('Move', 'FileService', { dirids: bench.tree100k, fids: '', todir: chain[200] }), {
+      after: () => call(heavy, 'FileService', 'Move', { dirids: bench.tree100k, fids: '', todir: 0 }),
     });
-    await measure('FolderAndFileRestore of 100,000 descendants', '100,000 descendants', async () => {
-      await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: bench.tree100k, fids: '', is_real: 0 });
-      return (await call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: bench.tree100k, fids: '' })).answer;
-    });
-    // Last: these take away what they measure.
+    const treeToBin = () => call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: bench.tree100k, fids: '', is_real: 0 });
+    const treeBack = () => call(heavy, 'FileService', 'FolderAndFileRestore', { dirids: bench.tree100k, fids: '' });
+    await measure('FolderAndFileDelete of 100,000 descendants to the bin', '100,000 descendants', async () => (await treeToBin()).answer, { after: treeBack });
+    await measure('FolderAndFileRestore of 100,000 descendants', '100,000 descendants', async () => (await treeBack()).answer, { before: treeToBin });
+    // Last, once: these take away what they measure.
     await measure(
       'FolderAndFileDelete for good of the chain and the comb',
       '1,256 folders, 1,000 files',
-      async () => (await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: chain[0], fids: '', is_real: 1 })).answer,
-      1,
+      ok('FolderAndFileDelete', 'FileService', { dirids: chain[0], fids: '', is_real: 1 }),
+      { rounds: 1 },
     );
     await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: side, fids: '', is_real: 1 });
-    await call(heavy, 'FileService', 'FolderAndFileDelete', { dirids: bench.tree100k, fids: '', is_real: 0 });
-    await measure('RecycleEmpty of 100,000 descendants', '100,000 descendants', ok('RecycleEmpty', 'FileService', {}), 1);
+    await measure('RecycleEmpty of 100,000 descendants', '100,000 descendants', ok('RecycleEmpty', 'FileService', {}), { rounds: 1, before: treeToBin });
 
     await health.stop();
     await peer.stop();
