@@ -148,6 +148,7 @@ function sendHeavy(baseUrl: string, request: RawRequest & { readonly rawBody?: B
 export async function measureStalls(options: StallsOptions): Promise<StallsResult> {
   const { manifest } = options;
   const service = await startService({ dataDir: options.dataDir, logFile: path.join(options.runDir, 'logs', 'stalls-service.log'), profileDir: options.profileDir });
+  const probes: Probe[] = [];
   try {
     const heavy = await login(service.url, BENCH_ACCOUNT, PASSWORD);
     const other = await login(service.url, SEARCH_ACCOUNT, PASSWORD);
@@ -186,6 +187,7 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     const otherFolder = await firstFolderOf(service.url, other);
     const getFiles = signedRequest('post', operation('UserService', 'GetFiles'), other, { dir: String(otherFolder), order: 'name', desc: '0' });
     const peer = new Probe(service.url, getFiles, (status, body) => status === 200 && resultCode(body) === 0);
+    probes.push(health, peer);
     health.start();
     peer.start();
     await sleep(1_000);
@@ -293,6 +295,8 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     if (failures.length > 0) throw new Error(`${failures.length} probe(s) failed, e.g. ${failures[0]}`);
     return { maxFolderDepth: DEPTH, maxNameLength: NAME_LENGTH, idle, calls: figures };
   } finally {
+    // Also when a call failed: the probes would otherwise go on for ever, and the run never end.
+    for (const probe of probes) await probe.stop();
     heavyAgent.destroy();
     await service.stop();
   }
