@@ -24,12 +24,13 @@ const withoutDatabase = [
 
 /**
  * Test files about the SQLite engine and the embedded default themselves: they run in the "sqlite"
- * project only (docs/design.md §11). serve-output.test.ts checks what `fss serve` prints on it. The kill -9 tests build their big tree by writing the stopped service's SQLite file and
- * copy whole data folders, database included, for every kill. The reliability suite
- * (docs/reliability.md) runs against the embedded default, with its budget set by
- * FSS_RELIABILITY_BUDGET.
+ * project only (docs/design.md §11). serve-output.test.ts checks what `fss serve` prints on it. The
+ * kill -9 tests build their big tree by writing the stopped service's SQLite file and copy whole
+ * data folders, database included, for every kill. The WAL checkpoint tests read SQLite's WAL
+ * index. The reliability suite (docs/reliability.md) runs against the embedded default, with its
+ * budget set by FSS_RELIABILITY_BUDGET.
  */
-const sqliteOnly = ['server/test/crash/kill-9.test.ts', 'server/test/serve-output.test.ts', 'server/test/reliability/**'];
+const sqliteOnly = ['server/test/crash/kill-9.test.ts', 'server/test/serve-output.test.ts', 'server/test/storage/wal-checkpoints.test.ts', 'server/test/reliability/**'];
 
 /**
  * Test files that need PostgreSQL whatever the engine under test: `fss migrate` moves an embedded

@@ -1,5 +1,5 @@
 /**
- * Section 6: the browser's upload (issue 19). A file of `bytes` (1 GiB) is picked in the web app
+ * Section 7: the browser's upload (issue 19). A file of `bytes` (1 GiB) is picked in the web app
  * (setInputFiles on the hidden picker of the Uploads folder's page, in Debian's headless Chromium
  * with the e2e tests' flags) and timed until the upload panel shows it done; next to it, in the
  * same run and on the same service, a bare tus client in Node sends a file of the same size: POST,

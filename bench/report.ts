@@ -10,6 +10,7 @@ import type { AppUploadResult } from './app-upload';
 import type { BigResult } from './big';
 import type { ContentResult } from './content';
 import type { LoadFigures } from './load';
+import type { StallsResult } from './stalls';
 import type { ThroughputCase, ThroughputResult } from './throughput';
 import { median, round } from './util';
 
@@ -45,6 +46,7 @@ export interface Results {
   readonly throughput?: ThroughputResult;
   readonly big?: BigResult;
   readonly content?: ContentResult;
+  readonly stalls?: StallsResult;
   readonly app?: AppResult;
   readonly upload?: AppUploadResult;
   readonly errors: Record<string, string>;
@@ -91,6 +93,8 @@ const mark = (met: boolean | null) => (met === null ? 'not measured' : met ? 'me
  * of that core: the goal is that the download is not starved, not that it is as fast as when quiet.
  */
 const FLOOD_DOWNLOAD_GOAL_MS = 1000;
+/** Section 6: the longest a single call may hold the service's event loop. */
+export const STALL_GOAL_MS = 50;
 
 /** Each goal of the issue, judged on the figures (README: what each figure means). */
 export function judge(results: Omit<Results, 'goals'>): Goal[] {
@@ -163,19 +167,32 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
     for (const g of ['initial JavaScript < 250 KB gzipped', 'first render < 1.5 s', 'no task > 50 ms while scrolling']) add('5', g, '—', null);
   }
   judgeAppUpload(results.upload, add);
+  const st = results.stalls;
+  if (st) {
+    const over = st.calls.filter((c) => c.eventLoopMs >= STALL_GOAL_MS);
+    const worst = st.calls.reduce((w, c) => (c.eventLoopMs > w.eventLoopMs ? c : w), st.calls[0]);
+    add(
+      '6',
+      `no call holds the event loop ≥ ${STALL_GOAL_MS} ms (at the limits)`,
+      over.length === 0 ? `longest ${ms(worst.eventLoopMs)} (${worst.call})` : over.map((c) => `${c.call} ${ms(c.eventLoopMs)}`).join(', '),
+      over.length === 0,
+    );
+  } else {
+    add('6', `no call holds the event loop ≥ ${STALL_GOAL_MS} ms (at the limits)`, '—', null);
+  }
   return goals;
 }
 
-/** Section 6 (issue 19): the browser's upload against a bare tus client, and its first byte. */
+/** Section 7 (issue 19): the browser's upload against a bare tus client, and its first byte. */
 function judgeAppUpload(u: AppUploadResult | undefined, add: (section: string, goal: string, measured: string, met: boolean | null) => void): void {
   const size = u ? `${round(u.bytes / 2 ** 30, 2)} GiB` : '1 GiB';
   if (!u) {
-    add('6', `upload of ${size} picked in the app ≥ 0.8 × a bare tus client`, '—', null);
-    add('6', 'first byte on the wire < 1 s after the pick', '—', null);
+    add('7', `upload of ${size} picked in the app ≥ 0.8 × a bare tus client`, '—', null);
+    add('7', 'first byte on the wire < 1 s after the pick', '—', null);
     return;
   }
-  add('6', `upload of ${size} picked in the app ≥ 0.8 × a bare tus client`, `${ratio(u.ratio)} (app ${round(u.appMbPerSecond, 0)} MB/s, client ${round(u.clientMbPerSecond, 0)} MB/s; the same client in the page ${round(u.pageMbPerSecond, 0)} MB/s: app ÷ it ${ratio(u.ratioToPage)})`, u.ratio >= 0.8);
-  add('6', 'first byte on the wire < 1 s after the pick', `worst ${ms(u.firstByteMs)}`, u.firstByteMs < 1000);
+  add('7', `upload of ${size} picked in the app ≥ 0.8 × a bare tus client`, `${ratio(u.ratio)} (app ${round(u.appMbPerSecond, 0)} MB/s, client ${round(u.clientMbPerSecond, 0)} MB/s; the same client in the page ${round(u.pageMbPerSecond, 0)} MB/s: app ÷ it ${ratio(u.ratioToPage)})`, u.ratio >= 0.8);
+  add('7', 'first byte on the wire < 1 s after the pick', `worst ${ms(u.firstByteMs)}`, u.firstByteMs < 1000);
 }
 
 function appUploadMarkdown(u: AppUploadResult): string[] {
@@ -274,6 +291,20 @@ export function markdown(results: Results): string {
         `(answered in ${round(f.logins.seconds, 1)} s: ${f.logins.tokens} tokens, ${f.logins.invalid} invalid, ${f.logins.throttled} throttled by the hash queue).`,
       '',
     );
+  }
+  const st = results.stalls;
+  if (st) {
+    push(`## Stalls (one account's heaviest calls; depth ${st.maxFolderDepth}, names of ${st.maxNameLength} characters)`, '');
+    push(
+      `Probes with nothing else running: health check ${ms(st.idle.eventLoopMs)}, another account's GetFiles ${ms(st.idle.otherAccountMs)} (worst).`,
+      '',
+      '| call | on | calls | call (worst) | answer | event loop held (worst probe) | another account waited | probes |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const c of st.calls) {
+      push(`| ${c.call} | ${c.size} | ${c.calls} | ${ms(c.worstCallMs)} | ${mib(c.answerBytes)} | ${ms(c.eventLoopMs)} | ${ms(c.otherAccountMs)} | ${c.probes} |`);
+    }
+    push('');
   }
   const a = results.app;
   if (a) {

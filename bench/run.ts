@@ -6,7 +6,7 @@
  *   npm run bench -- --quick      shorter measurements, same data (a few minutes once the
  *                                 populated database is cached)
  *   options:
- *     --only=throughput,big,content,app,upload   some sections (results go to .tmp/bench-run/ only)
+ *     --only=throughput,big,content,stalls,app,upload   some sections (results go to .tmp/bench-run/ only)
  *     --profile                    run the service under --cpu-prof and summarize the profiles
  *                                  (results go to .tmp/bench-run/ only: profiling slows it)
  *     --content-mib=N              size of the content transfers (default 1024)
@@ -23,13 +23,14 @@ import { measureApp } from './app';
 import { measureAppUpload } from './app-upload';
 import { measureBig } from './big';
 import { measureContent } from './content';
+import { measureStalls } from './stalls';
 import { ensureDataset } from './populate';
 import { judge, machine, markdown, type Results } from './report';
 import { profileFiles, summarize, summaryMarkdown } from './profile';
 import { measureThroughput } from './throughput';
 import { BENCH_DIR, HAS_TASKSET, log, MiB, round, RUN_DIR } from './util';
 
-const SECTIONS = ['throughput', 'big', 'content', 'app', 'upload'] as const;
+const SECTIONS = ['throughput', 'big', 'content', 'stalls', 'app', 'upload'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -53,8 +54,8 @@ if (!Number.isSafeInteger(contentBytes) || contentBytes <= 0) throw new Error('-
 const writeResults = !values['no-write'] && !values.profile && only.length === SECTIONS.length;
 
 const settings = quick
-  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1 }
-  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3 };
+  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, stallRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1 }
+  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, stallRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3 };
 
 /** Pins this process (and so the clients it runs) to `cpus`, all threads. */
 function pinSelf(cpus: string): void {
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
   const common = { dataDir, runDir: RUN_DIR, manifest: dataset.manifest };
 
   const errors: Record<string, string> = {};
-  const partial: { -readonly [K in 'throughput' | 'big' | 'content' | 'app' | 'upload']?: Results[K] } = {};
+  const partial: { -readonly [K in 'throughput' | 'big' | 'content' | 'stalls' | 'app' | 'upload']?: Results[K] } = {};
   const attempt = async <T>(section: Section, work: () => Promise<T>): Promise<T | undefined> => {
     if (!only.includes(section)) return undefined;
     log(`— ${section}`);
@@ -106,6 +107,8 @@ async function main(): Promise<void> {
     measureBig({ ...common, listingCalls: settings.listingCalls, searchRounds: settings.searchRounds, deleteRestoreRounds: settings.deleteRestoreRounds, profileDir: profileDir('big') }),
   );
   partial.content = await attempt('content', () => measureContent({ ...common, bytes: contentBytes, floodDownloads: settings.floodDownloads, profileDir: profileDir('content') }));
+  // Before the app: it changes the bench account (the folder with 100,000 descendants goes for good).
+  partial.stalls = await attempt('stalls', () => measureStalls({ ...common, rounds: settings.stallRounds, profileDir: profileDir('stalls') }));
   // The browser gets both CPUs, as on a user's machine; the service stays on CPU 0.
   pinSelf('0-' + (os.cpus().length - 1));
   partial.app = await attempt('app', () => measureApp({ ...common, renders: settings.renders, jumpSteps: settings.jumpSteps, smoothFrames: settings.smoothFrames }));

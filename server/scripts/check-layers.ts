@@ -28,8 +28,8 @@ function layerOf(file: string): Layer | null {
   if (!rel.startsWith('server/src/')) return null;
   const rest = rel.slice('server/src/'.length);
   if (rest.startsWith('catalog/')) return 'catalog';
-  // Settings and logging: used by every layer, depending on none.
-  if (rest === 'config.ts' || rest === 'log.ts') return 'foundation';
+  // Settings, logging and time slices: used by every layer, depending on none.
+  if (rest === 'config.ts' || rest === 'log.ts' || rest === 'time-slices.ts') return 'foundation';
   if (rest.startsWith('storage/')) return 'storage';
   if (rest.startsWith('operations/')) return 'operations';
   if (rest.startsWith('protocol/')) return 'protocol';

@@ -15,6 +15,11 @@ export interface Limits {
   readonly maxXmlElements: number;
   readonly maxIdsPerList: number;
   readonly maxNameLength: number;
+  /**
+   * Deepest nesting of folders: a folder in the root is at depth 1. FolderAdd, Move and restores
+   * never nest a folder deeper (docs/protocol.md §7), so every walk up the tree stays this short.
+   */
+  readonly maxFolderDepth: number;
   readonly maxDescriptionLength: number;
   readonly maxKeywordLength: number;
   readonly maxEmailRecipients: number;
@@ -121,6 +126,7 @@ export const defaultLimits: Limits = {
   maxXmlElements: 10_000,
   maxIdsPerList: 1_000,
   maxNameLength: 255,
+  maxFolderDepth: 256,
   maxDescriptionLength: 500,
   maxKeywordLength: 100,
   maxEmailRecipients: 20,
@@ -290,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxXmlElements: intSetting(env, 'FSS_MAX_XML_ELEMENTS', defaultLimits.maxXmlElements, 16),
       maxIdsPerList: intSetting(env, 'FSS_MAX_IDS_PER_LIST', defaultLimits.maxIdsPerList, 1),
       maxNameLength: intSetting(env, 'FSS_MAX_NAME_LENGTH', defaultLimits.maxNameLength, 1, 4096),
+      maxFolderDepth: intSetting(env, 'FSS_MAX_FOLDER_DEPTH', defaultLimits.maxFolderDepth, 1, 4096),
       maxDescriptionLength: intSetting(env, 'FSS_MAX_DESCRIPTION_LENGTH', defaultLimits.maxDescriptionLength, 0),
       maxKeywordLength: intSetting(env, 'FSS_MAX_KEYWORD_LENGTH', defaultLimits.maxKeywordLength, 1),
       maxEmailRecipients: intSetting(env, 'FSS_MAX_EMAIL_RECIPIENTS', defaultLimits.maxEmailRecipients, 1),

@@ -527,6 +527,31 @@ describe('fss migrate', () => {
     expect(second.stderr).toContain('holds a migration of another installation');
   });
 
+  it('copies folders nested deeper than the limit as they are, and names the deepest', { timeout: 60_000 }, async () => {
+    // An installation made before the limit: a chain of 12 folders written straight into its file.
+    const dataDir = await makeSmallInstallation(path.join(root, 'deep'), installation.secret);
+    const sqlite = new SQLite(path.join(dataDir, 'fss.sqlite'));
+    let deepest = 0;
+    try {
+      const eve = (sqlite.prepare('select id from accounts where name = ?').get('eve') as { id: number }).id;
+      const insert = sqlite.prepare(
+        "insert into folders (account_id, parent_id, name, name_key, sort_key, created_at, updated_at) values (?, ?, ?, ?, ?, 0, 0) returning id",
+      );
+      for (let level = 1; level <= 12; level++) deepest = (insert.get(eve, deepest, `L${level}`, `l${level}`, `l${level}`) as { id: number }).id;
+    } finally {
+      sqlite.close();
+    }
+    const target = await newTarget(installation);
+
+    const moved = await fss(['migrate', '--from-data-dir', dataDir], { ...target.env, FSS_MAX_FOLDER_DEPTH: '10' });
+
+    expect(moved.code, moved.stdout + moved.stderr).toBe(0);
+    expect(moved.stdout).toContain(
+      `note: 2 folder(s) lie deeper than the limit of 10 levels (FSS_MAX_FOLDER_DEPTH), the deepest 12 levels deep (folder ${deepest} of account eve)`,
+    );
+    expect((await query<{ n: string }>(target, 'select count(*) as n from folders'))[0].n).toBe('12');
+  });
+
   it('reports a source that is written to while it runs', { timeout: 60_000 }, async () => {
     const target = await newTarget(installation);
     const lines: string[] = [];

@@ -5,13 +5,19 @@
  * is refused with 409 naming the item that has the name; renaming an item to another case of its
  * own name ("report" → "Report") is not a clash. Nothing here renames silently: only FileAdd makes
  * a taken name unique (file-records.ts).
+ *
+ * Folders nest at most limits.maxFolderDepth deep (a folder in the root is at depth 1): FolderAdd
+ * and Move refuse with 413 what would go deeper, so that every walk up the tree stays short
+ * (docs/protocol.md §7). Restores keep to it too (recycle-bin.ts).
  */
 import type { Kysely } from 'kysely';
 import {
   adjustFolderSizes,
   findTakenNames,
   folderChain,
+  folderDepth,
   insertFolder,
+  liveSubtreeHeights,
   lockAccountTree,
   moveFiles,
   moveFolders,
@@ -24,7 +30,7 @@ import type { Database } from '../storage/db/schema';
 import type { CallContext, Empty, ItemResult, ParamsOf } from './context';
 import { applyEncryptionToMove, encryptionOfNewFolder, withTip } from './encryption';
 import { kickEncryptionJobs } from './encryption-jobs';
-import { conflict, unauthorized } from './errors';
+import { conflict, tooLarge, unauthorized } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { itemIdOf, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders, requireParent } from './id-lists';
 import { extensionOf, nameKey, storedName, validName } from './names';
@@ -40,14 +46,23 @@ async function refuseTakenName(tx: Kysely<Database>, accountId: number, folderId
   if (taken) throw conflict(`a ${taken.kind} named "${taken.name}" already exists in this folder`);
 }
 
+/** The 413 of a folder that would lie deeper than `maxDepth` (docs/protocol.md §7). */
+export function tooDeep(maxDepth: number, what: string) {
+  return tooLarge(`${what}: folders nest at most ${maxDepth} levels deep`);
+}
+
 export async function folderAdd(ctx: CallContext, params: ParamsOf<'FolderAdd'>): Promise<ItemResult> {
   const accountId = accountOf(ctx);
   const { db, config, now } = ctx.services;
   const name = validName(params.name, config.limits.maxNameLength);
+  const { maxFolderDepth } = config.limits;
   return inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
     const parentId = await requireParent(tx, accountId, params.dirid);
     await refuseTakenName(tx, accountId, parentId, name);
+    if ((await folderDepth(tx, accountId, parentId, maxFolderDepth)) >= maxFolderDepth) {
+      throw tooDeep(maxFolderDepth, 'no folder can be added here');
+    }
     const folder = await insertFolder(tx, { accountId, parentId, name: storedName(name), at: now() });
     // Inside an encrypted folder it is encrypted too (423 when that folder is locked).
     const encryption = await encryptionOfNewFolder(tx, ctx.caller!, { id: folder.id, parentId });
@@ -123,10 +138,35 @@ function sizeChanges(moving: readonly Moving[], destination: number): Map<number
 }
 
 /**
+ * 413 when a moving folder's subtree would reach deeper than the limit in `destination` (at
+ * `destinationDepth`). Each subtree is walked down only as far as the room left, so the check
+ * costs what lies within that many levels, however deep the subtree goes.
+ */
+async function refuseTooDeep(
+  tx: Kysely<Database>,
+  accountId: number,
+  moving: readonly Moving[],
+  destinationDepth: number,
+  maxDepth: number,
+): Promise<void> {
+  const folders = moving.filter((item) => item.kind === 'folder');
+  if (folders.length === 0) return;
+  // Levels a moving folder may have beneath it: it lies at destinationDepth + 1 itself.
+  const room = maxDepth - destinationDepth - 1;
+  let offender: Moving | undefined;
+  if (room < 0) offender = folders[0];
+  else {
+    const heights = await liveSubtreeHeights(tx, accountId, folders.map((item) => item.record.id), room);
+    offender = folders.find((item) => (heights.get(item.record.id) ?? 0) > room);
+  }
+  if (offender) throw tooDeep(maxDepth, `"${offender.record.name}" cannot be moved there`);
+}
+
+/**
  * Moves folders and files into `todir`, all or nothing: any id that is not the caller's live item
- * is 404, a folder into itself or its own subtree and a name taken in the destination are 409, and
- * then nothing has changed. Items already in `todir` stay as they are. A move keeps each item's
- * time.
+ * is 404, a folder into itself or its own subtree and a name taken in the destination are 409, a
+ * folder whose subtree would reach deeper than the limit there is 413, and then nothing has
+ * changed. Items already in `todir` stay as they are. A move keeps each item's time.
  */
 export async function move(ctx: CallContext, params: ParamsOf<'Move'>): Promise<Empty> {
   const accountId = accountOf(ctx);
@@ -143,10 +183,13 @@ export async function move(ctx: CallContext, params: ParamsOf<'Move'>): Promise<
     const folders = await requireFolders(tx, accountId, lookup);
     const files = await requireFiles(tx, accountId, fileIds);
 
+    // The destination's chain: the cycle check, and how deep the moving folders would lie.
+    let destinationDepth = 0;
     if (destination !== 0 && folderIds.length > 0) {
       const moved = new Set(folderIds);
       const chain = await folderChain(tx, accountId, destination);
       if (chain.some((link) => moved.has(link.id))) throw conflict('cannot move a folder into itself or its own subfolder');
+      destinationDepth = chain.length;
     }
 
     const moving: Moving[] = [
@@ -156,6 +199,7 @@ export async function move(ctx: CallContext, params: ParamsOf<'Move'>): Promise<
     if (moving.length === 0) return;
 
     await refuseNameClashes(tx, accountId, destination, moving);
+    await refuseTooDeep(tx, accountId, moving, destinationDepth, config.limits.maxFolderDepth);
     const idsOf = (kind: Moving['kind']) => moving.filter((item) => item.kind === kind).map((item) => item.record.id);
     await moveFolders(tx, accountId, idsOf('folder'), destination);
     await moveFiles(tx, accountId, idsOf('file'), destination);

@@ -41,6 +41,7 @@ import {
   countTables,
   digestTables,
   finishRun,
+  foldersDeeperThan,
   readMarkers,
   schemaState,
   sealedExtractionCodes,
@@ -194,6 +195,7 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
 
     const sourceCounts = await countTables(source);
     const totals = await blobTotals(source);
+    await noteDeepFolders(source, target.limits.maxFolderDepth, print);
     if (mode === 'dry-run') {
       print('Would copy:');
       printCounts(sourceCounts, print);
@@ -277,6 +279,21 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
 }
 
 // ---- Checks -----------------------------------------------------------------------------------------
+
+/**
+ * Folders nested deeper than the target's limit (made before there was one, or under a higher
+ * FSS_MAX_FOLDER_DEPTH) are copied as they are: a move copies, it never reshapes anyone's tree.
+ * The operator is told, with the deepest one, since the service refuses to nest anything deeper
+ * there and to move such subtrees anywhere as deep (docs/protocol.md §7).
+ */
+async function noteDeepFolders(source: Kysely<Database>, maxDepth: number, print: (line: string) => void): Promise<void> {
+  const deep = await foldersDeeperThan(source, maxDepth);
+  if (!deep.deepest) return;
+  print(
+    `note: ${deep.count} folder(s) lie deeper than the limit of ${maxDepth} levels (FSS_MAX_FOLDER_DEPTH), the deepest ${deep.deepest.depth} levels deep ` +
+      `(folder ${deep.deepest.id} of account ${deep.deepest.account}): they are copied as they are; the service will not nest anything deeper than the limit`,
+  );
+}
 
 /**
  * What the installation is, whatever folder it is in now: when its database was created (the

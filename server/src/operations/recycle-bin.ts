@@ -13,8 +13,9 @@
  *   for good leaves them in the bin (with their own retention), and restoring them then takes them
  *   to the root ("if that folder is gone").
  * - Restore: each entry goes back to its parent folder, matched by id, if that folder is live (or
- *   comes back in the same call); else to the root. A name taken there gets " (restored)",
- *   " (restored 2)", … before the extension.
+ *   comes back in the same call); else to the root. A folder whose subtree would reach deeper than
+ *   the depth limit there (its old parent was moved deeper meanwhile) goes to the root too. A name
+ *   taken there gets " (restored)", " (restored 2)", … before the extension.
  *
  * Every batch is checked first, one query per table, and is all-or-nothing; each operation is one
  * transaction (inTreeTransaction), so a crash leaves the database before or after it.
@@ -26,9 +27,10 @@
  */
 import type { Kysely } from 'kysely';
 import { createLogger } from '../log';
-import { adjustFolderSizes, findLiveFiles, findLiveFolders, lockAccountTree } from '../storage/db/items-repository';
+import { adjustFolderSizes, findLiveFiles, findLiveFolders, folderDepths, lockAccountTree } from '../storage/db/items-repository';
 import { folderPaths } from '../storage/db/listings-repository';
 import {
+  binnedLevels,
   binSubtrees,
   countBinnedUnder,
   deleteBin,
@@ -52,6 +54,7 @@ import type { CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, Servi
 import { withTip } from './encryption';
 import { conflict, invalidArgument, notFound, unauthorized } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
+import { tooDeep } from './folders';
 import { parseIdList, parseIdLists, requireFiles, requireFolders, type IdLists } from './id-lists';
 import { nameKey, nameLength, storedName, withSuffix } from './names';
 
@@ -284,6 +287,7 @@ export async function restoreItems(services: Services, accountId: number, ids: I
         (parent.state === 'deleted' && restoredFolders.has(parent.id)) ||
         (parent.state === 'beneath' && restoredFolders.has(parent.binnedUnder!)));
     for (const entry of restoring) entry.destination = comesBack(parents.get(entry.item.parentId)) ? entry.item.parentId : 0;
+    await keepWithinDepthLimit(tx, accountId, restoring, parents, config.limits.maxFolderDepth);
 
     // Subtrees first: their names then count as taken in the folders they come back with.
     await unbinSubtrees(tx, accountId, ids.folderIds);
@@ -316,6 +320,54 @@ export async function restoreItems(services: Services, accountId: number, ids: I
     }
     return { folders: restoredFolderItems, files: restoredFileItems };
   });
+}
+
+/**
+ * Sends to the root every folder entry whose subtree would reach deeper than `maxDepth` where it
+ * was to go (its old parent was moved deeper while it was in the bin), and refuses with 413 one
+ * that does not fit even there (the limit was lowered since it was deleted). A folder lands at its
+ * destination's depth + 1, a destination being live (its depth now), an entry restored in this
+ * call, or a folder beneath one (that entry's depth + its level in it): entries are placed
+ * outermost first, so that an entry sent to the root takes the entries restored into it along.
+ */
+async function keepWithinDepthLimit(
+  tx: Kysely<Database>,
+  accountId: number,
+  restoring: readonly Restoring[],
+  parents: ReadonlyMap<number, ItemStatus>,
+  maxDepth: number,
+): Promise<void> {
+  const folderEntries = new Map(restoring.filter((entry) => entry.kind === 'folder').map((entry) => [entry.item.id, entry]));
+  if (folderEntries.size === 0) return;
+  const destinations = [...new Set([...folderEntries.values()].map((entry) => entry.destination))].filter((id) => id !== 0);
+  const stateOf = (folderId: number) => parents.get(folderId)!;
+  const liveDepths = await folderDepths(tx, accountId, destinations.filter((id) => stateOf(id).state === 'live'));
+  const beneath = destinations.filter((id) => stateOf(id).state === 'beneath');
+  // A subtree taller than maxDepth - 1 fits nowhere: walking further would tell nothing more.
+  const { heights, levels } = await binnedLevels(tx, accountId, [...folderEntries.keys()], maxDepth - 1, beneath);
+
+  const placed = new Map<number, number>();
+  const depthOfFolder = (folderId: number): number => {
+    if (folderId === 0) return 0;
+    const parent = stateOf(folderId);
+    if (parent.state === 'live') return liveDepths.get(folderId) ?? Number.POSITIVE_INFINITY;
+    if (parent.state === 'deleted') return place(folderEntries.get(folderId)!);
+    return place(folderEntries.get(parent.binnedUnder!)!) + (levels.get(folderId) ?? Number.POSITIVE_INFINITY);
+  };
+  const place = (entry: Restoring): number => {
+    const known = placed.get(entry.item.id);
+    if (known !== undefined) return known;
+    const height = heights.get(entry.item.id) ?? 0;
+    let depth = depthOfFolder(entry.destination) + 1;
+    if (depth + height > maxDepth) {
+      entry.destination = 0;
+      depth = 1;
+      if (depth + height > maxDepth) throw tooDeep(maxDepth, `folder ${entry.item.id} cannot be restored, not even to the root`);
+    }
+    placed.set(entry.item.id, depth);
+    return depth;
+  };
+  for (const entry of folderEntries.values()) place(entry);
 }
 
 /**

@@ -6,6 +6,8 @@
  * and for HTTP GET/POST documents a declaration, a newline and two-space indentation.
  */
 
+import { TimeSlices } from '../time-slices';
+
 /** Where the writer's chunks go. `write` may return a promise to apply back-pressure. */
 export interface XmlSink {
   write(chunk: string): void | Promise<void>;
@@ -86,6 +88,7 @@ const indentation = (depth: number) => INDENTATIONS[depth] ?? '\n' + '  '.repeat
 
 export class XmlWriter {
   private buffer = '';
+  private readonly slices = new TimeSlices();
   private readonly open: string[] = [];
   /** Whether the element on top of the stack still has its start tag open (`<a x="1"`). */
   private startTagOpen = false;
@@ -140,9 +143,19 @@ export class XmlWriter {
     }
   }
 
-  /** Hands what is buffered to the sink once enough has accumulated; await it to respect back-pressure. */
+  /**
+   * Hands what is buffered to the sink once enough has accumulated; await it to respect
+   * back-pressure, and to give the event loop back once this document has held it for a slice (a
+   * client that reads fast never fills the kernel's socket buffer, and 100,000 items would
+   * otherwise go out in one turn of the event loop).
+   */
   flushIfFull(): void | Promise<void> {
-    if (this.buffer.length >= FLUSH_AT) return this.flush();
+    if (this.buffer.length < FLUSH_AT) return;
+    const written = this.flush();
+    // A socket's 'drain' may come in the same turn of the event loop (the kernel took the bytes at
+    // once, as on loopback to a fast reader): waiting for it is no pause.
+    if (written) return written.then(() => this.slices.pauseIfDue());
+    return this.slices.pauseIfDue();
   }
 
   flush(): void | Promise<void> {

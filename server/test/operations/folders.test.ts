@@ -41,6 +41,21 @@ async function aliceAndBob(): Promise<{ services: TestServices; alice: number; b
   return { services, alice: await testAccount(services, 'alice'), bob: await testAccount(services, 'bob') };
 }
 
+/** `count` empty folders in the root, written as rows (FolderAdd would take a while for 1,000). */
+async function insertFolders(services: Services, accountId: number, count: number): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `folder ${i}`;
+    const row = await services.db
+      .insertInto('folders')
+      .values({ account_id: accountId, parent_id: 0, name, name_key: name, sort_key: naturalSortKey(name), created_at: 0, updated_at: 0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ids.push(row.id);
+  }
+  return ids;
+}
+
 async function parentOfFolder(services: Services, id: number): Promise<number> {
   return (await services.db.selectFrom('folders').select('parent_id').where('id', '=', id).executeTakeFirstOrThrow()).parent_id;
 }
@@ -333,6 +348,18 @@ describe('Move', () => {
     expect(counting.count() - one).toBe(one);
     expect(await folderSizes(services.db, [target.id])).toEqual([(60 * 61) / 2]);
     await expectSizesConsistent(services, alice);
+  });
+
+  test('moves a full id list: 1,000 files out of 1,000 folders, every size right', async () => {
+    // Found by the stalls bench: the size walk once seeded a recursive query with a VALUES list of
+    // a row per folder, and SQLite refuses more than 500 of those (a fault, not a refusal).
+    const { services, alice } = await aliceAndBob();
+    const target = await callFolderAdd(services, alice, 0, 'target');
+    const folderIds = await insertFolders(services, alice, defaultLimits.maxIdsPerList);
+    const files: FileItem[] = [];
+    for (const [i, folderId] of folderIds.entries()) files.push(await addFile(services, alice, folderId, `x${i}.bin`, 1));
+    await callMove(services, alice, '', files.map((f) => f.id).join(','), target.id);
+    expect(await folderSizes(services.db, [target.id, folderIds[0], folderIds.at(-1)!])).toEqual([defaultLimits.maxIdsPerList, 0, 0]);
   });
 
   test('a folder into itself or its own subfolder is 409, and nothing changes', async () => {

@@ -28,6 +28,20 @@ async function render(result: Listing, indent: boolean): Promise<string> {
   return sink.toString();
 }
 
+describe('a long listing written to a client that never makes it wait', () => {
+  it('gives the event loop back as it goes: a timer set before writing runs before the writing ends', async () => {
+    // 100,000 items into a sink that never asks to wait: without pauses, all in one turn.
+    const files = Array.from({ length: 100_000 }, (_, i) => file(i + 1, `file ${i}.txt`));
+    let writing = true;
+    let timerRanWhileWriting: boolean | undefined;
+    setTimeout(() => (timerRanWhileWriting = writing), 0);
+    const text = await render({ kind: 'listing', count: files.length, folders: [], files }, false);
+    writing = false;
+    expect(timerRanWhileWriting).toBe(true);
+    expect(text.match(/<file /g)).toHaveLength(100_000);
+  });
+});
+
 describe('a listing', () => {
   const listing: Listing = {
     kind: 'listing',

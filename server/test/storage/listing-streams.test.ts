@@ -9,6 +9,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { FileItem } from '../../src/operations/context';
 import { CURSOR_IDLE_MS, streamChildFiles, type ListingOrder, type SortKey } from '../../src/storage/db/listings-repository';
 import { openTestServices } from '../helpers/database';
+import { testEngine } from '../helpers/postgres';
 import { testAccount, type TestAccount } from '../helpers/listing-fixtures';
 
 /** More than one chunk of the cursor (STREAM_CHUNK_ROWS, 1,000), so that a listing has several batches. */
@@ -122,6 +123,32 @@ describe('a streamed listing read by batches', () => {
     // The renamed file now sorts after the resume point: it is met again, under its new name.
     expect(rest.at(-1)).toBe('zz.txt');
     expect(rest.filter((name) => handedOut.includes(name))).toEqual([]);
+  });
+
+  it('a reader that keeps reading lets a query that waits in between two batches, and goes on where it was', async () => {
+    const alice = await setup();
+    await fillRoot(alice);
+    const order: ListingOrder = { key: 'name', descending: false };
+    const expected = await readAll(alice, order);
+    const batches = streamChildFiles(alice.db, alice.id, 0, order).batches()[Symbol.asyncIterator]();
+    const read: FileItem[] = [];
+    const first = await batches.next();
+    if (!first.done) read.push(...first.value);
+    // Asked while the cursor is open: on SQLite it waits for the one connection, which the listing
+    // gives up as it reads on (no pause of the reader needed); on PostgreSQL it has a connection of its own.
+    let answeredAfter: number | undefined;
+    const waiting = alice.db
+      .selectFrom('files')
+      .select('id')
+      .where('account_id', '=', alice.id)
+      .limit(1)
+      .execute()
+      .then(() => (answeredAfter = read.length));
+    for (let next = await batches.next(); !next.done; next = await batches.next()) read.push(...next.value);
+    await waiting;
+    // On PostgreSQL the two race on their own connections: no order to hold them to.
+    if (testEngine() === 'sqlite') expect(answeredAfter).toBeLessThan(FILES);
+    expect(names(read)).toEqual(expected);
   });
 
   it('item by item, a batched listing reads the same items (what the listing cache collects)', async () => {

@@ -12,6 +12,7 @@
  */
 import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { encryptedFoldersAbove } from './hot-queries';
+import { alongWaysUp, foldersAbove } from './items-repository';
 import type { Database, EncryptionJobKind, EncryptionJobsTable } from './schema';
 
 const MAX_WALK_DEPTH = 100_000;
@@ -256,27 +257,16 @@ export async function lockChain(db: Kysely<Database>, accountId: number, item: I
 /**
  * lockChain for many folders at once (a Move's source folders), in one query: for each folder of
  * the account among `folderIds`, the encrypted folders at and above it, root-most first. Folders
- * with nothing encrypted on their way are absent from the map.
+ * with nothing encrypted on their way are absent from the map. The folders on the ways are read
+ * once (foldersAbove), and a folder's chain is its parent's, with itself when it has a key.
  */
 export async function folderLockChains(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<Map<number, LockLink[]>> {
-  const chains = new Map<number, LockLink[]>();
-  if (folderIds.length === 0) return chains;
-  const seeds = sql.join(folderIds.map((id) => sql`${id}`));
-  const { rows } = await sql<{ seed: number; id: number; key_id: number; depth: number }>`
-    with recursive chain(seed, id, parent_id, key_id, depth) as (
-      select id, id, parent_id, key_id, 0 from folders where account_id = ${accountId} and id in (${seeds})
-      union all
-      select c.seed, f.id, f.parent_id, f.key_id, c.depth + 1
-      from folders f join chain c on f.id = c.parent_id
-      where f.account_id = ${accountId} and c.depth < ${MAX_WALK_DEPTH}
-    )
-    select seed, id, key_id, depth from chain where key_id is not null order by seed, depth desc`.execute(db);
-  for (const row of rows) {
-    const seed = Number(row.seed);
-    const chain = chains.get(seed) ?? [];
-    chain.push({ type: 'folder', id: Number(row.id), keyId: Number(row.key_id) });
-    chains.set(seed, chain);
-  }
+  const ways = await foldersAbove(db, accountId, folderIds);
+  const none: LockLink[] = [];
+  const chains = alongWaysUp<LockLink[]>(ways, [...new Set(folderIds)].filter((id) => id !== 0), none, (id, way, above) =>
+    way.keyId === null ? above : [...above, { type: 'folder', id, keyId: way.keyId }],
+  );
+  for (const [id, chain] of chains) if (chain.length === 0) chains.delete(id);
   return chains;
 }
 

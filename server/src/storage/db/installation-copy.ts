@@ -420,6 +420,35 @@ export async function blobTotals(db: Kysely<Database>): Promise<{ readonly conte
   return { content: Number(content.n), contentBytes: Number(content.bytes), images: Number(images.n) };
 }
 
+/** Folders nested deeper than a limit: how many, and the deepest of them. */
+export interface DeepFolders {
+  readonly count: number;
+  readonly deepest: { readonly id: number; readonly account: string; readonly depth: number } | null;
+}
+
+/**
+ * The folders (in any state) that lie deeper than `maxDepth`, a folder in the root being at depth 1.
+ * One walk down from the roots, each folder reached once through the parent index: it ends however
+ * the rows are (a corrupt cycle is never reached from a root).
+ */
+export async function foldersDeeperThan(db: Kysely<Database>, maxDepth: number): Promise<DeepFolders> {
+  const { rows } = await sql<{ id: number; account: string; depth: number; count: number }>`
+    with recursive placed(id, account_id, depth) as (
+      select id, account_id, 1 from folders where parent_id = 0
+      union all
+      select f.id, f.account_id, p.depth + 1
+      from placed p cross join folders f
+      where f.account_id = p.account_id and f.parent_id = p.id
+    ),
+    deep as (select id, account_id, depth from placed where depth > ${maxDepth})
+    select d.id, a.name as account, d.depth, (select count(*) from deep) as count
+    from deep d join accounts a on a.id = d.account_id
+    order by d.depth desc, d.id
+    limit 1`.execute(db);
+  const row = rows[0];
+  return row ? { count: Number(row.count), deepest: { id: Number(row.id), account: row.account, depth: Number(row.depth) } } : { count: 0, deepest: null };
+}
+
 /** Up to `limit` extraction codes sealed under the server secret (shares, queued e-mails). */
 export async function sealedExtractionCodes(db: Kysely<Database>, limit: number): Promise<string[]> {
   const shares = await db.selectFrom('shares').select('downpwd_sealed as sealed').where('downpwd_sealed', 'is not', null).limit(limit).execute();

@@ -15,12 +15,16 @@
  * live either (nothing can be added to, moved into or restored into a folder in the bin).
  *
  * Every statement works on sets (id lists, subtrees by recursive CTEs over parent ids), never
- * one per item; the CTEs and UPDATE … FROM read the same on SQLite (3.33+) and PostgreSQL.
+ * one per item; the CTEs and UPDATE … FROM read the same on SQLite (3.33+) and PostgreSQL. What
+ * grows with a subtree (binning, unbinning, deleting for good) is read and changed in batches of
+ * 1,000 rows, with pauses for the event loop (batches.ts).
  * Parameters of VALUES lists are cast, because PostgreSQL types them as text otherwise. Join
  * orders that matter are fixed with CROSS JOIN (SQLite's rule: the left table is the outer loop),
  * as in listings-repository.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { inBatches, ROWS_PER_STATEMENT, selectInChunks, TimeSlices } from './batches';
+import { alongWaysUp, foldersAbove } from './items-repository';
 import type { Database } from './schema';
 
 /** Bounds every walk of the tree, as in items-repository: a corrupt cycle cannot loop forever. */
@@ -103,7 +107,7 @@ export async function findItemStates(
 /**
  * For each folder of `starts`, the nearest folder of `among` on its chain (the folder itself
  * included), when there is one: which of a batch's items lie beneath another of its folders.
- * One walk up from all starts together, stopping at the first hit.
+ * One walk up from all starts together (foldersAbove), each folder on the ways looked at once.
  */
 export async function nearestAmong(
   db: Kysely<Database>,
@@ -113,17 +117,9 @@ export async function nearestAmong(
 ): Promise<Map<number, number>> {
   const seeds = [...new Set(starts)].filter((id) => id !== 0);
   if (seeds.length === 0 || among.length === 0) return new Map();
-  const { rows } = await sql<{ start: number; id: number }>`
-    with recursive up(start, id, depth) as (
-      select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(seeds)}
-      union all
-      select up.start, f.parent_id, up.depth + 1
-      from up cross join folders f
-      where f.id = up.id
-        and f.account_id = ${accountId} and f.parent_id <> 0 and up.id not in ${idList(among)} and up.depth < ${MAX_WALK_DEPTH}
-    )
-    select start, id from up where id in ${idList(among)}`.execute(db);
-  return new Map(rows.map((row) => [Number(row.start), Number(row.id)]));
+  const wanted = new Set(among);
+  const nearest = alongWaysUp<number | null>(await foldersAbove(db, accountId, seeds), seeds, null, (id, _way, above) => (wanted.has(id) ? id : above));
+  return new Map([...nearest].filter((entry): entry is [number, number] => entry[1] !== null));
 }
 
 /** One item to put in the bin, with its original parent path (`/A/B`, `/` for the root). */
@@ -132,7 +128,14 @@ export interface BinEntry {
   readonly from: string;
 }
 
-/** Makes the items entries of the bin: deleted_at = at, deleted_from = each one's path. One statement. */
+/** Characters of paths one statement of markDeleted writes: 1,000 paths 256 folders deep are 64 MiB. */
+const PATH_CHARACTERS_PER_STATEMENT = 1 << 20;
+
+/**
+ * Makes the items entries of the bin: deleted_at = at, deleted_from = each one's path. One
+ * statement per 1,000 entries or per MiB of paths, whichever comes first, with pauses when a slice
+ * is used up (batches.ts).
+ */
 export async function markDeleted(
   db: Kysely<Database>,
   accountId: number,
@@ -140,55 +143,120 @@ export async function markDeleted(
   entries: readonly BinEntry[],
   at: Date,
 ): Promise<void> {
-  if (entries.length === 0) return;
-  const values = sql.join(entries.map((entry) => sql`(cast(${entry.id} as bigint), cast(${entry.from} as text))`));
-  await sql`
-    with marked(id, deleted_from) as (values ${values})
-    update ${sql.table(table)}
-    set deleted_at = ${at.getTime()}, deleted_from = marked.deleted_from
-    from marked
-    where ${sql.ref(`${table}.id`)} = marked.id and ${ownedBy(accountId, `${table}.account_id`)}`.execute(db);
+  const slices = new TimeSlices();
+  for (let start = 0; start < entries.length; ) {
+    let end = start + 1;
+    let characters = entries[start].from.length;
+    while (end < entries.length && end - start < ROWS_PER_STATEMENT && characters + entries[end].from.length <= PATH_CHARACTERS_PER_STATEMENT) {
+      characters += entries[end].from.length;
+      end++;
+    }
+    const values = sql.join(entries.slice(start, end).map((entry) => sql`(cast(${entry.id} as bigint), cast(${entry.from} as text))`));
+    await sql`
+      with marked(id, deleted_from) as (values ${values})
+      update ${sql.table(table)}
+      set deleted_at = ${at.getTime()}, deleted_from = marked.deleted_from
+      from marked
+      where ${sql.ref(`${table}.id`)} = marked.id and ${ownedBy(accountId, `${table}.account_id`)}`.execute(db);
+    start = end;
+    await slices.pauseIfDue();
+  }
 }
 
 /**
  * Sets binned_under = F on every live item beneath each folder F of `folderIds` (already marked
- * deleted). Folders: one statement per folder F, a walk down its live subtree (CROSS JOIN keeps
- * SQLite's walk going from each folder to its children by the parent index), so the cost follows
- * the size of the subtrees, never of the account. The walk goes through live folders only, so
- * items deleted directly earlier (and given folders nested in one another) keep their own entries
- * and subtrees. Files: one statement for all, following the folders' new marks through the
- * binned_under index: a file in F itself gets F, a file in a folder binned under F gets F.
+ * deleted). For each F: a walk down its live subtree (CROSS JOIN keeps SQLite's walk going from
+ * each folder to its children by the parent index), so the cost follows the size of the subtrees,
+ * never of the account; then the files in F and in those folders. The walk goes through live
+ * folders only, so items deleted directly earlier (and given folders nested in one another) keep
+ * their own entries and subtrees. Read and changed in batches (batches.ts): a subtree of 100,000
+ * rows never holds the event loop for long.
  */
 export async function binSubtrees(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<void> {
-  if (folderIds.length === 0) return;
+  const slices = new TimeSlices();
   for (const root of folderIds) {
-    await sql`
-      with recursive subtree(id, depth) as (
-        select cast(${root} as bigint), 0
-        union all
-        select f.id, s.depth + 1
-        from subtree s cross join folders f
-        where f.account_id = ${accountId} and f.parent_id = s.id
-          and f.deleted_at is null and f.binned_under is null and s.depth < ${MAX_WALK_DEPTH}
-      )
-      update folders set binned_under = ${root}
-      where id in (select id from subtree where depth > 0)`.execute(db);
+    const beneath = await selectInChunks(
+      db,
+      sql<{ id: number }>`
+        with recursive subtree(id, depth) as (
+          select cast(${root} as bigint), 0
+          union all
+          select f.id, s.depth + 1
+          from subtree s cross join folders f
+          where f.account_id = ${accountId} and f.parent_id = s.id
+            and f.deleted_at is null and f.binned_under is null and s.depth < ${MAX_WALK_DEPTH}
+        )
+        select id from subtree where depth > 0`,
+      slices,
+    );
+    const folders = beneath.map((row) => Number(row.id));
+    await inBatches(folders, slices, (batch) => sql`update folders set binned_under = ${root} where id in ${idList(batch)}`.execute(db));
+    // Files in F itself get F; so do files in the folders binned under F.
+    const files: number[] = [];
+    await inBatches([root, ...folders], slices, async (holders) => {
+      const rows = await selectInChunks(
+        db,
+        sql<{ id: number }>`
+          select id from files
+          where account_id = ${accountId} and folder_id in ${idList(holders)} and deleted_at is null and binned_under is null`,
+        slices,
+      );
+      for (const row of rows) files.push(Number(row.id));
+    });
+    await inBatches(files, slices, (batch) => sql`update files set binned_under = ${root} where id in ${idList(batch)}`.execute(db));
   }
-  await sql`
-    update files set binned_under = coalesce((select holder.binned_under from folders holder where holder.id = files.folder_id), folder_id)
-    where account_id = ${accountId} and deleted_at is null and binned_under is null
-      and folder_id in (
-        select id from folders where ${ownedBy(accountId)} and id in ${idList(folderIds)}
-        union all
-        select id from folders where ${ownedBy(accountId)} and binned_under in ${idList(folderIds)}
-      )`.execute(db);
 }
 
-/** Makes the subtrees of the folders `folderIds` (being restored) live again: one statement per table. */
+/** What comes back with folders of the bin, as levels (binnedLevels). */
+export interface BinnedLevels {
+  /** For each folder: how many levels of folders binned under it lie beneath it (0: none). */
+  readonly heights: Map<number, number>;
+  /** For each folder of `wanted` found beneath one of them: its level there (1: a child). */
+  readonly levels: Map<number, number>;
+}
+
+/**
+ * For each folder entry of the bin among `roots`, the levels of the folders that come back with it
+ * (binned under it), walking down at most `atMost` + 1 levels: a subtree taller than `atMost`
+ * answers `atMost` + 1, and a folder of `wanted` below that level is not found. One query.
+ */
+export async function binnedLevels(
+  db: Kysely<Database>,
+  accountId: number,
+  roots: readonly number[],
+  atMost: number,
+  wanted: readonly number[],
+): Promise<BinnedLevels> {
+  if (roots.length === 0) return { heights: new Map(), levels: new Map() };
+  // CROSS JOIN: each level's folders drive, their children are read through the parent index.
+  const { rows } = await sql<{ root: number; id: number | null; level: number }>`
+    with recursive down(root, id, level) as (
+      select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(roots)}
+      union all
+      select d.root, f.id, d.level + 1
+      from down d cross join folders f
+      where f.account_id = ${accountId} and f.parent_id = d.id and f.binned_under = d.root and d.level <= ${atMost}
+    )
+    select root, cast(null as bigint) as id, max(level) as level from down group by root
+    union all
+    select root, id, level from down where id in ${idList(wanted)}`.execute(db);
+  const heights = new Map<number, number>();
+  const levels = new Map<number, number>();
+  for (const row of rows) {
+    if (row.id === null) heights.set(Number(row.root), Number(row.level));
+    else levels.set(Number(row.id), Number(row.level));
+  }
+  return { heights, levels };
+}
+
+/** Makes the subtrees of the folders `folderIds` (being restored) live again, in batches (batches.ts). */
 export async function unbinSubtrees(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<void> {
   if (folderIds.length === 0) return;
+  const slices = new TimeSlices();
   for (const table of ['folders', 'files'] as const) {
-    await sql`update ${sql.table(table)} set binned_under = null where ${ownedBy(accountId)} and binned_under in ${idList(folderIds)}`.execute(db);
+    const rows = await selectInChunks(db, sql<{ id: number }>`select id from ${sql.table(table)} where ${ownedBy(accountId)} and binned_under in ${idList(folderIds)}`, slices);
+    const ids = rows.map((row) => Number(row.id));
+    await inBatches(ids, slices, (batch) => sql`update ${sql.table(table)} set binned_under = null where id in ${idList(batch)}`.execute(db));
   }
 }
 
@@ -201,23 +269,25 @@ export interface RestoredEntry {
   readonly sortKey: string;
 }
 
-/** Takes the items out of the bin into their parents, under their (possibly suffixed) names. One statement. */
+/** Takes the items out of the bin into their parents, under their (possibly suffixed) names. */
 export async function markRestored(db: Kysely<Database>, accountId: number, table: ItemTable, entries: readonly RestoredEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  const values = sql.join(
-    entries.map(
-      (e) =>
-        sql`(cast(${e.id} as bigint), cast(${e.parentId} as bigint), cast(${e.name} as text), cast(${e.key} as text), cast(${e.sortKey} as text))`,
-    ),
-  );
   const parent = sql.ref(parentColumn[table]);
-  await sql`
-    with restored(id, parent_id, name, name_key, sort_key) as (values ${values})
-    update ${sql.table(table)}
-    set ${parent} = restored.parent_id, name = restored.name, name_key = restored.name_key, sort_key = restored.sort_key,
-        deleted_at = null, deleted_from = null
-    from restored
-    where ${sql.ref(`${table}.id`)} = restored.id and ${ownedBy(accountId, `${table}.account_id`)}`.execute(db);
+  // In batches: each row given back drops its path from the bin (up to 64 KiB at the deepest).
+  await inBatches(entries, new TimeSlices(), async (batch) => {
+    const values = sql.join(
+      batch.map(
+        (e) =>
+          sql`(cast(${e.id} as bigint), cast(${e.parentId} as bigint), cast(${e.name} as text), cast(${e.key} as text), cast(${e.sortKey} as text))`,
+      ),
+    );
+    await sql`
+      with restored(id, parent_id, name, name_key, sort_key) as (values ${values})
+      update ${sql.table(table)}
+      set ${parent} = restored.parent_id, name = restored.name, name_key = restored.name_key, sort_key = restored.sort_key,
+          deleted_at = null, deleted_from = null
+      from restored
+      where ${sql.ref(`${table}.id`)} = restored.id and ${ownedBy(accountId, `${table}.account_id`)}`.execute(db);
+  });
 }
 
 /** A live name key in a folder. */
@@ -271,50 +341,54 @@ export async function findLiveKeysContaining(
   return rows.map((row) => ({ folderId: Number(row.folder_id), key: row.name_key }));
 }
 
-/**
- * What a permanent deletion removes, as SQL: a prefix (a CTE, or nothing) shared by every
- * statement, and subqueries of the folder ids and the file ids.
- */
+/** What a permanent deletion removes: folders by id, files by id with their sizes. */
 interface Doomed {
-  readonly prefix: RawBuilder<unknown>;
-  readonly folders: RawBuilder<unknown>;
-  readonly files: RawBuilder<unknown>;
+  readonly folderIds: readonly number[];
+  readonly files: ReadonlyMap<number, number>;
+}
+
+/** Rows of `id, size` (files) into the map of a Doomed. */
+function addFiles(files: Map<number, number>, rows: ReadonlyArray<{ id: number; size: number }>): void {
+  for (const row of rows) files.set(Number(row.id), Number(row.size));
 }
 
 /**
- * Deletes the rows `doomed` selects, with their shares (their cover images queued for removal)
- * and links (and, by cascade, the e-mails of those shares), and returns the bytes that leave the
- * account's used bytes: the files' sizes and their shares' cover images.
- * Content rows are left to content removal (operations/content-removal.ts): once no file
- * references them they go, blobs after the commit.
+ * Deletes the rows of `doomed`, with their shares (their cover images queued for removal) and
+ * links (and, by cascade, the e-mails of those shares), and returns the bytes that leave the
+ * account's used bytes: the files' sizes and their shares' cover images. Content rows are left to
+ * content removal (operations/content-removal.ts): once no file references them they go, blobs
+ * after the commit. In batches (batches.ts): 100,000 rows never hold the event loop for long.
  */
-async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed, now: Date): Promise<{ bytes: number; items: number }> {
-  const { prefix, folders, files } = doomed;
+async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed, now: Date, slices: TimeSlices): Promise<{ bytes: number; items: number }> {
+  const fileIds = [...doomed.files.keys()];
+  const items = fileIds.length + doomed.folderIds.length;
+  if (items === 0) return { bytes: 0, items: 0 };
   const owned = ownedBy(accountId);
-  const ofDoomedItems = sql`((item_type = 'file' and item_id in (${files})) or (item_type = 'folder' and item_id in (${folders})))`;
-  const totals = await sql<{ bytes: number | null; covers: number | null; files: number; folders: number }>`
-    ${prefix}
-    select
-      (select sum(size) from files where ${owned} and id in (${files})) as bytes,
-      (select sum(image_bytes) from shares where ${owned} and ${ofDoomedItems}) as covers,
-      (select count(*) from files where ${owned} and id in (${files})) as files,
-      (select count(*) from folders where ${owned} and id in (${folders})) as folders`.execute(db);
-  const { bytes, covers, files: fileCount, folders: folderCount } = totals.rows[0];
-  if (Number(fileCount) + Number(folderCount) === 0) return { bytes: 0, items: 0 };
-
-  await sql`${prefix} delete from links where ${owned} and file_id in (${files})`.execute(db);
-  // A share's cover image is a blob with no content row: queue it in the same transaction, so
-  // that it goes with the share and nothing is left for fsck to find.
-  await sql`
-    ${prefix}
-    insert into content_removals (storage_key, created_at, due_at)
-    select image_key, ${now.getTime()}, ${now.getTime()} from shares
-    where ${owned} and image_key is not null and ${ofDoomedItems}
-    on conflict (storage_key) do nothing`.execute(db);
-  await sql`${prefix} delete from shares where ${owned} and ${ofDoomedItems}`.execute(db);
-  await sql`${prefix} delete from files where ${owned} and id in (${files})`.execute(db);
-  await sql`${prefix} delete from folders where ${owned} and id in (${folders})`.execute(db);
-  return { bytes: Number(bytes ?? 0) + Number(covers ?? 0), items: Number(fileCount) + Number(folderCount) };
+  await inBatches(fileIds, slices, (batch) => sql`delete from links where ${owned} and file_id in ${idList(batch)}`.execute(db));
+  let covers = 0;
+  for (const [itemType, ids] of [
+    ['file', fileIds],
+    ['folder', doomed.folderIds],
+  ] as const) {
+    await inBatches(ids, slices, async (batch) => {
+      const cover = await sql<{ bytes: number | null }>`
+        select sum(image_bytes) as bytes from shares where ${owned} and item_type = ${itemType} and item_id in ${idList(batch)}`.execute(db);
+      covers += Number(cover.rows[0]?.bytes ?? 0);
+      // A share's cover image is a blob with no content row: queue it in the same transaction, so
+      // that it goes with the share and nothing is left for fsck to find.
+      await sql`
+        insert into content_removals (storage_key, created_at, due_at)
+        select image_key, ${now.getTime()}, ${now.getTime()} from shares
+        where ${owned} and image_key is not null and item_type = ${itemType} and item_id in ${idList(batch)}
+        on conflict (storage_key) do nothing`.execute(db);
+      await sql`delete from shares where ${owned} and item_type = ${itemType} and item_id in ${idList(batch)}`.execute(db);
+    });
+  }
+  await inBatches(fileIds, slices, (batch) => sql`delete from files where ${owned} and id in ${idList(batch)}`.execute(db));
+  await inBatches(doomed.folderIds, slices, (batch) => sql`delete from folders where ${owned} and id in ${idList(batch)}`.execute(db));
+  let bytes = covers;
+  for (const size of doomed.files.values()) bytes += size;
+  return { bytes, items };
 }
 
 /**
@@ -332,22 +406,39 @@ export async function deleteSubtrees(
   now: Date,
 ): Promise<{ bytes: number; items: number }> {
   if (folderIds.length === 0 && fileIds.length === 0) return { bytes: 0, items: 0 };
-  const prefix = sql`
-    with recursive doomed(id, depth) as (
-      select id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(folderIds)}
-      union all
-      select f.id, d.depth + 1
-      from doomed d cross join folders f
-      where f.account_id = ${accountId} and f.parent_id = d.id and f.deleted_at is null and d.depth < ${MAX_WALK_DEPTH}
-    )`;
-  return deleteDoomed(db, accountId, {
-    prefix,
-    folders: sql`select id from doomed`,
-    files: sql`
-      select id from files where ${ownedBy(accountId)} and id in ${idList(fileIds)}
-      union all
-      select id from files where account_id = ${accountId} and folder_id in (select id from doomed) and deleted_at is null`,
-  }, now);
+  const slices = new TimeSlices();
+  const folders =
+    folderIds.length === 0
+      ? []
+      : await selectInChunks(
+          db,
+          sql<{ id: number }>`
+            with recursive doomed(id, depth) as (
+              select id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(folderIds)}
+              union all
+              select f.id, d.depth + 1
+              from doomed d cross join folders f
+              where f.account_id = ${accountId} and f.parent_id = d.id and f.deleted_at is null and d.depth < ${MAX_WALK_DEPTH}
+            )
+            select id from doomed`,
+          slices,
+        );
+  const doomedFolders = folders.map((row) => Number(row.id));
+  const files = new Map<number, number>();
+  if (fileIds.length > 0) {
+    addFiles(files, await selectInChunks(db, sql<{ id: number; size: number }>`select id, size from files where ${ownedBy(accountId)} and id in ${idList(fileIds)}`, slices));
+  }
+  await inBatches(doomedFolders, slices, async (batch) =>
+    addFiles(
+      files,
+      await selectInChunks(
+        db,
+        sql<{ id: number; size: number }>`select id, size from files where account_id = ${accountId} and folder_id in ${idList(batch)} and deleted_at is null`,
+        slices,
+      ),
+    ),
+  );
+  return deleteDoomed(db, accountId, { folderIds: doomedFolders, files }, now, slices);
 }
 
 /**
@@ -356,12 +447,29 @@ export async function deleteSubtrees(
  * above, that is every item of the account that is not live. No walk needed.
  */
 export async function deleteBin(db: Kysely<Database>, accountId: number, now: Date): Promise<{ bytes: number; items: number }> {
+  const slices = new TimeSlices();
   const folderEntries = sql`select id from folders where account_id = ${accountId} and deleted_at is not null`;
-  const inBin = (table: ItemTable) => sql`
-    select id from ${sql.table(table)} where account_id = ${accountId} and deleted_at is not null
-    union all
-    select id from ${sql.table(table)} where binned_under in (${folderEntries})`;
-  return deleteDoomed(db, accountId, { prefix: sql``, folders: inBin('folders'), files: inBin('files') }, now);
+  const folders = await selectInChunks(
+    db,
+    sql<{ id: number }>`
+      select id from folders where account_id = ${accountId} and deleted_at is not null
+      union all
+      select id from folders where binned_under in (${folderEntries})`,
+    slices,
+  );
+  const files = new Map<number, number>();
+  addFiles(
+    files,
+    await selectInChunks(
+      db,
+      sql<{ id: number; size: number }>`
+        select id, size from files where account_id = ${accountId} and deleted_at is not null
+        union all
+        select id, size from files where binned_under in (${folderEntries})`,
+      slices,
+    ),
+  );
+  return deleteDoomed(db, accountId, { folderIds: folders.map((row) => Number(row.id)), files }, now, slices);
 }
 
 /** Gives back `bytes` of the account's quota (files deleted for good, cover images removed). */

@@ -14,7 +14,7 @@
  * - Every id list goes into one statement, never one per item.
  * - The owner's listing of shared items (GetShareFiles) is in listings-repository.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { FileRecord, FolderRecord } from './items-repository';
 import type { Database, ShareItemType } from './schema';
 
@@ -229,7 +229,8 @@ export async function setSharedFlags(
   await db
     .updateTable(table)
     .set({ shared: shared ? 1 : 0 })
-    .where('account_id', '=', accountId)
+    // Unary plus: the ids drive, not the account's index (see items-repository ownedBy).
+    .where(sql<SqlBool>`+account_id = ${accountId}`)
     .where('id', 'in', ids)
     .execute();
 }

@@ -17,6 +17,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { CommitStamps } from './commit-stamps';
+import { WalCheckpoints } from './wal-checkpoints';
 import {
   CompiledQuery,
   IdentifierNode,
@@ -88,6 +89,15 @@ export function commitStampsOf(db: object): CommitStamps | null {
 }
 
 /**
+ * Whether another user waits for the one connection of the SQLite database `db` reads (an instance
+ * that reads at once: serveImmediateReads); false elsewhere (PostgreSQL has a pool). A long reader
+ * (a listing's cursor) lets go of the connection between chunks when it is wanted.
+ */
+export function connectionWanted(db: object): boolean {
+  return immediateReaders.get(db)?.connectionWanted ?? false;
+}
+
+/**
  * Prepared statements by SQL text, least recently used first (a Map keeps insertion order; a hit
  * moves its entry to the end). Evicted statements are simply dropped: better-sqlite3 finalizes them
  * when they are collected.
@@ -127,14 +137,22 @@ class CachingSqliteDriver implements Driver {
   readonly #connection: CachingSqliteConnection;
   readonly #mutex = new ConnectionMutex();
   readonly commitStamps: CommitStamps | null;
+  /** WAL checkpoints in a worker thread, never in a commit of ours (wal-checkpoints.ts). */
+  readonly #checkpoints: WalCheckpoints | null;
 
   constructor(database: BetterSqlite3.Database, cacheSize: number) {
     this.#database = database;
     this.#connection = new CachingSqliteConnection(new StatementCache(database, cacheSize));
     this.commitStamps = CommitStamps.of(database);
+    this.#checkpoints = WalCheckpoints.of(database);
   }
 
   async init(): Promise<void> {}
+
+  /** See connectionWanted. */
+  get connectionWanted(): boolean {
+    return this.#mutex.wanted;
+  }
 
   /** See immediateRows. */
   readNow<R>(query: CompiledQuery): R[] | undefined {
@@ -177,6 +195,7 @@ class CachingSqliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     this.commitStamps?.close();
+    await this.#checkpoints?.close();
     this.#database.close();
   }
 }
@@ -239,6 +258,11 @@ class ConnectionMutex {
 
   get held(): boolean {
     return this.#held;
+  }
+
+  /** Whether anyone waits for it. */
+  get wanted(): boolean {
+    return this.#waiting.length > 0;
   }
 
   lock(): Promise<void> {

@@ -1,0 +1,54 @@
+/**
+ * Changes whose size grows with what an account holds (a subtree of 100,000 rows to the bin, back,
+ * or away for good), made in slices: the rows are read a chunk at a time, then changed by id in
+ * batches of statements, and the event loop is given back between chunks and batches once a slice
+ * is used up (time-slices.ts). A batch is sized so that its statement takes about
+ * STATEMENT_TARGET_MS, measured as it goes: deleting a file costs far more than moving it (the
+ * search indexes follow every row), so a fixed count would be either many round trips or one long
+ * step. On SQLite, where statements run on the event loop, no single step then holds it long; on
+ * PostgreSQL the batches are as many round trips. The work stays in the caller's transaction: all
+ * or nothing as before.
+ */
+import type { Kysely, RawBuilder } from 'kysely';
+import { TimeSlices } from '../../time-slices';
+import type { Database } from './schema';
+
+/** Rows one read returns, and the most one statement changes. */
+export const ROWS_PER_STATEMENT = 1_000;
+
+/** What one statement of a batched change should take. */
+const STATEMENT_TARGET_MS = 5;
+/** The first batch's rows, before anything is measured. */
+const FIRST_BATCH_ROWS = 100;
+
+/** The rows `query` selects, read ROWS_PER_STATEMENT at a time, with pauses when a slice is used up. */
+export async function selectInChunks<R>(db: Kysely<Database>, query: RawBuilder<R>, slices: TimeSlices): Promise<R[]> {
+  const rows: R[] = [];
+  for await (const chunk of db.getExecutor().stream<R>(query.compile(db), ROWS_PER_STATEMENT)) {
+    for (const row of chunk.rows) rows.push(row);
+    await slices.pauseIfDue();
+  }
+  return rows;
+}
+
+/**
+ * Runs `change` on `items` a batch at a time, each batch sized from the time the last one took
+ * (STATEMENT_TARGET_MS, at most ROWS_PER_STATEMENT rows), with pauses when a slice is used up.
+ */
+export async function inBatches<T>(items: readonly T[], slices: TimeSlices, change: (batch: readonly T[]) => Promise<unknown>): Promise<void> {
+  let size = Math.min(FIRST_BATCH_ROWS, ROWS_PER_STATEMENT);
+  for (let start = 0; start < items.length; ) {
+    const batch = items.slice(start, start + size);
+    const began = performance.now();
+    await change(batch);
+    // At most twice or half the last size: one slow statement (SQLite writing out its page cache
+    // midway) must not shrink the batches to a row each.
+    const perRow = Math.max(performance.now() - began, 0.01) / batch.length;
+    const wanted = Math.round(STATEMENT_TARGET_MS / perRow);
+    size = Math.max(1, Math.ceil(size / 2), Math.min(ROWS_PER_STATEMENT, size * 2, wanted));
+    start += batch.length;
+    await slices.pauseIfDue();
+  }
+}
+
+export { TimeSlices };

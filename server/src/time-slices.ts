@@ -1,0 +1,31 @@
+/**
+ * Long work in slices: the service has one event loop, and on SQLite its database work runs on it
+ * too, so a call that works for 500 ms without a pause makes every other call of every account
+ * wait 500 ms. Work whose size grows with what an account holds (a listing of 100,000 items, a
+ * subtree of 100,000 rows going to the bin) asks `due()` between steps and, when its slice is used
+ * up, awaits `pause()`: the event loop then serves what arrived meanwhile before the work goes on.
+ * bench/README.md, "Stalls", measures the longest hold per operation.
+ */
+
+/** How long work runs before it gives the event loop back. */
+export const SLICE_MS = 10;
+
+export class TimeSlices {
+  #started = performance.now();
+
+  /** Whether the current slice is used up. */
+  due(): boolean {
+    return performance.now() - this.#started >= SLICE_MS;
+  }
+
+  /** Gives the event loop back (setImmediate: after the I/O that waits), then starts a new slice. */
+  async pause(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#started = performance.now();
+  }
+
+  /** pause() when the slice is used up; nothing (no await, no microtask) otherwise. */
+  pauseIfDue(): Promise<void> | undefined {
+    return this.due() ? this.pause() : undefined;
+  }
+}
