@@ -118,8 +118,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       // read now: once the connection has closed, the socket no longer knows its peer.
       const client = clientAddressOf(req, config);
       res.on('finish', () => {
-        log.info('request', {
-          method: req.method,
+        log.request({
+          method: req.method ?? 'GET',
           path: loggablePath(url.pathname),
           client,
           status: res.statusCode,

@@ -7,6 +7,17 @@ export interface Logger {
   /** Something an operator should look at, though the service goes on (a setting, a dependency's notice). */
   warn(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
+  /** The line of an answered request: an info line with the event `request` and these fields. */
+  request(line: RequestLine): void;
+}
+
+export interface RequestLine {
+  readonly method: string;
+  /** As loggablePath gives it: capability paths are logged as their route only. */
+  readonly path: string;
+  readonly client: string;
+  readonly status: number;
+  readonly ms: number;
 }
 
 /** The time of a line: formatted once per millisecond, which a busy service logs many lines in. */
@@ -34,6 +45,12 @@ export function createLogger(write: (line: string) => void): Logger {
       emit('error', event, fields);
       flush?.();
     },
+    // Written by hand, as JSON.stringify would write the object: the one line of every request.
+    request: (line) =>
+      write(
+        `{"time":"${timeNow()}","level":"info","event":"request","method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},` +
+          `"client":${JSON.stringify(line.client)},"status":${line.status},"ms":${line.ms}}`,
+      ),
   };
 }
 

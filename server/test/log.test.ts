@@ -69,6 +69,17 @@ describe('batched log lines', () => {
     expect(writes[0].trim().split('\n').map((line) => JSON.parse(line).event)).toEqual(['request', 'incident']);
   });
 
+  test('a request line is the JSON of its fields, as any other line is, whatever the path holds', () => {
+    const lines: string[] = [];
+    const log = createLogger((line) => lines.push(line));
+    const fields = { method: 'POST', path: '/a "quoted"\\ path\n\u0001/é/😀', client: '::ffff:127.0.0.1', status: 200, ms: 3 };
+    log.request(fields);
+    log.info('request', fields);
+    const [written, general] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(Object.keys(written)).toEqual(Object.keys(general));
+    expect({ ...written, time: 0 }).toEqual({ ...general, time: 0 });
+  });
+
   test('a process that exits right after logging still writes the line (the default standard-output log)', async () => {
     const script = [
       "import { loadConfig } from './server/src/config.ts';",

@@ -93,12 +93,19 @@ export function routePath(pathname: string): string {
 
 /** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download grants (and /files/, kept for them). */
 const CAPABILITY_ROUTE = /^\/(s|l|d|files)\//;
+const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'files']);
+/** A path's first segment when it is plain: not empty, no percent-encoding. */
+const PLAIN_FIRST_SEGMENT = /^\/([^/%]+)(?:\/|$)/;
 
 /**
  * A request's path as the log may name it: a capability route as the route only (`/s/…`, `/l/…`,
  * `/d/…`), read as routes read it (routePath), whatever its spelling; any other path as sent.
  */
 export function loggablePath(pathname: string): string {
+  // Most paths (the services', the app's) start with a plain segment that names no capability route
+  // in any spelling: they are logged as sent without routePath's work.
+  const first = PLAIN_FIRST_SEGMENT.exec(pathname);
+  if (first && !CAPABILITY_ROUTE_NAMES.has(first[1].toLowerCase())) return pathname;
   const route = CAPABILITY_ROUTE.exec(routePath(pathname));
   return route ? `/${route[1]}/…` : pathname;
 }

@@ -81,7 +81,7 @@ describe('removing unreferenced content', () => {
     await completeUpload(services, alice, await stageTestUpload(services, alice, 'never added'));
     services.clock.advance(CLAIM_LIFETIME_MS);
     const errors: unknown[] = [];
-    await runHousekeeping(services, { info: () => {}, warn: () => {}, error: (...args) => errors.push(args) });
+    await runHousekeeping(services, { info: () => {}, warn: () => {}, request: () => {}, error: (...args) => errors.push(args) });
     expect(errors).toEqual([]);
     expect(await contentIds(services)).toEqual([]);
     expect(await storedKeys(services)).toEqual([]);

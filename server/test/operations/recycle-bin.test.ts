@@ -760,7 +760,7 @@ describe('the retention sweep', () => {
     const f = await addFile(services, alice, 0, 'f.txt', 1);
     await toBin(services, alice, '', String(f.id));
     services.clock.advance(services.config.recycleRetentionDays * DAY + 1);
-    await runHousekeeping(services, { info: () => {}, warn: () => {}, error: (event, fields) => expect.fail(`${event} ${JSON.stringify(fields)}`) });
+    await runHousekeeping(services, { info: () => {}, warn: () => {}, request: () => {}, error: (event, fields) => expect.fail(`${event} ${JSON.stringify(fields)}`) });
     expect(await rowExists(services, 'files', f.id)).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loggablePath, requestTarget, routePath } from '../../src/protocol/request-target';
 
@@ -91,6 +92,18 @@ describe('loggablePath', () => {
         expect(loggablePath(spelling)).toBe(`/${route}/…`);
       }
     }
+  });
+
+  it('hides exactly the paths routePath reads as a capability route, whatever the path', () => {
+    const segment = fc.constantFrom('s', 'S', 'l', 'd', 'D', 'files', 'Files', '%73', '%6C', 'sun', 'UserService.asmx', '', 'x%2F', 's%2Fy');
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
+        const path = `/${segments.join('/')}`;
+        const capability = /^\/(s|l|d|files)\//.exec(routePath(path));
+        expect(loggablePath(path)).toBe(capability ? `/${capability[1]}/…` : path);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('names any other path as sent', () => {
