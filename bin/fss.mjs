@@ -27,6 +27,13 @@ function bundleIsCurrent() {
   }
 }
 
+// A process warning (the AWS SDK's notice on Node 20 takes nine lines) as one line on stderr;
+// `fss serve` writes them into its JSON log instead (server/src/log.ts logProcessWarnings).
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  process.stderr.write(`fss: warning: ${warning.name}: ${warning.message.replace(/\s+/g, ' ').trim()}\n`);
+});
+
 let main;
 if (bundleIsCurrent()) {
   // Stack traces (incident logs) in the sources' terms, from the map beside the bundle.
