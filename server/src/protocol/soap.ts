@@ -23,7 +23,6 @@ import { answer, BINDING_CACHE, OPERATION_CACHE, type ContentType, type RequestF
 import type { ProtocolEnv } from './pipeline';
 import { answerXmlDocument } from './rendered-answers';
 import { resultString, writeResultElement } from './results';
-import { RepeatedRequests, type SoapReading } from './repeated-requests';
 import { readXml, XmlReadError, type XmlElement } from './xml-reader';
 import { soapAction } from './wsdl';
 import { escapeAttribute, escapeText } from './xml-writer';
@@ -141,13 +140,13 @@ function mustUnderstandHeader(envelope: XmlElement): XmlElement | undefined {
   );
 }
 
-/** The readings kept per configuration (repeated-requests.ts): they depend on its namespace and limits. */
-const repeatedRequests = new WeakMap<object, RepeatedRequests>();
-
-function repeatedRequestsOf(env: ProtocolEnv): RepeatedRequests {
-  let kept = repeatedRequests.get(env.config);
-  if (!kept) repeatedRequests.set(env.config, (kept = new RepeatedRequests()));
-  return kept;
+/** What a SOAP request was read to. */
+interface SoapReading {
+  /** The operation it calls. */
+  readonly op: OperationSpec;
+  /** The SOAP version of its envelope, which the answer is in. */
+  readonly answerVersion: SoapVersion;
+  readonly call: BoundCall;
 }
 
 /**
@@ -186,14 +185,8 @@ export async function answerSoap(
     throw error;
   }
 
-  const repeated = repeatedRequestsOf(env);
-  const setting = { service, version, action, bodyBytes: body.length };
-  let reading = repeated.get(text, setting);
-  if (!reading) {
-    reading = readSoapCall(res, service, version, action, routedOp, body, text, env);
-    if (!reading) return;
-    repeated.put(text, setting, reading);
-  }
+  const reading = readSoapCall(res, service, version, action, routedOp, body, text, env);
+  if (!reading) return;
   const { op, answerVersion, call } = reading;
 
   const outcome = await env.invoke(call, facts);
