@@ -19,6 +19,7 @@ import { parseAccountRef } from './accounts';
 import type { CallContext, Caller, Empty, ParamsOf, Services, TokenIssued, TokenRefused } from './context';
 import { OpError, ResultCode, unauthorized } from './errors';
 import { DUMMY_PASSWORD_HASH, hashSecret, verifyPassword } from './passwords';
+import { SigningKey } from './signing';
 import {
   addressCounter,
   clearFailures,
@@ -103,8 +104,8 @@ export async function logout(ctx: CallContext, _params: ParamsOf<'Logout'>): Pro
 /** An authenticated call's session: the caller, and the signing key its sign must be made with. */
 export interface Session {
   readonly caller: Caller;
-  /** The `key` Login returned: verifySign's key for the call's sign. Never log it. */
-  readonly signingKey: string;
+  /** The `key` Login returned, ready to sign: verifySign's key for the call's sign. Never log it. */
+  readonly signingKey: SigningKey;
 }
 
 /**
@@ -196,8 +197,8 @@ interface KeptSession {
   idleExpiresAt: number;
   /** When the row is to be read again at the latest. */
   readonly readAgainAt: number;
-  /** Unsealed on first use; null until then. */
-  signingKey: string | null;
+  /** Unsealed (and its HMAC pads made) on first use; null until then. */
+  signingKey: SigningKey | null;
 }
 
 const keptSessions = keptReadsPerDatabase<KeptSession>();
@@ -270,9 +271,12 @@ async function slideExpiry(services: Services, session: LiveSession): Promise<vo
 }
 
 /** The session's signing key, unsealed now or on an earlier call; null when the sealed value does not open. */
-function signingKeyOf(session: LiveSession): string | null {
+function signingKeyOf(session: LiveSession): SigningKey | null {
   const kept = session.kept;
-  if (kept.signingKey === null) kept.signingKey = openWithToken(session.token, SIGNING_KEY_PURPOSE, kept.sealedSigningKey)?.toString('utf8') ?? null;
+  if (kept.signingKey === null) {
+    const key = openWithToken(session.token, SIGNING_KEY_PURPOSE, kept.sealedSigningKey);
+    kept.signingKey = key === null ? null : new SigningKey(key.toString('utf8'));
+  }
   return kept.signingKey;
 }
 

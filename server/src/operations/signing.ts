@@ -15,35 +15,55 @@ const SIGN_PARAMETER = 'sign';
 const SHA256_BLOCK_BYTES = 64;
 
 /**
- * HMAC-SHA256 (RFC 2104) in lowercase hex: SHA256((K ⊕ opad) ‖ SHA256((K ⊕ ipad) ‖ message)), K the
- * key's UTF-8 bytes (hashed first when longer than a block, zero-padded to one). The same bytes as
- * createHmac('sha256', key) (server/test/operations/signing.test.ts compares them), made of two
- * one-shot hashes: every signed call checks a sign, and createHmac's object and key set-up cost
- * several times the hashing itself on this path (bench/README.md).
+ * A signing key made ready to sign: HMAC-SHA256 (RFC 2104) is SHA256((K ⊕ opad) ‖ SHA256((K ⊕ ipad) ‖
+ * message)), K the key's UTF-8 bytes (hashed first when longer than a block, zero-padded to one).
+ * The two padded blocks are made once, and kept with the session (sessions.ts), rather than on
+ * every call; each HMAC is then two one-shot hashes. The same bytes as createHmac('sha256', key)
+ * (server/test/operations/signing.test.ts compares them): createHmac's object and key set-up cost
+ * several times the hashing itself on this path, which every signed call takes.
  */
-export function hmacSha256Hex(key: string, message: string): string {
-  let keyBytes = Buffer.from(key, 'utf8');
-  if (keyBytes.length > SHA256_BLOCK_BYTES) keyBytes = hash('sha256', keyBytes, 'buffer');
-  const messageBytes = Buffer.from(message, 'utf8');
-  const inner = Buffer.alloc(SHA256_BLOCK_BYTES + messageBytes.length, 0x36);
-  const outer = Buffer.alloc(SHA256_BLOCK_BYTES + 32, 0x5c);
-  for (let i = 0; i < keyBytes.length; i++) {
-    inner[i] ^= keyBytes[i]!;
-    outer[i] ^= keyBytes[i]!;
+export class SigningKey {
+  readonly #innerPad = Buffer.alloc(SHA256_BLOCK_BYTES, 0x36);
+  readonly #outerPad = Buffer.alloc(SHA256_BLOCK_BYTES, 0x5c);
+
+  constructor(key: string) {
+    let keyBytes = Buffer.from(key, 'utf8');
+    if (keyBytes.length > SHA256_BLOCK_BYTES) keyBytes = hash('sha256', keyBytes, 'buffer');
+    for (let i = 0; i < keyBytes.length; i++) {
+      this.#innerPad[i] ^= keyBytes[i]!;
+      this.#outerPad[i] ^= keyBytes[i]!;
+    }
   }
-  messageBytes.copy(inner, SHA256_BLOCK_BYTES);
-  hash('sha256', inner, 'buffer').copy(outer, SHA256_BLOCK_BYTES);
-  return hash('sha256', outer, 'hex');
+
+  /** The HMAC of `message` (its UTF-8 bytes), 32 bytes. */
+  hmac(message: string): Buffer {
+    const inner = Buffer.allocUnsafe(SHA256_BLOCK_BYTES + Buffer.byteLength(message, 'utf8'));
+    this.#innerPad.copy(inner, 0);
+    inner.write(message, SHA256_BLOCK_BYTES, 'utf8');
+    const outer = Buffer.allocUnsafe(SHA256_BLOCK_BYTES + 32);
+    this.#outerPad.copy(outer, 0);
+    hash('sha256', inner, 'buffer').copy(outer, SHA256_BLOCK_BYTES);
+    return hash('sha256', outer, 'buffer');
+  }
+}
+
+/** HMAC-SHA256 of `message` under `key`, in lowercase hex. */
+export function hmacSha256Hex(key: string, message: string): string {
+  return new SigningKey(key).hmac(message).toString('hex');
 }
 
 /** The text that is signed. `params` holds each parameter's text as sent ("" when absent). */
 export function canonicalString(operation: string, params: Readonly<Record<string, string>>): string {
-  const pairs = Object.keys(params)
-    .filter((name) => name !== SIGN_PARAMETER)
-    // By UTF-16 code unit, not localeCompare: clients in any language must get the same order.
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((name) => `${name}=${encodeURIComponent(params[name])}`);
-  return `${operation}\n${pairs.join('&')}`;
+  // By UTF-16 code unit, not localeCompare: clients in any language must get the same order.
+  const names = Object.keys(params).sort();
+  let text = `${operation}\n`;
+  let first = true;
+  for (const name of names) {
+    if (name === SIGN_PARAMETER) continue;
+    text += `${first ? '' : '&'}${name}=${encodeURIComponent(params[name]!)}`;
+    first = false;
+  }
+  return text;
 }
 
 /** The `sign` a client sends for this call. */
@@ -53,7 +73,7 @@ export function signRequest(key: string, operation: string, params: Readonly<Rec
 
 /** Whether `sign` is the signature of this call under `key`; compared in constant time. */
 export function verifySign(
-  key: string,
+  key: SigningKey,
   operation: string,
   rawParams: Readonly<Record<string, string>>,
   sign: string | null,
@@ -61,7 +81,7 @@ export function verifySign(
   if (sign === null || !/^[0-9a-fA-F]{64}$/.test(sign)) return false;
   let expected: Buffer;
   try {
-    expected = Buffer.from(signRequest(key, operation, rawParams), 'hex');
+    expected = key.hmac(canonicalString(operation, rawParams));
   } catch {
     // encodeURIComponent refuses a lone surrogate: no client can have signed such a value.
     return false;

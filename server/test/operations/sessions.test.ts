@@ -6,6 +6,7 @@ import { HashQueue } from '../../src/operations/crypto/hash-queue';
 import { OpError, ResultCode } from '../../src/operations/errors';
 import { hashPassword, hashSecret } from '../../src/operations/passwords';
 import { apiLogin, authenticate, login, logout, openWithToken } from '../../src/operations/sessions';
+import { hmacSha256Hex } from '../../src/operations/signing';
 import { insertAccount } from '../../src/storage/db/accounts-repository';
 import { callContext, openTestServices, type TestServices } from '../helpers/database';
 
@@ -117,7 +118,7 @@ describe('authenticate', () => {
     const session = await authenticate(services, 1001n, token);
     expect(session.caller).toMatchObject({ uid: 1001, token });
     expect(session.caller.tokenId).toBeGreaterThan(0);
-    expect(session.signingKey).toBe(key);
+    expect(session.signingKey.hmac('GetFiles\nuid=1').toString('hex')).toBe(hmacSha256Hex(key, 'GetFiles\nuid=1'));
   });
 
   test('a missing or unknown token is 401', async () => {
@@ -333,7 +334,7 @@ describe('APILogin', () => {
     const result = await apiLogin(callContext(services), { sid: key });
     expect(result).toMatchObject({ kind: 'token', uid: 1001 });
     if (result.kind !== 'token') return;
-    expect((await authenticate(services, 1001n, result.token)).signingKey).toBe(result.key);
+    expect((await authenticate(services, 1001n, result.token)).signingKey.hmac('x').toString('hex')).toBe(hmacSha256Hex(result.key, 'x'));
   });
 
   test('an unknown or missing key is refused', async () => {

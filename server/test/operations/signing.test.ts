@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { canonicalString, hmacSha256Hex, signRequest, verifySign } from '../../src/operations/signing';
+import { canonicalString, hmacSha256Hex, SigningKey, signRequest, verifySign } from '../../src/operations/signing';
 
 const key = 'key-123';
+const signingKey = new SigningKey(key);
 
 const fileSearch = { uid: '1001', token: 'tok-abc', order: 'name', desc: '0', keyword: '报告 & 总结' };
 const fileShare = {
@@ -40,26 +41,26 @@ describe('sign (DECISIONS.md §5)', () => {
   });
 
   test('verifySign accepts the right sign', () => {
-    expect(verifySign(key, 'FileShare', { ...fileShare, sign: 'x' }, 'a72065332e92e82e0aaf7c644c2cce7611c255438534c4b801babf07ccd6fbec')).toBe(true);
+    expect(verifySign(signingKey, 'FileShare', { ...fileShare, sign: 'x' }, 'a72065332e92e82e0aaf7c644c2cce7611c255438534c4b801babf07ccd6fbec')).toBe(true);
   });
 
   test('verifySign refuses a missing, malformed or wrong sign', () => {
     const sign = signRequest(key, 'FileSearch', fileSearch);
-    expect(verifySign(key, 'FileSearch', fileSearch, null)).toBe(false);
-    expect(verifySign(key, 'FileSearch', fileSearch, '')).toBe(false);
-    expect(verifySign(key, 'FileSearch', fileSearch, 'zz' + sign.slice(2))).toBe(false);
-    expect(verifySign('other-key', 'FileSearch', fileSearch, sign)).toBe(false);
+    expect(verifySign(signingKey, 'FileSearch', fileSearch, null)).toBe(false);
+    expect(verifySign(signingKey, 'FileSearch', fileSearch, '')).toBe(false);
+    expect(verifySign(signingKey, 'FileSearch', fileSearch, 'zz' + sign.slice(2))).toBe(false);
+    expect(verifySign(new SigningKey('other-key'), 'FileSearch', fileSearch, sign)).toBe(false);
   });
 
   test('a sign does not carry over to an altered parameter or another operation', () => {
     const sign = signRequest(key, 'FileSearch', fileSearch);
-    expect(verifySign(key, 'FileSearch', { ...fileSearch, keyword: 'other' }, sign)).toBe(false);
-    expect(verifySign(key, 'GetNewUploadFiles', fileSearch, sign)).toBe(false);
+    expect(verifySign(signingKey, 'FileSearch', { ...fileSearch, keyword: 'other' }, sign)).toBe(false);
+    expect(verifySign(signingKey, 'GetNewUploadFiles', fileSearch, sign)).toBe(false);
   });
 
   test('the sign is checked as the text that was sent: "01" is not "1"', () => {
     const sign = signRequest(key, 'FileSearch', fileSearch);
-    expect(verifySign(key, 'FileSearch', { ...fileSearch, uid: '01001' }, sign)).toBe(false);
+    expect(verifySign(signingKey, 'FileSearch', { ...fileSearch, uid: '01001' }, sign)).toBe(false);
   });
 
   test('the HMAC is the one of node:crypto for keys shorter, as long as and longer than a block, in any script', () => {
@@ -67,6 +68,8 @@ describe('sign (DECISIONS.md §5)', () => {
       const signingKey = 'k9é'.repeat(length).slice(0, length);
       const message = `GetFiles\nkeyword=${encodeURIComponent('报告'.repeat(length))}&uid=${length}`;
       expect(hmacSha256Hex(signingKey, message)).toBe(createHmac('sha256', Buffer.from(signingKey, 'utf8')).update(message, 'utf8').digest('hex'));
+      // One key, many messages: the pads made once sign each as a fresh key would.
+      expect(new SigningKey(signingKey).hmac(message).toString('hex')).toBe(hmacSha256Hex(signingKey, message));
     }
   });
 });
