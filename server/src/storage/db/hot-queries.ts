@@ -76,12 +76,11 @@ const versionsAtStamp = new WeakMap<object, VersionsAtStamp>();
  */
 export async function accountVersion(db: Kysely<Database>, accountId: number): Promise<number> {
   const stamps = commitStampsOf(db);
+  const kept = stamps && versionsAtStamp.get(db);
+  const keptVersion = kept?.byAccount.get(accountId);
+  // Nothing committed since the stamp the version was kept with: it is the version now.
+  if (keptVersion !== undefined && stamps!.unchangedSince(kept!.stamp)) return keptVersion;
   const stamp = stamps?.current() ?? null;
-  const kept = stamp && versionsAtStamp.get(db);
-  if (kept && kept.stamp.equals(stamp)) {
-    const version = kept.byAccount.get(accountId);
-    if (version !== undefined) return version;
-  }
   const row = await versionOfAccount.executeTakeFirst(db, accountId);
   const version = Number(row?.version ?? 0);
   if (stamp) {
