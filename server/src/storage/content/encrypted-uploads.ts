@@ -18,15 +18,19 @@
  *
  * So the offset tus reports is worked out from the files alone: whole records × chunk size, plus
  * the tail's length when it belongs. A record cut short by a crash is not counted, and is
- * overwritten by the next PATCH.
+ * overwritten by the next PATCH. Each write ends with the records fdatasync'ed, then the new tail
+ * written whole, fsync'ed and renamed into place (its folder synced): the offset a PATCH answers
+ * is made of durable bytes.
  *
  * The key is the session's (the uploader unlocked the folder); a request on the upload holds it
  * here (UploadCiphers) while it runs. The cipher comes from the operations (UploadCipher), so this
  * module knows the format's sizes and the files, not the cryptography.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ERRORS, Upload, type DataStore } from '@tus/server';
+import { syncDirectory, writeFileSynced } from './file-sync';
 import { WrappingDataStore } from './wrapping-data-store';
 import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
 
@@ -146,8 +150,10 @@ async function writeTail(blobPath: string, cipher: UploadCipher, index: number, 
   head.writeBigUInt64BE(BigInt(index));
   const body = tail && tail.length > 0 ? Buffer.concat([head, cipher.sealTail(index, tail)]) : head;
   const file = tailPathOf(blobPath);
-  await fs.writeFile(`${file}.tmp`, body, { mode: 0o600 });
+  // Durable before the PATCH that wrote it is answered: the new tail whole, then its name.
+  await writeFileSynced(`${file}.tmp`, body);
   await fs.rename(`${file}.tmp`, file);
+  await syncDirectory(path.dirname(file));
 }
 
 /** Bytes of records gathered before one write to the blob. */
@@ -189,7 +195,7 @@ export class EncryptingDataStore extends WrappingDataStore {
       const blob = this.pathOf(upload.id);
       // An empty file is one empty final chunk: complete at once.
       const first = cipher.plaintextSize === 0 ? [cipher.header, ...cipher.sealChunk(0, [])] : [cipher.header];
-      await fs.writeFile(blob, Buffer.concat(first), { mode: 0o600 });
+      await writeFileSynced(blob, Buffer.concat(first));
       await writeTail(blob, cipher, 0, null);
     }
     return created;
@@ -236,15 +242,24 @@ export class EncryptingDataStore extends WrappingDataStore {
         }
       }
     };
+    let writeFailed = false;
     const flush = async () => {
       if (out.length === 0) return;
       const from = position;
       const buffers = out;
       out = [];
       outBytes = 0;
-      position = await writeFully(handle, buffers, position);
+      try {
+        position = await writeFully(handle, buffers, position);
+      } catch (error) {
+        writeFailed = true;
+        throw error;
+      }
       if (crossedWritebackStep(from, position)) startWriteback(blob);
     };
+    const firstRecordAt = position;
+    /** Why the body ended early (a dropped connection, bytes past the upload's length); what came before it is kept. */
+    let bodyFailure: unknown = null;
 
     try {
       if (state.blobBytes < cipher.header.length) await handle.write(cipher.header, 0, cipher.header.length, 0);
@@ -262,18 +277,25 @@ export class EncryptingDataStore extends WrappingDataStore {
           sealWhatIsWhole();
           if (outBytes >= WRITE_BATCH_BYTES) await flush();
         }
-      } finally {
-        // What arrived before a failure (a dropped connection) is kept, as for plaintext uploads:
-        // the whole chunks as records, the rest as the sealed tail.
-        sealWhatIsWhole();
-        await flush();
-        await writeTail(blob, cipher, index, pendingBytes > 0 ? Buffer.concat(pending, pendingBytes) : null);
+      } catch (error) {
+        if (writeFailed) throw error;
+        bodyFailure = error;
       }
-    } catch (error) {
-      throw error === ERRORS.ERR_SIZE_EXCEEDED ? error : ERRORS.FILE_WRITE_ERROR;
+      // What arrived is kept, as for plaintext uploads: the whole chunks as records, the rest as
+      // the sealed tail. Durable before acknowledged: the records, then the tail that follows them.
+      sealWhatIsWhole();
+      await flush();
+      await handle.datasync();
+      await writeTail(blob, cipher, index, pendingBytes > 0 ? Buffer.concat(pending, pendingBytes) : null);
+    } catch {
+      // A failed write or sync: the records this write added go, and the offset is worked out
+      // again from the files, as after a crash.
+      await handle.truncate(firstRecordAt).catch(() => {});
+      throw ERRORS.FILE_WRITE_ERROR;
     } finally {
       await handle.close();
     }
+    if (bodyFailure !== null) throw bodyFailure === ERRORS.ERR_SIZE_EXCEEDED ? bodyFailure : ERRORS.FILE_WRITE_ERROR;
     return received;
   }
 

@@ -12,9 +12,10 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
-import { ERRORS, type DataStore } from '@tus/server';
+import { ERRORS, type DataStore, type Upload } from '@tus/server';
 import type { Config } from '../../config';
 import type { ContentStore } from './content-store';
+import { syncDirectory, syncFile } from './file-sync';
 import { EncryptingDataStore, encryptedUploadState, isEncryptedUpload, removeTail, UploadCiphers, type UploadCipher } from './encrypted-uploads';
 import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
 import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
@@ -185,15 +186,27 @@ const WRITE_BATCH_PIECES = 256;
  * socket gave) rather than one write per piece of 16–64 KiB: a GiB is a thousand system calls
  * instead of tens of thousands, which roughly halves the cost of writing it. What was received
  * before a failure (a dropped connection) is still written, so the upload resumes from there.
- * Every 16 MiB, the kernel is asked to start writing the file to disk (writeback.ts), so that the
- * fsync of the completion does not wait for the whole upload.
+ *
+ * Durable before acknowledged: a write ends with an fdatasync of the file, so the offset a PATCH
+ * answers is made of bytes on disk, and a power loss never leaves an offset (the file's size) that
+ * covers bytes the disk does not hold; the creation syncs the upload's metadata and the names in
+ * the folder. Every few MiB, the kernel is asked to start writing the file to disk (writeback.ts),
+ * so that the disk works while the rest of the body arrives and that fdatasync finds little left.
  */
 class BatchedFileStore extends FileStore {
   constructor(
-    directory: string,
+    private readonly folder: string,
     private readonly pathOf: (id: string) => string,
   ) {
-    super({ directory });
+    super({ directory: folder });
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    const created = await super.create(upload);
+    // The tus metadata (written whole by @tus/file-store) and the two new names.
+    await syncFile(`${this.pathOf(upload.id)}.json`);
+    await syncDirectory(this.folder);
+    return created;
   }
 
   override async write(readable: NodeJS.ReadableStream, id: string, offset: number): Promise<number> {
@@ -204,12 +217,19 @@ class BatchedFileStore extends FileStore {
     let position = offset;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
+    let writeFailed = false;
+    let bodyFailed = false;
     const flush = async () => {
       const buffers = pending;
       pending = [];
       pendingBytes = 0;
       const from = position;
-      position = await writeFully(handle, buffers, position);
+      try {
+        position = await writeFully(handle, buffers, position);
+      } catch (error) {
+        writeFailed = true;
+        throw error;
+      }
       if (crossedWritebackStep(from, position)) startWriteback(file);
     };
     try {
@@ -219,14 +239,22 @@ class BatchedFileStore extends FileStore {
           pendingBytes += (chunk as Buffer).length;
           if (pendingBytes >= WRITE_BATCH_BYTES || pending.length >= WRITE_BATCH_PIECES) await flush();
         }
-      } finally {
-        await flush();
+      } catch (error) {
+        if (writeFailed) throw error;
+        // The body broke off (a dropped connection): what arrived is kept, and the upload resumes from there.
+        bodyFailed = true;
       }
+      await flush();
+      await handle.datasync();
     } catch {
+      // Written but perhaps not durable (a failed write or sync): the offset goes back to where
+      // this write began, which the previous acknowledged write made durable.
+      await handle.truncate(offset).catch(() => {});
       throw ERRORS.FILE_WRITE_ERROR;
     } finally {
       await handle.close();
     }
+    if (bodyFailed) throw ERRORS.FILE_WRITE_ERROR;
     return position;
   }
 }
