@@ -4,8 +4,10 @@
  * killed process wrote, and only a power loss (or a kernel crash) loses what was not synced. So the
  * real service (`node bin/fss.mjs serve`) runs under strace, and the order of its system calls is
  * checked: every byte written to an upload's files is fsync'ed (or fdatasync'ed) after it was
- * written and before the answer that acknowledges it goes out on the socket; a file renamed into
- * place has its folder synced after the rename.
+ * written and before the answer that acknowledges it goes out on the socket; the record of the
+ * durable offset is written only after the bytes it counts are synced; a file renamed into place
+ * has its folder synced after the rename. What the offset is after a power loss left bytes that
+ * were never acknowledged is checked in storage/upload-area.test.ts and encrypted-uploads.test.ts.
  *
  * PATCHes of 3 MiB from offset 0 cross no 16 MiB step of the early writeback (writeback.ts), so no
  * background sync can stand in for the one the answer must wait for.
@@ -174,7 +176,7 @@ async function patch(location: string, offset: number, bytes: Buffer): Promise<v
 // ---- the behaviours ------------------------------------------------------------------------------
 
 describe.skipIf(!hasStrace)('the upload endpoint syncs what it acknowledges (strace)', () => {
-  it("answers a PATCH only once the bytes it wrote are fdatasync'ed", async () => {
+  it("answers a PATCH only once the bytes it wrote are fdatasync'ed, and then the new offset recorded and synced", async () => {
     await startFresh();
     const bytes = bytesOf('durable plaintext', 8 * MiB);
     const { location, file } = await create(bytes.length);
@@ -187,17 +189,20 @@ describe.skipIf(!hasStrace)('the upload endpoint syncs what it acknowledges (str
       const calls = await tracer.stop();
       const answer = answerOf(calls, '204');
       expect(answer, 'the 204 on the socket').toBeDefined();
-      expectSyncedBefore(calls, file, answer!);
+      const bytesSync = expectSyncedBefore(calls, file, answer!);
+      const recordSync = expectSyncedBefore(calls, `${file}.offset`, answer!);
+      expect(recordSync.start, 'the offset recorded after the bytes are durable').toBeGreaterThan(bytesSync.end);
     }
   });
 
-  it('answers a creation once the tus metadata and the new names are synced', async () => {
+  it('answers a creation once the tus metadata, the offset record and their names are synced', async () => {
     const dataDir = await startFresh();
     const tracer = await trace(service, path.join(workDir, `trace-${runs}-create`));
     const { file } = await create(MiB);
     const calls = await tracer.stop();
     const answer = answerOf(calls, '201');
     expect(answer, 'the 201 on the socket').toBeDefined();
+    expectSyncedBefore(calls, `${file}.offset`, answer!);
     const metadataSync = expectSyncedBefore(calls, `${file}.json`, answer!);
     const folderSync = calls.find((c) => isSync(c) && c.target === path.join(dataDir, 'uploads') && c.start > metadataSync.start && c.end < answer!.start);
     expect(folderSync, 'an fsync of the uploads folder before the 201').toBeDefined();
