@@ -19,6 +19,7 @@
  * And a 1 MiB download while 32 clients loop Login (login-flood.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { attribute, callSigned, login, type Session } from './calls';
@@ -49,6 +50,13 @@ export interface Transfer {
   readonly ratioToDisk: number;
   /** Downloads: bytes of the blob still in the page cache after evicting it (NaN: fincore missing). */
   readonly cachedAtStartBytes?: number;
+  /** CPU time during the transfer: the service's (all threads), this client's (sending, or hashing what comes back). */
+  readonly cpuSeconds: CpuSeconds;
+}
+
+export interface CpuSeconds {
+  readonly service: number;
+  readonly client: number;
 }
 
 export interface ContentResult {
@@ -86,14 +94,30 @@ function request(url: URL, method: string, headers: Record<string, string>, body
 
 const uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-/** Watches the service's memory during `work`: its peak resident memory, bytes. */
-async function withPeak<T>(service: ChildServer, work: () => Promise<T>): Promise<{ value: T; peak: number }> {
+/** CPU time of process `pid` so far (all its threads, user and system), seconds; NaN without /proc. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = 100;
+
+/** Watches the service's memory during `work`: its peak resident memory, bytes; and the CPU time the service and this client spent. */
+async function withPeak<T>(service: ChildServer, work: () => Promise<T>): Promise<{ value: T; peak: number; cpu: CpuSeconds }> {
   const reset = service.resetPeak();
   let sampled = service.rss();
   const sampler = setInterval(() => (sampled = Math.max(sampled, service.rss())), 20);
+  const serviceBefore = cpuSecondsOf(service.pid);
+  const clientBefore = process.cpuUsage();
   try {
     const value = await work();
-    return { value, peak: Math.max(sampled, reset ? service.peak() : 0) };
+    const client = process.cpuUsage(clientBefore);
+    const cpu = { service: cpuSecondsOf(service.pid) - serviceBefore, client: (client.user + client.system) / 1e6 };
+    return { value, peak: Math.max(sampled, reset ? service.peak() : 0), cpu };
   } finally {
     clearInterval(sampler);
   }
@@ -193,9 +217,18 @@ async function download(session: Session, service: ChildServer, fileId: number, 
   return seconds;
 }
 
-function transfer(bytes: number, seconds: number, peak: number, disk: DiskFigure, cachedAtStartBytes?: number): Transfer {
+function transfer(bytes: number, seconds: number, watched: { peak: number; cpu: CpuSeconds }, disk: DiskFigure, cachedAtStartBytes?: number): Transfer {
   const mbPerSecond = bytes / 1e6 / seconds;
-  return { bytes, seconds, mbPerSecond, peakRssBytes: peak, disk, ratioToDisk: mbPerSecond / disk.mbPerSecond, ...(cachedAtStartBytes === undefined ? {} : { cachedAtStartBytes }) };
+  return {
+    bytes,
+    seconds,
+    mbPerSecond,
+    peakRssBytes: watched.peak,
+    disk,
+    ratioToDisk: mbPerSecond / disk.mbPerSecond,
+    ...(cachedAtStartBytes === undefined ? {} : { cachedAtStartBytes }),
+    cpuSeconds: watched.cpu,
+  };
 }
 
 /** The disk's cold read of file `fileId`'s blob, then the blob evicted again for the download: both figures. */
@@ -243,9 +276,9 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     const plainRead = await coldReadThenEvict(options.dataDir, plainId);
     const down = await withPeak(service, () => download(session, service, plainId, bytes, up.value.sha256));
     const plain = {
-      upload: transfer(bytes, up.value.seconds, up.peak, plainWrite),
+      upload: transfer(bytes, up.value.seconds, up, plainWrite),
       fileAddMs,
-      download: transfer(bytes, down.value, down.peak, plainRead.read, plainRead.cachedAtStartBytes),
+      download: transfer(bytes, down.value, down, plainRead.read, plainRead.cachedAtStartBytes),
     };
     log(
       `content: ${size} plaintext: upload ${round(plain.upload.mbPerSecond, 0)} MB/s (${round(plain.upload.ratioToDisk, 2)}× the durable write), ` +
@@ -293,9 +326,9 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     const encryptedRead = await coldReadThenEvict(options.dataDir, encUp.value.id);
     const encDown = await withPeak(service, () => download(session, service, encUp.value.id, bytes, encUp.value.sha256));
     const encrypted = {
-      upload: transfer(bytes, encUp.value.seconds, encUp.peak, encryptedWrite),
+      upload: transfer(bytes, encUp.value.seconds, encUp, encryptedWrite),
       tusSeconds: encUp.value.tusSeconds,
-      download: transfer(bytes, encDown.value, encDown.peak, encryptedRead.read, encryptedRead.cachedAtStartBytes),
+      download: transfer(bytes, encDown.value, encDown, encryptedRead.read, encryptedRead.cachedAtStartBytes),
     };
     log(
       `content: ${size} encrypted: upload ${round(encrypted.upload.mbPerSecond, 0)} MB/s (${round(encrypted.upload.ratioToDisk, 2)}×), ` +

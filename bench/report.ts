@@ -266,11 +266,12 @@ export function markdown(results: Results): string {
   if (c) {
     push(`## Content (${round(c.plain.upload.bytes / 2 ** 30, 2)} GiB, tus PATCH chunks of ${c.chunkBytes / 2 ** 20} MiB)`, '');
     // Issue 19: beside each transfer, the disk's figure taken just before it in the same state (bench/disk.ts).
-    push('| transfer | seconds | MB/s | the disk just before | ÷ disk | service peak RSS |', '|---|---|---|---|---|---|');
+    push('| transfer | seconds | MB/s | the disk just before | ÷ disk | CPU s: service, client | service peak RSS |', '|---|---|---|---|---|---|---|');
     const row = (label: string, t: ContentTransfer, disk: string) =>
       push(
         `| ${label} | ${round(t.seconds, 2)} | ${round(t.mbPerSecond, 0)} | ${disk} ${round(t.disk.mbPerSecond, 0)} MB/s` +
-          `${t.disk.runsMbPerSecond ? ` (best of ${t.disk.runsMbPerSecond.map((v) => round(v, 0)).join(', ')})` : ''} | ${ratio(t.ratioToDisk)} | ${mb(t.peakRssBytes)} |`,
+          `${t.disk.runsMbPerSecond ? ` (best of ${t.disk.runsMbPerSecond.map((v) => round(v, 0)).join(', ')})` : ''} | ${ratio(t.ratioToDisk)} | ` +
+          `${round(t.cpuSeconds.service, 2)}, ${round(t.cpuSeconds.client, 2)} | ${mb(t.peakRssBytes)} |`,
       );
     const cold = (t: ContentTransfer) => (t.cachedAtStartBytes ? `, ${mib(t.cachedAtStartBytes)} still cached` : '');
     row('tus upload (to the last answer: every byte durable)', c.plain.upload, 'durable write');

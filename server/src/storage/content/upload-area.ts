@@ -18,7 +18,7 @@ import type { ContentStore } from './content-store';
 import { syncDirectory, syncFile, writeFileSynced } from './file-sync';
 import { EncryptingDataStore, encryptedUploadState, isEncryptedUpload, removeTail, UploadCiphers, type UploadCipher } from './encrypted-uploads';
 import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
-import { crossedWritebackStep, writeFully } from './writeback';
+import { crossedWritebackStep, WRITEBACK_EVERY_BYTES, writeFully } from './writeback';
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
@@ -176,6 +176,8 @@ export class LocalUploadArea implements UploadArea {
 const WRITE_BATCH_BYTES = 1024 * 1024;
 /** Pieces gathered at most before one write (tiny pieces: a slow client), well under IOV_MAX. */
 const WRITE_BATCH_PIECES = 256;
+/** While a body arrives, what is written is synced and recorded each time it grows past a multiple of this (one sync at a time). */
+const SYNC_EVERY_BYTES = WRITEBACK_EVERY_BYTES;
 
 /**
  * @tus/file-store, writing a PATCH's body in batches of about 1 MiB (one writev of the pieces the
@@ -253,7 +255,7 @@ class BatchedFileStore extends FileStore {
         writeFailed = true;
         throw error;
       }
-      if (syncing === null && crossedWritebackStep(from, position)) syncInBackground();
+      if (syncing === null && crossedWritebackStep(from, position, SYNC_EVERY_BYTES)) syncInBackground();
     };
     try {
       // Bytes past the offset were never acknowledged (durableBytes): they go.
