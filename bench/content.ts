@@ -6,15 +6,24 @@
  * upload into it (encrypted as it arrives), and the time until the file is encrypted at rest (its
  * listing says encrypted="1"); then its download, which decrypts. The client checks every byte that comes back (SHA-256 against the upload's).
  *
+ * The disk is the limit (disk.ts): just before each upload, the same number of bytes is written
+ * durably (8 MiB writes, fsync) beside the data folder; just before each download, the blob it
+ * serves is read cold (evicted from the page cache first), and evicted again, so the download reads
+ * it cold too; each the best of two runs. An upload's clock stops at the last PATCH's answer: every
+ * byte acknowledged is on disk then (docs/uploads-and-downloads.md §3). Each transfer is reported
+ * as a ratio to its figure.
+ *
  * Throughput is bytes / seconds, in MB/s (10^6 bytes). Memory is the service's peak resident
  * memory (VmHWM, reset before each transfer, and sampled) during each transfer.
  *
  * And a 1 MiB download while 32 clients loop Login (login-flood.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { attribute, callSigned, login, type Session } from './calls';
+import { bestOf, blobOf, coldRead, durableWrite, evict, probeFolder, type DiskFigure } from './disk';
 import { measureLoginFlood, type LoginFloodResult } from './login-flood';
 import { PASSWORD, BENCH_ACCOUNT, type Manifest } from './populate';
 import { startService, type ChildServer } from './service';
@@ -35,6 +44,19 @@ export interface Transfer {
   readonly seconds: number;
   readonly mbPerSecond: number;
   readonly peakRssBytes: number;
+  /** The disk just before, in the same state: a durable write of as many bytes (uploads), a cold read of the blob served (downloads). */
+  readonly disk: DiskFigure;
+  /** mbPerSecond ÷ disk.mbPerSecond. */
+  readonly ratioToDisk: number;
+  /** Downloads: bytes of the blob still in the page cache after evicting it (NaN: fincore missing). */
+  readonly cachedAtStartBytes?: number;
+  /** CPU time during the transfer: the service's (all threads), this client's (sending, or hashing what comes back). */
+  readonly cpuSeconds: CpuSeconds;
+}
+
+export interface CpuSeconds {
+  readonly service: number;
+  readonly client: number;
 }
 
 export interface ContentResult {
@@ -53,6 +75,8 @@ export interface ContentResult {
 }
 
 const CHUNK = 8 * MiB;
+/** Each disk figure is the best of this many runs (disk.ts bestOf). */
+const DISK_RUNS = 2;
 const ENCRYPTION_PASSWORD = 'bench-encryption-1';
 
 function request(url: URL, method: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
@@ -70,14 +94,30 @@ function request(url: URL, method: string, headers: Record<string, string>, body
 
 const uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-/** Watches the service's memory during `work`: its peak resident memory, bytes. */
-async function withPeak<T>(service: ChildServer, work: () => Promise<T>): Promise<{ value: T; peak: number }> {
+/** CPU time of process `pid` so far (all its threads, user and system), seconds; NaN without /proc. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = 100;
+
+/** Watches the service's memory during `work`: its peak resident memory, bytes; and the CPU time the service and this client spent. */
+async function withPeak<T>(service: ChildServer, work: () => Promise<T>): Promise<{ value: T; peak: number; cpu: CpuSeconds }> {
   const reset = service.resetPeak();
   let sampled = service.rss();
   const sampler = setInterval(() => (sampled = Math.max(sampled, service.rss())), 20);
+  const serviceBefore = cpuSecondsOf(service.pid);
+  const clientBefore = process.cpuUsage();
   try {
     const value = await work();
-    return { value, peak: Math.max(sampled, reset ? service.peak() : 0) };
+    const client = process.cpuUsage(clientBefore);
+    const cpu = { service: cpuSecondsOf(service.pid) - serviceBefore, client: (client.user + client.system) / 1e6 };
+    return { value, peak: Math.max(sampled, reset ? service.peak() : 0), cpu };
   } finally {
     clearInterval(sampler);
   }
@@ -177,7 +217,34 @@ async function download(session: Session, service: ChildServer, fileId: number, 
   return seconds;
 }
 
-const transfer = (bytes: number, seconds: number, peak: number): Transfer => ({ bytes, seconds, mbPerSecond: bytes / 1e6 / seconds, peakRssBytes: peak });
+function transfer(bytes: number, seconds: number, watched: { peak: number; cpu: CpuSeconds }, disk: DiskFigure, cachedAtStartBytes?: number): Transfer {
+  const mbPerSecond = bytes / 1e6 / seconds;
+  return {
+    bytes,
+    seconds,
+    mbPerSecond,
+    peakRssBytes: watched.peak,
+    disk,
+    ratioToDisk: mbPerSecond / disk.mbPerSecond,
+    ...(cachedAtStartBytes === undefined ? {} : { cachedAtStartBytes }),
+    cpuSeconds: watched.cpu,
+  };
+}
+
+/** The disk's cold read of file `fileId`'s blob, then the blob evicted again for the download: both figures. */
+async function coldReadThenEvict(dataDir: string, fileId: number): Promise<{ read: DiskFigure; cachedAtStartBytes: number }> {
+  const blob = blobOf(dataDir, fileId);
+  const read = await bestOf(DISK_RUNS, () => coldRead(blob));
+  const cachedAtStartBytes = await evict(blob);
+  log(`content: the disk read the blob cold at ${read.runsMbPerSecond?.map((v) => round(v, 0)).join(', ')} MB/s (cached after eviction: ${read.cachedAfterEviction} B, then ${cachedAtStartBytes} B)`);
+  return { read, cachedAtStartBytes: Math.max(read.cachedAfterEviction, cachedAtStartBytes) };
+}
+
+async function durableWriteOf(dataDir: string, bytes: number): Promise<DiskFigure> {
+  const write = await bestOf(DISK_RUNS, () => durableWrite(probeFolder(dataDir), bytes));
+  log(`content: the disk wrote ${round(bytes / 2 ** 20, 0)} MiB durably at ${write.runsMbPerSecond?.map((v) => round(v, 0)).join(', ')} MB/s`);
+  return write;
+}
 
 async function fileAdd(service: ChildServer, session: Session, folder: number, name: string, bytes: number, sha256: string): Promise<number> {
   const xml = await callSigned(service.url, session, 'FileService', 'FileAdd', { name, ext: 'bin', size: bytes, dirid: folder, hash: sha256 });
@@ -201,13 +268,22 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     const size = `${round(bytes / 2 ** 30, 2)} GiB`;
 
     // ---- plaintext
+    const plainWrite = await durableWriteOf(options.dataDir, bytes);
     const up = await withPeak(service, () => upload(service, session, bytes, 'plain.bin', manifest.bench.uploads));
     const addStarted = performance.now();
     const plainId = await fileAdd(service, session, manifest.bench.uploads, 'plain.bin', bytes, up.value.sha256);
     const fileAddMs = performance.now() - addStarted;
+    const plainRead = await coldReadThenEvict(options.dataDir, plainId);
     const down = await withPeak(service, () => download(session, service, plainId, bytes, up.value.sha256));
-    const plain = { upload: transfer(bytes, up.value.seconds, up.peak), fileAddMs, download: transfer(bytes, down.value, down.peak) };
-    log(`content: ${size} plaintext: upload ${round(plain.upload.mbPerSecond, 0)} MB/s, download ${round(plain.download.mbPerSecond, 0)} MB/s`);
+    const plain = {
+      upload: transfer(bytes, up.value.seconds, up, plainWrite),
+      fileAddMs,
+      download: transfer(bytes, down.value, down, plainRead.read, plainRead.cachedAtStartBytes),
+    };
+    log(
+      `content: ${size} plaintext: upload ${round(plain.upload.mbPerSecond, 0)} MB/s (${round(plain.upload.ratioToDisk, 2)}× the durable write), ` +
+        `download ${round(plain.download.mbPerSecond, 0)} MB/s (${round(plain.download.ratioToDisk, 2)}× the cold read)`,
+    );
 
     // ---- a 1 MiB download while 32 clients loop Login
     const small = await upload(service, session, MiB, 'flood.bin', manifest.bench.uploads);
@@ -231,6 +307,7 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
     await callSigned(service.url, session, 'FileService', 'FolderEncrypt', { dirid: folder, password: ENCRYPTION_PASSWORD, password_tip: 'bench' });
     await callSigned(service.url, session, 'FileService', 'Unlock', { dirid: folder, fid: 0, password: ENCRYPTION_PASSWORD });
     const GetFiles = { dir: String(folder), order: 'name', desc: '0' };
+    const encryptedWrite = await durableWriteOf(options.dataDir, bytes);
     const encUp = await withPeak(service, async () => {
       const sent = await upload(service, session, bytes, 'secret.bin', folder);
       // From the upload's first request, as for the plaintext figure: the client's hashing before it is not the service's time.
@@ -246,13 +323,17 @@ export async function measureContent(options: ContentOptions): Promise<ContentRe
       }
       return { id, sha256: sent.sha256, tusSeconds: sent.seconds, seconds: (performance.now() - started) / 1000 };
     });
+    const encryptedRead = await coldReadThenEvict(options.dataDir, encUp.value.id);
     const encDown = await withPeak(service, () => download(session, service, encUp.value.id, bytes, encUp.value.sha256));
     const encrypted = {
-      upload: transfer(bytes, encUp.value.seconds, encUp.peak),
+      upload: transfer(bytes, encUp.value.seconds, encUp, encryptedWrite),
       tusSeconds: encUp.value.tusSeconds,
-      download: transfer(bytes, encDown.value, encDown.peak),
+      download: transfer(bytes, encDown.value, encDown, encryptedRead.read, encryptedRead.cachedAtStartBytes),
     };
-    log(`content: ${size} encrypted: upload ${round(encrypted.upload.mbPerSecond, 0)} MB/s, download ${round(encrypted.download.mbPerSecond, 0)} MB/s`);
+    log(
+      `content: ${size} encrypted: upload ${round(encrypted.upload.mbPerSecond, 0)} MB/s (${round(encrypted.upload.ratioToDisk, 2)}×), ` +
+        `download ${round(encrypted.download.mbPerSecond, 0)} MB/s (${round(encrypted.download.ratioToDisk, 2)}×)`,
+    );
     return { chunkBytes: CHUNK, plain, encrypted, loginFlood, serviceRssBytes: { start: rssStart, end: service.rss() } };
   } finally {
     await service.stop();

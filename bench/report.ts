@@ -8,7 +8,7 @@ import SQLite from 'better-sqlite3';
 import type { AppResult } from './app';
 import type { AppUploadResult } from './app-upload';
 import type { BigResult } from './big';
-import type { ContentResult } from './content';
+import type { ContentResult, Transfer as ContentTransfer } from './content';
 import type { LoadFigures } from './load';
 import type { StallsResult } from './stalls';
 import type { ThroughputCase, ThroughputResult } from './throughput';
@@ -142,19 +142,22 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
   }
   const c = results.content;
   if (c) {
+    // Issue 19: the disk is the limit (bench/disk.ts): each transfer against the disk's figure taken just before it, in the same state.
     const size = `${round(c.plain.upload.bytes / 2 ** 30, 2)} GiB`;
-    add('4', `tus upload of ${size} ≥ 300 MB/s`, `${round(c.plain.upload.mbPerSecond, 0)} MB/s`, c.plain.upload.mbPerSecond >= 300);
-    add('4', `download of ${size} ≥ 300 MB/s`, `${round(c.plain.download.mbPerSecond, 0)} MB/s`, c.plain.download.mbPerSecond >= 300);
+    const toDisk = (t: ContentTransfer) => `${ratio(t.ratioToDisk)} (${round(t.mbPerSecond, 0)} MB/s; disk ${round(t.disk.mbPerSecond, 0)} MB/s)`;
+    add('4', `tus upload of ${size} ≥ 0.8 × the disk's durable write`, toDisk(c.plain.upload), c.plain.upload.ratioToDisk >= 0.8);
+    add('4', `download of ${size} ≥ 0.8 × the disk's cold read (both cold)`, toDisk(c.plain.download), c.plain.download.ratioToDisk >= 0.8);
     const plainPeak = Math.max(c.plain.upload.peakRssBytes, c.plain.download.peakRssBytes);
     add('4', 'server memory < 200 MB (plaintext transfers)', `peak RSS ${mb(plainPeak)}`, plainPeak < 200e6);
-    add('4', `encrypted upload of ${size} ≥ 200 MB/s`, `${round(c.encrypted.upload.mbPerSecond, 0)} MB/s`, c.encrypted.upload.mbPerSecond >= 200);
-    add('4', `encrypted download of ${size} ≥ 200 MB/s`, `${round(c.encrypted.download.mbPerSecond, 0)} MB/s`, c.encrypted.download.mbPerSecond >= 200);
+    add('4', `encrypted upload of ${size} ≥ 0.6 × the disk's durable write`, toDisk(c.encrypted.upload), c.encrypted.upload.ratioToDisk >= 0.6);
+    add('4', `encrypted download of ${size} ≥ 0.6 × the disk's cold read (both cold)`, toDisk(c.encrypted.download), c.encrypted.download.ratioToDisk >= 0.6);
     const encPeak = Math.max(c.encrypted.upload.peakRssBytes, c.encrypted.download.peakRssBytes);
     add('4', 'server memory < 200 MB (encrypted transfers)', `peak RSS ${mb(encPeak)}`, encPeak < 200e6);
     const f = c.loginFlood;
     add('4', `1 MiB download while ${f.clients} clients loop Login < ${FLOOD_DOWNLOAD_GOAL_MS} ms (worst)`, `${ms(f.floodWorstMs)} (median ${ms(f.floodMedianMs)}; quiet ${ms(f.quietMedianMs)})`, f.floodWorstMs < FLOOD_DOWNLOAD_GOAL_MS);
   } else {
-    for (const g of ['upload ≥ 300 MB/s', 'download ≥ 300 MB/s', 'memory < 200 MB', 'encrypted upload ≥ 200 MB/s', 'encrypted download ≥ 200 MB/s', 'memory < 200 MB (encrypted)', '1 MiB download during a login flood']) add('4', g, '—', null);
+    for (const g of ['upload ≥ 0.8 × durable write', 'download ≥ 0.8 × cold read', 'memory < 200 MB', 'encrypted upload ≥ 0.6 × durable write', 'encrypted download ≥ 0.6 × cold read', 'memory < 200 MB (encrypted)', '1 MiB download during a login flood'])
+      add('4', g, '—', null);
   }
   const a = results.app;
   if (a) {
@@ -287,11 +290,19 @@ export function markdown(results: Results): string {
   const c = results.content;
   if (c) {
     push(`## Content (${round(c.plain.upload.bytes / 2 ** 30, 2)} GiB, tus PATCH chunks of ${c.chunkBytes / 2 ** 20} MiB)`, '');
-    push('| transfer | seconds | MB/s | service peak RSS |', '|---|---|---|---|');
-    push(`| tus upload | ${round(c.plain.upload.seconds, 2)} | ${round(c.plain.upload.mbPerSecond, 0)} | ${mb(c.plain.upload.peakRssBytes)} |`);
-    push(`| download | ${round(c.plain.download.seconds, 2)} | ${round(c.plain.download.mbPerSecond, 0)} | ${mb(c.plain.download.peakRssBytes)} |`);
-    push(`| encrypted upload (tus ${round(c.encrypted.tusSeconds, 2)} s, then FileAdd and encryption until encrypted at rest) | ${round(c.encrypted.upload.seconds, 2)} | ${round(c.encrypted.upload.mbPerSecond, 0)} | ${mb(c.encrypted.upload.peakRssBytes)} |`);
-    push(`| encrypted download (decrypting) | ${round(c.encrypted.download.seconds, 2)} | ${round(c.encrypted.download.mbPerSecond, 0)} | ${mb(c.encrypted.download.peakRssBytes)} |`);
+    // Issue 19: beside each transfer, the disk's figure taken just before it in the same state (bench/disk.ts).
+    push('| transfer | seconds | MB/s | the disk just before | ÷ disk | CPU s: service, client | service peak RSS |', '|---|---|---|---|---|---|---|');
+    const row = (label: string, t: ContentTransfer, disk: string) =>
+      push(
+        `| ${label} | ${round(t.seconds, 2)} | ${round(t.mbPerSecond, 0)} | ${disk} ${round(t.disk.mbPerSecond, 0)} MB/s` +
+          `${t.disk.runsMbPerSecond ? ` (best of ${t.disk.runsMbPerSecond.map((v) => round(v, 0)).join(', ')})` : ''} | ${ratio(t.ratioToDisk)} | ` +
+          `${round(t.cpuSeconds.service, 2)}, ${round(t.cpuSeconds.client, 2)} | ${mb(t.peakRssBytes)} |`,
+      );
+    const cold = (t: ContentTransfer) => (t.cachedAtStartBytes ? `, ${mib(t.cachedAtStartBytes)} still cached` : '');
+    row('tus upload (to the last answer: every byte durable)', c.plain.upload, 'durable write');
+    row(`download (cold${cold(c.plain.download)})`, c.plain.download, 'cold read of the blob');
+    row(`encrypted upload (tus ${round(c.encrypted.tusSeconds, 2)} s, then FileAdd until encrypted at rest)`, c.encrypted.upload, 'durable write');
+    row(`encrypted download (cold${cold(c.encrypted.download)}, decrypting)`, c.encrypted.download, 'cold read of the blob');
     push('', `FileAdd after the plaintext upload: ${ms(c.plain.fileAddMs)}. Service RSS at start ${mb(c.serviceRssBytes.start)}.`, '');
     const f = c.loginFlood;
     push(

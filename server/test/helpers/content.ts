@@ -16,7 +16,7 @@ import type { Config, S3Settings } from '../../src/config';
 import { S3ContentStore } from '../../src/storage/content/s3-store';
 import { S3UploadArea } from '../../src/storage/content/s3-upload-area';
 import { contentStoreFor, uploadAreaFor } from '../../src/storage/content/stores';
-import { LocalUploadArea } from '../../src/storage/content/upload-area';
+import { LocalUploadArea, recordDurableOffset } from '../../src/storage/content/upload-area';
 import { startTestS3Server, testS3Settings, type TestS3Endpoint, type TestS3Server } from './s3-server';
 
 declare module 'vitest' {
@@ -86,7 +86,9 @@ export async function testContentEnv(): Promise<Record<string, string>> {
 export async function writeArrivedUpload(config: Config, id: string, data: Buffer): Promise<void> {
   const area = uploadAreaFor(config);
   if (area instanceof LocalUploadArea) {
+    // As the last PATCH leaves them: written, synced, and their offset recorded as durable.
     await writeFile(area.dataPath(id), data);
+    await recordDurableOffset(area.dataPath(id), data.length, { sync: true });
     return;
   }
   const store = contentStoreFor(config);

@@ -1,7 +1,8 @@
 /**
  * Uploads encrypted as they arrive, on the local upload area (storage/content/encrypted-uploads.ts):
- * the offset worked out from the files alone, whatever a killed process left (a record cut short,
- * records appended after the tail was written), and the plaintext read back exactly.
+ * the offset worked out from the files alone, whatever a killed process or a power loss left (a
+ * record cut short, records appended after the tail was written, records of zeros), and the
+ * plaintext read back exactly.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { appendFile, readFile, stat, truncate, writeFile } from 'node:fs/promises';
@@ -57,16 +58,30 @@ describe('an upload encrypted as it arrives', () => {
     expect((await stat(blob)).size).toBe(32 + 3 * (CHUNK + RECORD_OVERHEAD));
   });
 
-  test('a tail older than the records (killed after appending, before writing the new tail) is stale', async () => {
+  test('records appended after the last tail was written (a PATCH cut short before its answer) are not counted: the tail says where it stands', async () => {
     const bytes = randomBytes(3 * CHUNK);
-    const { id, datastore, write, blob } = await encryptedUpload(bytes.length);
+    const { area, id, datastore, write, blob } = await encryptedUpload(bytes.length);
     await write(bytes.subarray(0, CHUNK + 10), 0);
     const oldTail = await readFile(tailPathOf(blob));
     await write(bytes.subarray(CHUNK + 10, 2 * CHUNK + 20), CHUNK + 10);
-    // As if the second PATCH's new tail had never been written.
+    // As if the second PATCH had been killed after appending its record, before writing its tail.
     await writeFile(tailPathOf(blob), oldTail);
-    expect((await datastore.getUpload(id)).offset).toBe(2 * CHUNK);
-    expect(await write(bytes.subarray(2 * CHUNK), 2 * CHUNK)).toBe(bytes.length);
+    expect((await datastore.getUpload(id)).offset).toBe(CHUNK + 10);
+    // The client resumes from there; the record is written again, and the whole reads back exactly.
+    expect(await write(bytes.subarray(CHUNK + 10), CHUNK + 10)).toBe(bytes.length);
+    expect((await sha256OfStream((await area.open(id))!)).sha256).toBe(sha(bytes));
+  });
+
+  test('whole records of zeros past the tail (what a power loss can leave under the size) are not counted', async () => {
+    const bytes = randomBytes(4 * CHUNK);
+    const { area, id, datastore, write, blob } = await encryptedUpload(bytes.length);
+    await write(bytes.subarray(0, CHUNK + 10), 0);
+    await appendFile(blob, Buffer.alloc(2 * (CHUNK + RECORD_OVERHEAD)));
+    expect((await datastore.getUpload(id)).offset).toBe(CHUNK + 10);
+    expect(await area.readableBytes(id)).toBe(CHUNK + 10);
+    expect(await write(bytes.subarray(CHUNK + 10), CHUNK + 10)).toBe(bytes.length);
+    expect((await stat(blob)).size).toBe(32 + 4 * (CHUNK + RECORD_OVERHEAD));
+    expect((await sha256OfStream((await area.open(id))!)).sha256).toBe(sha(bytes));
   });
 
   test('a tail that does not open (altered, or another key) is not counted', async () => {

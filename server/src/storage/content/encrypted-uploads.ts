@@ -11,22 +11,27 @@
  *   content it becomes.
  * - `<id>.tail`: the chunk index the tail begins (8 bytes, big-endian), then the tail sealed
  *   (content-cipher sealTail): what arrived after the last whole chunk, kept until the rest of
- *   that chunk comes in a later PATCH. Its index is that of the next record; a tail whose index is
- *   not that (a process killed after appending records but before writing the new tail) is stale:
- *   its bytes are in the records, or were never acknowledged. The file exists from the upload's
- *   creation (with no sealed part while there is no tail): it marks the upload as encrypted.
+ *   that chunk comes in a later PATCH. The file exists from the upload's creation (with no sealed
+ *   part while there is no tail): it marks the upload as encrypted.
  *
- * So the offset tus reports is worked out from the files alone: whole records × chunk size, plus
- * the tail's length when it belongs. A record cut short by a crash is not counted, and is
- * overwritten by the next PATCH.
+ * Each write ends with the records it appended fdatasync'ed, then the new tail written whole,
+ * fsync'ed and renamed into place (its folder synced); only then is the PATCH answered. So the
+ * tail's index is a durable count of the records that hold acknowledged bytes, and the offset tus
+ * reports is worked out from the files alone: the records the index counts × chunk size, plus the
+ * tail's length. Records past the index are not counted, and the next PATCH overwrites them: a
+ * record cut short, or whole records a PATCH appended before it was interrupted (a kill -9; or a
+ * power loss, after which the blob's size may cover records that never reached the disk and read
+ * as zeros). The upload is complete when the index counts every chunk.
  *
  * The key is the session's (the uploader unlocked the folder); a request on the upload holds it
  * here (UploadCiphers) while it runs. The cipher comes from the operations (UploadCipher), so this
  * module knows the format's sizes and the files, not the cryptography.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ERRORS, Upload, type DataStore } from '@tus/server';
+import { syncDirectory, writeFileSynced } from './file-sync';
 import { WrappingDataStore } from './wrapping-data-store';
 import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
 
@@ -119,25 +124,27 @@ export async function encryptedUploadState(blobPath: string, cipher: UploadCiphe
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  if (blobBytes >= completeBlobBytes(cipher)) return { records: chunkCountOf(cipher), blobBytes, tail: null, offset: cipher.plaintextSize };
-  const records = Math.max(0, Math.floor((blobBytes - cipher.header.length) / (cipher.chunkSize + cipher.recordOverhead)));
-  const tail = await readTail(tailPathOf(blobPath), cipher, records);
-  return { records, blobBytes, tail, offset: records * cipher.chunkSize + (tail?.length ?? 0) };
+  const tail = await readTail(tailPathOf(blobPath));
+  const count = chunkCountOf(cipher);
+  if (blobBytes >= completeBlobBytes(cipher) && tail.index === count) return { records: count, blobBytes, tail: null, offset: cipher.plaintextSize };
+  const whole = Math.max(0, Math.floor((blobBytes - cipher.header.length) / (cipher.chunkSize + cipher.recordOverhead)));
+  // The records the tail's index counts (synced before it was written); fewer when the blob is shorter (altered by hand).
+  const records = Math.min(whole, tail.index, count);
+  const plaintext = tail.index === records && tail.sealed ? cipher.openTail(records, tail.sealed) : null;
+  return { records, blobBytes, tail: plaintext, offset: records * cipher.chunkSize + (plaintext?.length ?? 0) };
 }
 
-async function readTail(file: string, cipher: UploadCipher, records: number): Promise<Buffer | null> {
+/** The tail file's index and sealed part; index 0 (nothing counted) when the file is missing or shorter than an index. */
+async function readTail(file: string): Promise<{ index: number; sealed: Buffer | null }> {
   let bytes: Buffer;
   try {
     bytes = await fs.readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { index: 0, sealed: null };
     throw error;
   }
-  if (bytes.length <= INDEX_BYTES) return null;
-  const index = Number(bytes.readBigUInt64BE(0));
-  // Stale (its bytes are in the records now), or from ahead of records a crash did not keep: it does not count.
-  if (index !== records) return null;
-  return cipher.openTail(index, bytes.subarray(INDEX_BYTES));
+  if (bytes.length < INDEX_BYTES) return { index: 0, sealed: null };
+  return { index: Number(bytes.readBigUInt64BE(0)), sealed: bytes.length > INDEX_BYTES ? bytes.subarray(INDEX_BYTES) : null };
 }
 
 /** Writes the tail file (replacing it whole): `tail` sealed as the beginning of chunk `index`, or no sealed part. */
@@ -146,8 +153,10 @@ async function writeTail(blobPath: string, cipher: UploadCipher, index: number, 
   head.writeBigUInt64BE(BigInt(index));
   const body = tail && tail.length > 0 ? Buffer.concat([head, cipher.sealTail(index, tail)]) : head;
   const file = tailPathOf(blobPath);
-  await fs.writeFile(`${file}.tmp`, body, { mode: 0o600 });
+  // Durable before the PATCH that wrote it is answered: the new tail whole, then its name.
+  await writeFileSynced(`${file}.tmp`, body);
   await fs.rename(`${file}.tmp`, file);
+  await syncDirectory(path.dirname(file));
 }
 
 /** Bytes of records gathered before one write to the blob. */
@@ -188,9 +197,10 @@ export class EncryptingDataStore extends WrappingDataStore {
     if (cipher) {
       const blob = this.pathOf(upload.id);
       // An empty file is one empty final chunk: complete at once.
-      const first = cipher.plaintextSize === 0 ? [cipher.header, ...cipher.sealChunk(0, [])] : [cipher.header];
-      await fs.writeFile(blob, Buffer.concat(first), { mode: 0o600 });
-      await writeTail(blob, cipher, 0, null);
+      const empty = cipher.plaintextSize === 0;
+      const first = empty ? [cipher.header, ...cipher.sealChunk(0, [])] : [cipher.header];
+      await writeFileSynced(blob, Buffer.concat(first));
+      await writeTail(blob, cipher, empty ? chunkCountOf(cipher) : 0, null);
     }
     return created;
   }
@@ -236,15 +246,24 @@ export class EncryptingDataStore extends WrappingDataStore {
         }
       }
     };
+    let writeFailed = false;
     const flush = async () => {
       if (out.length === 0) return;
       const from = position;
       const buffers = out;
       out = [];
       outBytes = 0;
-      position = await writeFully(handle, buffers, position);
+      try {
+        position = await writeFully(handle, buffers, position);
+      } catch (error) {
+        writeFailed = true;
+        throw error;
+      }
       if (crossedWritebackStep(from, position)) startWriteback(blob);
     };
+    const firstRecordAt = position;
+    /** Why the body ended early (a dropped connection, bytes past the upload's length); what came before it is kept. */
+    let bodyFailure: unknown = null;
 
     try {
       if (state.blobBytes < cipher.header.length) await handle.write(cipher.header, 0, cipher.header.length, 0);
@@ -262,18 +281,25 @@ export class EncryptingDataStore extends WrappingDataStore {
           sealWhatIsWhole();
           if (outBytes >= WRITE_BATCH_BYTES) await flush();
         }
-      } finally {
-        // What arrived before a failure (a dropped connection) is kept, as for plaintext uploads:
-        // the whole chunks as records, the rest as the sealed tail.
-        sealWhatIsWhole();
-        await flush();
-        await writeTail(blob, cipher, index, pendingBytes > 0 ? Buffer.concat(pending, pendingBytes) : null);
+      } catch (error) {
+        if (writeFailed) throw error;
+        bodyFailure = error;
       }
-    } catch (error) {
-      throw error === ERRORS.ERR_SIZE_EXCEEDED ? error : ERRORS.FILE_WRITE_ERROR;
+      // What arrived is kept, as for plaintext uploads: the whole chunks as records, the rest as
+      // the sealed tail. Durable before acknowledged: the records, then the tail that follows them.
+      sealWhatIsWhole();
+      await flush();
+      await handle.datasync();
+      await writeTail(blob, cipher, index, pendingBytes > 0 ? Buffer.concat(pending, pendingBytes) : null);
+    } catch {
+      // A failed write or sync: the records this write added go, and the offset is worked out
+      // again from the files, as after a crash.
+      await handle.truncate(firstRecordAt).catch(() => {});
+      throw ERRORS.FILE_WRITE_ERROR;
     } finally {
       await handle.close();
     }
+    if (bodyFailure !== null) throw bodyFailure === ERRORS.ERR_SIZE_EXCEEDED ? bodyFailure : ERRORS.FILE_WRITE_ERROR;
     return received;
   }
 

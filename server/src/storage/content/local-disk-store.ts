@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidStorageKeyError, storageKeyFor, type BlobStat, type ByteRange, type ContentStore } from './content-store';
+import { syncDirectory, syncFile } from './file-sync';
 
 const KEY = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-([0-9a-f]{16})$/;
 const FAN_OUT = /^[0-9a-f]{2}$/;
@@ -44,7 +45,7 @@ export class LocalDiskStore implements ContentStore {
 
     try {
       // Same file system: the finished file itself becomes the key, after its bytes are on disk.
-      await fsyncFile(sourcePath);
+      await syncFile(sourcePath);
       await fs.rename(sourcePath, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
@@ -58,7 +59,7 @@ export class LocalDiskStore implements ContentStore {
       }
       await fs.rm(sourcePath, { force: true });
     }
-    await fsyncDirectory(dir);
+    await syncDirectory(dir);
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
@@ -87,7 +88,7 @@ export class LocalDiskStore implements ContentStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
-    await fsyncDirectory(path.dirname(file));
+    await syncDirectory(path.dirname(file));
   }
 
   async *listKeys(): AsyncIterable<string> {
@@ -140,7 +141,7 @@ export class LocalDiskStore implements ContentStore {
     if (first === undefined) return;
     // Every directory from the first one created down to `dir` is new: sync each parent.
     for (let current = dir; current.length >= first.length; current = path.dirname(current)) {
-      await fsyncDirectory(path.dirname(current));
+      await syncDirectory(path.dirname(current));
     }
   }
 
@@ -151,7 +152,7 @@ export class LocalDiskStore implements ContentStore {
     const source = await fs.open(sourcePath, constants.O_RDONLY);
     try {
       await pipeline(source.createReadStream({ highWaterMark: READ_BYTES }), createWriteStream(temp, { flags: 'wx', mode: 0o600, highWaterMark: READ_BYTES }));
-      await fsyncFile(temp);
+      await syncFile(temp);
       return temp;
     } catch (error) {
       await fs.rm(temp, { force: true });
@@ -178,35 +179,4 @@ async function listNames(dir: string): Promise<string[]> {
 function ignoreMissing(error: unknown): undefined {
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
   throw error;
-}
-
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await fs.open(file, constants.O_RDONLY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * Makes a directory's entries (a rename, a new file, a deletion) durable. Platforms that cannot
- * open a directory for fsync (Windows) refuse with EISDIR/EPERM/EINVAL; there nothing more can be
- * done from user space.
- */
-async function fsyncDirectory(dir: string): Promise<void> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(dir, constants.O_RDONLY);
-  } catch (error) {
-    if (['EISDIR', 'EPERM', 'EINVAL'].includes((error as NodeJS.ErrnoException).code ?? '')) return;
-    throw error;
-  }
-  try {
-    await handle.sync();
-  } catch (error) {
-    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-  } finally {
-    await handle.close();
-  }
 }

@@ -12,12 +12,13 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
-import { ERRORS, type DataStore } from '@tus/server';
+import { ERRORS, Upload, type DataStore } from '@tus/server';
 import type { Config } from '../../config';
 import type { ContentStore } from './content-store';
+import { syncDirectory, syncFile, writeFileSynced } from './file-sync';
 import { EncryptingDataStore, encryptedUploadState, isEncryptedUpload, removeTail, UploadCiphers, type UploadCipher } from './encrypted-uploads';
 import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
-import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
+import { crossedWritebackStep, WRITEBACK_EVERY_BYTES, writeFully } from './writeback';
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
@@ -110,12 +111,7 @@ export class LocalUploadArea implements UploadArea {
   async readableBytes(id: string): Promise<number | null> {
     const cipher = await this.cipherOf(id);
     if (cipher) return (await encryptedUploadState(this.dataPath(id), cipher))?.offset ?? null;
-    try {
-      return (await fs.stat(this.dataPath(id))).size;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    return durableBytes(this.dataPath(id));
   }
 
   async open(id: string): Promise<Readable | null> {
@@ -151,6 +147,7 @@ export class LocalUploadArea implements UploadArea {
     const data = this.dataPath(id);
     await fs.rm(data, { force: true });
     await fs.rm(`${data}.json`, { force: true });
+    await fs.rm(offsetPathOf(data), { force: true });
     await removeTail(data);
   }
 
@@ -164,8 +161,8 @@ export class LocalUploadArea implements UploadArea {
     }
     const newest = new Map<string, number>();
     for (const name of names) {
-      // `<id>`, its tus metadata `<id>.json`, an encrypted upload's `<id>.tail` (and `.tail.tmp`).
-      const id = /^([0-9a-f]{32})(?:\.json|\.tail|\.tail\.tmp)?$/.exec(name)?.[1];
+      // `<id>`, its tus metadata `<id>.json`, its durable offset `<id>.offset`, an encrypted upload's `<id>.tail` (and `.tail.tmp`).
+      const id = /^([0-9a-f]{32})(?:\.json|\.offset|\.tail|\.tail\.tmp)?$/.exec(name)?.[1];
       if (id === undefined) continue;
       const stats = await fs.stat(path.join(this.directory, name)).catch(() => null);
       if (!stats) continue;
@@ -179,21 +176,47 @@ export class LocalUploadArea implements UploadArea {
 const WRITE_BATCH_BYTES = 1024 * 1024;
 /** Pieces gathered at most before one write (tiny pieces: a slow client), well under IOV_MAX. */
 const WRITE_BATCH_PIECES = 256;
+/** While a body arrives, what is written is synced and recorded each time it grows past a multiple of this (one sync at a time). */
+const SYNC_EVERY_BYTES = WRITEBACK_EVERY_BYTES;
 
 /**
  * @tus/file-store, writing a PATCH's body in batches of about 1 MiB (one writev of the pieces the
  * socket gave) rather than one write per piece of 16–64 KiB: a GiB is a thousand system calls
  * instead of tens of thousands, which roughly halves the cost of writing it. What was received
  * before a failure (a dropped connection) is still written, so the upload resumes from there.
- * Every 16 MiB, the kernel is asked to start writing the file to disk (writeback.ts), so that the
- * fsync of the completion does not wait for the whole upload.
+ *
+ * Durable before acknowledged: a write ends with an fdatasync of the file, then records the new
+ * offset in `<id>.offset` (synced too), and only then is the PATCH answered. The upload's offset is
+ * the smaller of the file's size and that record (durableBytes), so bytes written but not synced
+ * and recorded (a PATCH cut short by a kill -9, or by a power loss, after which the size may cover
+ * bytes that never reached the disk and read as zeros) are not counted, and the next write
+ * overwrites them. While a body arrives, what is written is synced and recorded in the background
+ * every few MiB, so such a PATCH keeps most of what it wrote. The creation syncs the record, the
+ * tus metadata and their names.
  */
 class BatchedFileStore extends FileStore {
   constructor(
-    directory: string,
+    private readonly folder: string,
     private readonly pathOf: (id: string) => string,
   ) {
-    super({ directory });
+    super({ directory: folder });
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    const created = await super.create(upload);
+    const file = this.pathOf(upload.id);
+    await writeFileSynced(offsetPathOf(file), offsetRecord(0));
+    // The tus metadata (written whole by @tus/file-store) and the three new names.
+    await syncFile(`${file}.json`);
+    await syncDirectory(this.folder);
+    return created;
+  }
+
+  override async getUpload(id: string): Promise<Upload> {
+    const upload = await super.getUpload(id);
+    const durable = await durableBytes(this.pathOf(id));
+    if (durable === null || durable === upload.offset) return upload;
+    return new Upload({ id: upload.id, size: upload.size, offset: durable, metadata: upload.metadata, storage: upload.storage, creation_date: upload.creation_date });
   }
 
   override async write(readable: NodeJS.ReadableStream, id: string, offset: number): Promise<number> {
@@ -204,31 +227,115 @@ class BatchedFileStore extends FileStore {
     let position = offset;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
+    let writeFailed = false;
+    let bodyFailed = false;
+    /** What is synced and recorded: where the upload stands if the process or the machine stops now. */
+    let durable = offset;
+    let syncing: Promise<void> | null = null;
+    // While the body arrives, what is written is synced in the background (one sync at a time) and
+    // recorded: the disk works while the rest arrives, the final sync finds little left, and a kill
+    // or a power loss in the middle of a long PATCH costs only what came after the last record.
+    const syncInBackground = () => {
+      const covered = position;
+      syncing = handle
+        .datasync()
+        .then(() => recordDurableOffset(file, covered, { sync: false }))
+        .then(() => void (durable = covered))
+        .catch(() => {}) // the final sync reports what failed
+        .finally(() => (syncing = null));
+    };
     const flush = async () => {
       const buffers = pending;
       pending = [];
       pendingBytes = 0;
       const from = position;
-      position = await writeFully(handle, buffers, position);
-      if (crossedWritebackStep(from, position)) startWriteback(file);
+      try {
+        position = await writeFully(handle, buffers, position);
+      } catch (error) {
+        writeFailed = true;
+        throw error;
+      }
+      if (syncing === null && crossedWritebackStep(from, position, SYNC_EVERY_BYTES)) syncInBackground();
     };
     try {
+      // Bytes past the offset were never acknowledged (durableBytes): they go.
+      if ((await handle.stat()).size > offset) await handle.truncate(offset);
       try {
         for await (const chunk of readable) {
           pending.push(chunk as Buffer);
           pendingBytes += (chunk as Buffer).length;
           if (pendingBytes >= WRITE_BATCH_BYTES || pending.length >= WRITE_BATCH_PIECES) await flush();
         }
-      } finally {
-        await flush();
+      } catch (error) {
+        if (writeFailed) throw error;
+        // The body broke off (a dropped connection): what arrived is kept, and the upload resumes from there.
+        bodyFailed = true;
       }
+      await flush();
+      await syncing;
+      await handle.datasync();
+      await recordDurableOffset(file, position, { sync: true });
     } catch {
+      // Written but perhaps not durable (a failed write or sync): the upload goes back to what
+      // was synced and recorded.
+      await syncing;
+      await handle.truncate(durable).catch(() => {});
+      await recordDurableOffset(file, durable, { sync: true }).catch(() => {});
       throw ERRORS.FILE_WRITE_ERROR;
     } finally {
       await handle.close();
     }
+    if (bodyFailed) throw ERRORS.FILE_WRITE_ERROR;
     return position;
   }
+}
+
+/** The file beside a plaintext upload's bytes that records the offset its last acknowledged write made durable. */
+const offsetPathOf = (dataPath: string) => `${dataPath}.offset`;
+
+/** The record: 8 bytes, big-endian (written in place, so a crash leaves the old value or the new one). */
+function offsetRecord(offset: number): Buffer {
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigUInt64BE(BigInt(offset));
+  return bytes;
+}
+
+/**
+ * Records `offset` as durable for the plaintext upload whose bytes are `dataPath`, once they are
+ * synced; `sync`: the record itself too (before an answer acknowledges it; a record lost to a power
+ * loss leaves an older one, which counts fewer bytes, never more).
+ */
+export async function recordDurableOffset(dataPath: string, offset: number, { sync }: { sync: boolean }): Promise<void> {
+  const handle = await fs.open(offsetPathOf(dataPath), 'r+');
+  try {
+    await handle.write(offsetRecord(offset), 0, 8, 0);
+    if (sync) await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The bytes of a plaintext upload that count: its file's size, but no more than its durable
+ * offset's record says (an upload begun before the record existed has none: its size counts).
+ * Null when the file is not there.
+ */
+async function durableBytes(dataPath: string): Promise<number | null> {
+  let size: number;
+  try {
+    size = (await fs.stat(dataPath)).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  let record: Buffer;
+  try {
+    record = await fs.readFile(offsetPathOf(dataPath));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return size;
+    throw error;
+  }
+  return Math.min(size, record.length >= 8 ? Number(record.readBigUInt64BE(0)) : 0);
 }
 
 export function uploadDirectory(config: Config): string {

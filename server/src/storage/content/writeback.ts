@@ -35,9 +35,9 @@ async function datasync(file: string): Promise<void> {
 /** A writeback is started each time a file being written grows past a multiple of this. */
 export const WRITEBACK_EVERY_BYTES = 16 * 1024 * 1024;
 
-/** Whether writing from `from` to `to` crossed a multiple of WRITEBACK_EVERY_BYTES. */
-export function crossedWritebackStep(from: number, to: number): boolean {
-  return Math.floor(to / WRITEBACK_EVERY_BYTES) > Math.floor(from / WRITEBACK_EVERY_BYTES);
+/** Whether writing from `from` to `to` crossed a multiple of `step` (WRITEBACK_EVERY_BYTES). */
+export function crossedWritebackStep(from: number, to: number, step = WRITEBACK_EVERY_BYTES): boolean {
+  return Math.floor(to / step) > Math.floor(from / step);
 }
 
 /** Writes `buffers` one after another from `position` (again after a short write); the position after them. */

@@ -1,0 +1,51 @@
+/**
+ * Making what was written to local files survive a power loss: the content store's keys
+ * (local-disk-store.ts) and the upload area's acknowledged bytes (upload-area.ts,
+ * encrypted-uploads.ts). A killed process loses nothing the kernel holds; a power loss or a kernel
+ * crash loses whatever was not synced, and on ext4 (delalloc, dioread_nolock) a file's size may
+ * then even cover bytes that read as zeros. docs/uploads-and-downloads.md §3 says what is synced when.
+ */
+import { constants, promises as fs } from 'node:fs';
+
+/** fsync(2) of a file by name: its bytes and its metadata. */
+export async function syncFile(file: string): Promise<void> {
+  const handle = await fs.open(file, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Makes a directory's entries (a rename, a new file, a deletion) durable. Platforms that cannot
+ * open a directory for fsync (Windows) refuse with EISDIR/EPERM/EINVAL; there nothing more can be
+ * done from user space.
+ */
+export async function syncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(dir, constants.O_RDONLY);
+  } catch (error) {
+    if (['EISDIR', 'EPERM', 'EINVAL'].includes((error as NodeJS.ErrnoException).code ?? '')) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!['EISDIR', 'EPERM', 'EINVAL', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes `bytes` as the whole of `file` (created 0600 if new), and fsyncs it. */
+export async function writeFileSynced(file: string, bytes: Buffer): Promise<void> {
+  const handle = await fs.open(file, 'w', 0o600);
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
