@@ -23,12 +23,15 @@
  * takes the writer in turn; one that only reads runs on the reader, or on the writer when only the
  * writer is free (a read runs to its end in one step, so it never keeps the writer from anyone); a
  * stream, which holds its connection while it is open (an open better-sqlite3 iterator blocks every
- * other statement of its connection, and its snapshot is every later read's), only on the reader.
- * A database without a reader (in memory, not in WAL mode) routes everything to its one connection.
+ * other statement of its connection, and its snapshot is every later read's), only on the reader;
+ * but a stream that SQLite must sort before its first row goes to a worker thread with connections
+ * of its own (sorting-worker.ts), so that the sort does not hold the event loop. A database without
+ * a reader (in memory, not in WAL mode) routes everything to its one connection.
  */
 import SQLite from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CommitStamps } from './commit-stamps';
+import { SortingWorker } from './sorting-worker';
 import { WalCheckpoints } from './wal-checkpoints';
 import {
   CompiledQuery,
@@ -152,11 +155,16 @@ class CachingSqliteDriver implements Driver {
   readonly commitStamps: CommitStamps | null;
   /** WAL checkpoints in a worker thread, never in a commit of ours (wal-checkpoints.ts). */
   readonly #checkpoints: WalCheckpoints | null;
+  /** Streams that sort, read in a worker thread (sorting-worker.ts); null without a reader. */
+  readonly #sorter: SortingWorker | null;
+  /** Whether a statement of the reader sorts before its first row (its plan, read once). */
+  readonly #sorts = new WeakMap<BetterSqlite3.Statement, boolean>();
 
   constructor(database: BetterSqlite3.Database, cacheSize: number) {
     this.#writer = new SqliteConnection(database, cacheSize);
     const reader = openReader(database);
     this.#reader = reader ? new SqliteConnection(reader, cacheSize) : this.#writer;
+    this.#sorter = reader ? new SortingWorker(database.name, Number(database.pragma('busy_timeout', { simple: true }))) : null;
     this.commitStamps = CommitStamps.of(database);
     this.#checkpoints = WalCheckpoints.of(database);
   }
@@ -181,6 +189,23 @@ class CachingSqliteDriver implements Driver {
    */
   readsOnly(sqlText: string): boolean {
     return READ_STATEMENT.test(sqlText) && this.#reader.statements.statement(sqlText).readonly;
+  }
+
+  /**
+   * The sorting worker, when `query` (a read outside a transaction, about to be streamed) sorts or
+   * materializes before its first row: SQLite's plan says so (a temporary B-tree, a materialized
+   * subquery). Null otherwise: the reader streams it as it reads.
+   */
+  sorterFor(query: CompiledQuery): SortingWorker | null {
+    if (!this.#sorter) return null;
+    const statement = this.#reader.statements.statement(query.sql);
+    let sorts = this.#sorts.get(statement);
+    if (sorts === undefined) {
+      const plan = this.#reader.database.prepare(`explain query plan ${query.sql}`).all(query.parameters as unknown[]) as Array<{ detail: string }>;
+      sorts = plan.some((step) => /\bUSE TEMP B-TREE\b|\bMATERIALIZE\b/.test(step.detail));
+      this.#sorts.set(statement, sorts);
+    }
+    return sorts ? this.#sorter : null;
   }
 
   /** The connection a read may run on now, reader first; undefined while both are held. */
@@ -233,6 +258,7 @@ class CachingSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     this.commitStamps?.close();
     await this.#checkpoints?.close();
+    await this.#sorter?.close();
     if (this.#reader !== this.#writer) this.#reader.database.close();
     this.#writer.database.close();
   }
@@ -345,7 +371,13 @@ class RoutedConnection implements DatabaseConnection {
       yield* writer.stream<R>(compiledQuery, chunkSize);
       return;
     }
-    const connection = this.driver.readsOnly(compiledQuery.sql) ? reader : writer;
+    const readsOnly = this.driver.readsOnly(compiledQuery.sql);
+    const sorter = readsOnly ? this.driver.sorterFor(compiledQuery) : null;
+    if (sorter) {
+      yield* sorter.stream<R>(compiledQuery, chunkSize);
+      return;
+    }
+    const connection = readsOnly ? reader : writer;
     await connection.mutex.lock();
     try {
       yield* connection.stream<R>(compiledQuery, chunkSize);
