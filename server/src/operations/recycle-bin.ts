@@ -46,6 +46,7 @@ import {
   findExpiredEntries,
   findItemStates,
   folderEntriesStill,
+  type BinEntries,
   findLiveKeys,
   findLiveKeysContaining,
   markDeleted,
@@ -230,25 +231,34 @@ export async function deleteForGood(services: Services, accountId: number, ids: 
 
 /**
  * Deletes for good everything that is in the caller's bin when the call comes (an empty bin is not
- * an error), in steps: each a transaction of its own, under the account's lock, sized to last
- * about EMPTY_STEP_TARGET_MS, after which the bin is a bin with fewer items and every size and the
- * used bytes are right. In one transaction, a bin of 100,000 items held SQLite's one writer, and
- * every other account's writes with it, for seconds (docs/design.md §8, "Long work in slices").
+ * an error), in steps (deleteEntriesInSteps).
+ */
+export async function emptyBin(services: Services, accountId: number): Promise<void> {
+  // What is in the bin now, not what comes into it while this runs.
+  const before = services.now().getTime() + 1;
+  const { rows } = await deleteEntriesInSteps(services, accountId, await findBinEntries(services.db, accountId, before), before);
+  if (rows > 0) await removeContentAfterCommit(services);
+}
+
+/**
+ * Deletes for good those of `entries` that are still entries of the account's bin deleted before
+ * `before` (ms), with everything beneath them, in steps: each a transaction of its own, under the
+ * account's lock, sized to last about EMPTY_STEP_TARGET_MS, after which the bin is a bin with fewer
+ * items and every size and the used bytes are right. In one transaction, a bin of 100,000 items
+ * held SQLite's one writer, and every other account's writes with it, for seconds (docs/design.md
+ * §8, "Long work in slices").
  *
  * For each folder entry: the files binned under it (the sizes of the folders they were in made
  * smaller, up to the entry), then its folders, deepest first, each only once nothing binned is
  * left in it, then the entry itself; then the files deleted directly. A crash between two steps
- * leaves the rest in the bin, whole and restorable (RecycleEmpty again deletes it); a restore made
- * while this runs brings back what is not deleted yet.
+ * leaves the rest in the bin, whole and restorable; a restore made meanwhile brings back what is
+ * not deleted yet. Returns the entries and the rows deleted.
  */
-export async function emptyBin(services: Services, accountId: number): Promise<void> {
+async function deleteEntriesInSteps(services: Services, accountId: number, entries: BinEntries, before: number): Promise<{ entries: number; rows: number }> {
   const { db, now } = services;
-  // What is in the bin now, not what comes into it while this runs.
-  const before = now().getTime() + 1;
-  const entries = await findBinEntries(db, accountId, before);
   const sizes = new RowsForTime(EMPTY_STEP_TARGET_MS, EMPTY_STEP_MOST_ROWS, EMPTY_STEP_FIRST_ROWS);
   const slices = new TimeSlices();
-  let deleted = 0;
+  const deleted = { entries: 0, rows: 0 };
   /**
    * One step: what `work` deletes, with its bytes given back; the next step's size follows its time.
    * Then the event loop is given back, so that a write that came meanwhile takes the writer first.
@@ -262,17 +272,19 @@ export async function emptyBin(services: Services, accountId: number): Promise<v
       return done;
     });
     sizes.took(items, performance.now() - began);
-    deleted += items;
+    deleted.rows += items;
     await slices.pause();
     return items;
   };
-  /** `each` on `ids` a step's worth at a time. */
+  /** `each` on `ids` a step's worth at a time; returns the items deleted. */
   const inSteps = async (ids: readonly number[], each: (tx: Kysely<Database>, chunk: readonly number[]) => Promise<{ bytes: number; items: number }>) => {
+    let items = 0;
     for (let next = 0; next < ids.length; ) {
       const chunk = ids.slice(next, next + sizes.rows);
       next += chunk.length;
-      await step((tx) => each(tx, chunk));
+      items += await step((tx) => each(tx, chunk));
     }
+    return items;
   };
   const noFiles = new Map<number, number>();
 
@@ -290,13 +302,15 @@ export async function emptyBin(services: Services, accountId: number): Promise<v
     for (const level of await binnedFolderLevels(db, accountId, round)) {
       await inSteps(level, async (tx, chunk) => deleteItems(tx, accountId, { folderIds: await emptiedBinnedFolders(tx, accountId, chunk), files: noFiles }, now()));
     }
-    await inSteps(round, async (tx, chunk) => {
+    deleted.entries += await inSteps(round, async (tx, chunk) => {
       const emptied = await emptiedFolderEntries(tx, accountId, await folderEntriesStill(tx, accountId, chunk, before));
       return deleteItems(tx, accountId, { folderIds: emptied, files: noFiles }, now());
     });
   }
-  await inSteps(entries.fileIds, async (tx, chunk) => deleteItems(tx, accountId, { folderIds: [], files: await fileEntriesStill(tx, accountId, chunk, before) }, now()));
-  if (deleted > 0) await removeContentAfterCommit(services);
+  deleted.entries += await inSteps(entries.fileIds, async (tx, chunk) =>
+    deleteItems(tx, accountId, { folderIds: [], files: await fileEntriesStill(tx, accountId, chunk, before) }, now()),
+  );
+  return deleted;
 }
 
 /**
@@ -495,11 +509,11 @@ export interface SweepReport {
 
 /**
  * Housekeeping: deletes for good the entries of every account's bin deleted more than
- * config.recycleRetentionDays ago, with their subtrees. In bounded batches: each transaction takes
- * one account's oldest entries up to about SWEEP_ROWS_PER_BATCH rows beneath them (a single entry
- * bigger than that goes alone, since it must go whole). Idempotent and safe on several instances
- * at once: each transaction takes the account's lock and deletes only what is, at that moment,
- * still an expired entry. Content is left to content removal, which housekeeping runs next.
+ * config.recycleRetentionDays ago, with their subtrees. In bounded batches: each batch takes one
+ * account's oldest entries up to about SWEEP_ROWS_PER_BATCH rows beneath them (a single entry
+ * bigger than that goes alone), deleted in steps (deleteEntriesInSteps). Idempotent and safe on
+ * several instances at once: each step takes the account's lock and deletes only what is, at that
+ * moment, still an expired entry. Content is left to content removal, which housekeeping runs next.
  */
 export async function purgeExpiredBinItems(services: Services): Promise<SweepReport> {
   let purged = 0;
@@ -518,26 +532,20 @@ export async function purgeExpiredBinItems(services: Services): Promise<SweepRep
     }
     for (const accountId of new Set(taken.map((entry) => entry.accountId))) {
       const mine = taken.filter((entry) => entry.accountId === accountId);
-      purged += await purgeEntries(services.db, accountId, mine, cutoff, services.now());
+      purged += await purgeEntries(services, accountId, mine, cutoff);
     }
     if (candidates.length < SWEEP_ENTRIES_PER_BATCH && taken.length === candidates.length) break;
   }
   return { purged };
 }
 
-/** Deletes for good those of `entries` that are still entries of the account's bin deleted before `cutoff`. */
-async function purgeEntries(db: Kysely<Database>, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date, now: Date): Promise<number> {
+/**
+ * Deletes for good those of `entries` that are still entries of the account's bin deleted before
+ * `cutoff`, in steps (deleteEntriesInSteps): an entry of 100,000 items does not hold the writer for
+ * seconds either. Returns the entries deleted.
+ */
+async function purgeEntries(services: Services, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date): Promise<number> {
   const idsOf = (table: ExpiredEntry['table']) => entries.filter((entry) => entry.table === table).map((entry) => entry.id);
-  return inTreeTransaction(db, async (tx) => {
-    await lockAccountTree(tx, accountId);
-    const stillExpired = (items: ItemStatus[]) =>
-      items.filter((item) => item.state === 'deleted' && item.deletedAt!.getTime() < cutoff.getTime()).map((item) => item.id);
-    const folderIds = stillExpired(await findItemStates(tx, accountId, 'folders', idsOf('folders')));
-    const fileIds = stillExpired(await findItemStates(tx, accountId, 'files', idsOf('files')));
-    if (folderIds.length + fileIds.length === 0) return 0;
-    // Entries' sizes left their ancestors when they were binned: only the used bytes change.
-    const { bytes } = await deleteSubtrees(tx, accountId, folderIds, fileIds, now);
-    await releaseUsedBytes(tx, accountId, bytes);
-    return folderIds.length + fileIds.length;
-  });
+  const deleted = await deleteEntriesInSteps(services, accountId, { folderIds: idsOf('folders'), fileIds: idsOf('files') }, cutoff.getTime());
+  return deleted.entries;
 }
