@@ -30,7 +30,7 @@ import type { Kysely } from 'kysely';
 import { createLogger } from '../log';
 import { adjustFolderSizes, findLiveFiles, findLiveFolders, folderDepths, lockAccountTree } from '../storage/db/items-repository';
 import { folderPaths } from '../storage/db/listings-repository';
-import { RowsForTime, TimeSlices } from '../storage/db/batches';
+import { RowsForTime, TimeSlices, whenWalCaughtUp } from '../storage/db/batches';
 import {
   binnedFolderLevels,
   binnedLevels,
@@ -83,7 +83,7 @@ const CONTENT_REMOVAL_WAIT_MS = 2_000;
  * RecycleEmpty's steps (emptyBin): each a transaction of its own, sized to last about this long, so
  * that other calls' writes, which take turns on SQLite's one writer, wait no longer than a step.
  */
-const EMPTY_STEP_TARGET_MS = 25;
+const EMPTY_STEP_TARGET_MS = 50;
 /** The rows of a step, at most and at first; the folder entries taken on together (one id list). */
 const EMPTY_STEP_MOST_ROWS = 1_000;
 const EMPTY_STEP_FIRST_ROWS = 100;
@@ -262,8 +262,10 @@ async function deleteEntriesInSteps(services: Services, accountId: number, entri
   /**
    * One step: what `work` deletes, with its bytes given back; the next step's size follows its time.
    * Then the event loop is given back, so that a write that came meanwhile takes the writer first.
+   * Before it, SQLite's checkpoints catch up when they lag far behind (batches.ts whenWalCaughtUp).
    */
   const step = async (work: (tx: Kysely<Database>) => Promise<{ bytes: number; items: number }>): Promise<number> => {
+    await whenWalCaughtUp(db);
     const began = performance.now();
     const { items } = await inTreeTransaction(db, async (tx) => {
       await lockAccountTree(tx, accountId);

@@ -12,6 +12,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import { TimeSlices } from '../../time-slices';
 import type { Database } from './schema';
+import { walCaughtUp } from './sqlite-driver';
 
 /** Rows one read returns, and the most one statement changes. */
 export const ROWS_PER_STATEMENT = 1_000;
@@ -74,6 +75,21 @@ export async function inBatches<T>(items: readonly T[], slices: TimeSlices, chan
     start += batch.length;
     await slices.pauseIfDue();
   }
+}
+
+/** Pages a long change lets SQLite's WAL hold before it waits for the checkpoints (some 40 MiB). */
+const WAL_BACKLOG_PAGES = 10_000;
+/** The longest a long change waits for them (a reader that holds an old snapshot stops the copy). */
+const WAL_BACKLOG_WAIT_MS = 5_000;
+
+/**
+ * Before the next transaction of a change made of many (RecycleEmpty's steps): when SQLite's WAL
+ * holds more than WAL_BACKLOG_PAGES, waits (without holding the event loop) until the checkpoints
+ * have copied all of it back, so that the WAL starts over instead of growing by every transaction
+ * (wal-checkpoints.ts caughtUp). Nothing to wait for on PostgreSQL.
+ */
+export async function whenWalCaughtUp(db: Kysely<Database>): Promise<void> {
+  await walCaughtUp(db, WAL_BACKLOG_PAGES, WAL_BACKLOG_WAIT_MS);
 }
 
 export { TimeSlices };

@@ -114,6 +114,16 @@ export function connectionWanted(db: object): boolean {
 }
 
 /**
+ * When the WAL of the SQLite database `db` reads (an instance that reads at once:
+ * serveImmediateReads) holds more than `backlog` frames, resolves once all are checkpointed, or
+ * after `timeoutMs` (wal-checkpoints.ts caughtUp); at once otherwise, and elsewhere (PostgreSQL,
+ * no WAL).
+ */
+export function walCaughtUp(db: object, backlog: number, timeoutMs: number): Promise<void> {
+  return immediateReaders.get(db)?.walCaughtUp(backlog, timeoutMs) ?? Promise.resolve();
+}
+
+/**
  * Prepared statements by SQL text, least recently used first (a Map keeps insertion order; a hit
  * moves its entry to the end). Evicted statements are simply dropped: better-sqlite3 finalizes them
  * when they are collected.
@@ -174,6 +184,11 @@ class CachingSqliteDriver implements Driver {
   /** See connectionWanted: only readers wait for the reader (streams live there). */
   get connectionWanted(): boolean {
     return this.#reader.mutex.wanted;
+  }
+
+  /** See walCaughtUp. */
+  walCaughtUp(backlog: number, timeoutMs: number): Promise<void> {
+    return this.#checkpoints?.caughtUp(backlog, timeoutMs) ?? Promise.resolve();
   }
 
   /** See immediateRows. */
