@@ -18,7 +18,8 @@
  *   taken there gets " (restored)", " (restored 2)", … before the extension.
  *
  * Every batch is checked first, one query per table, and is all-or-nothing; each operation is one
- * transaction (inTreeTransaction), so a crash leaves the database before or after it.
+ * transaction (inTreeTransaction), so a crash leaves the database before or after it. RecycleEmpty
+ * excepted: it deletes in steps of their own (emptyBin), each of which leaves a smaller bin.
  *
  * Folder sizes: a folder's size is the total of the live files beneath it; a folder in the bin
  * keeps the size of what comes back with it. Deltas go to adjustFolderSizes once the tree has its
@@ -29,14 +30,23 @@ import type { Kysely } from 'kysely';
 import { createLogger } from '../log';
 import { adjustFolderSizes, findLiveFiles, findLiveFolders, folderDepths, lockAccountTree } from '../storage/db/items-repository';
 import { folderPaths } from '../storage/db/listings-repository';
+import { RowsForTime, TimeSlices, whenWalCaughtUp } from '../storage/db/batches';
 import {
+  binnedFolderLevels,
   binnedLevels,
   binSubtrees,
   countBinnedUnder,
-  deleteBin,
+  deleteItems,
   deleteSubtrees,
+  emptiedBinnedFolders,
+  emptiedFolderEntries,
+  fileEntriesStill,
+  filesBinnedUnder,
+  findBinEntries,
   findExpiredEntries,
   findItemStates,
+  folderEntriesStill,
+  type BinEntries,
   findLiveKeys,
   findLiveKeysContaining,
   markDeleted,
@@ -68,6 +78,16 @@ const RESTORED_FRAGMENT = ' (restored';
 
 /** A permanent delete answers once content removal is done, or after this long (it then goes on behind). */
 const CONTENT_REMOVAL_WAIT_MS = 2_000;
+
+/**
+ * RecycleEmpty's steps (emptyBin): each a transaction of its own, sized to last about this long, so
+ * that other calls' writes, which take turns on SQLite's one writer, wait no longer than a step.
+ */
+const EMPTY_STEP_TARGET_MS = 50;
+/** The rows of a step, at most and at first; the folder entries taken on together (one id list). */
+const EMPTY_STEP_MOST_ROWS = 1_000;
+const EMPTY_STEP_FIRST_ROWS = 100;
+const EMPTY_ENTRIES_PER_ROUND = 1_000;
 
 /** The retention sweep: bin entries looked at per batch, and the rows one batch may delete (at least one entry). */
 const SWEEP_ENTRIES_PER_BATCH = 100;
@@ -209,15 +229,90 @@ export async function deleteForGood(services: Services, accountId: number, ids: 
   await removeContentAfterCommit(services);
 }
 
-/** Deletes everything in the caller's bin for good. An empty bin is not an error. */
+/**
+ * Deletes for good everything that is in the caller's bin when the call comes (an empty bin is not
+ * an error), in steps (deleteEntriesInSteps).
+ */
 export async function emptyBin(services: Services, accountId: number): Promise<void> {
-  const { items } = await inTreeTransaction(services.db, async (tx) => {
-    await lockAccountTree(tx, accountId);
-    const deleted = await deleteBin(tx, accountId, services.now());
-    await releaseUsedBytes(tx, accountId, deleted.bytes);
-    return deleted;
-  });
-  if (items > 0) await removeContentAfterCommit(services);
+  // What is in the bin now, not what comes into it while this runs.
+  const before = services.now().getTime() + 1;
+  const { rows } = await deleteEntriesInSteps(services, accountId, await findBinEntries(services.db, accountId, before), before);
+  if (rows > 0) await removeContentAfterCommit(services);
+}
+
+/**
+ * Deletes for good those of `entries` that are still entries of the account's bin deleted before
+ * `before` (ms), with everything beneath them, in steps: each a transaction of its own, under the
+ * account's lock, sized to last about EMPTY_STEP_TARGET_MS, after which the bin is a bin with fewer
+ * items and every size and the used bytes are right. In one transaction, a bin of 100,000 items
+ * held SQLite's one writer, and every other account's writes with it, for seconds (docs/design.md
+ * §8, "Long work in slices").
+ *
+ * For each folder entry: the files binned under it (the sizes of the folders they were in made
+ * smaller, up to the entry), then its folders, deepest first, each only once nothing binned is
+ * left in it, then the entry itself; then the files deleted directly. A crash between two steps
+ * leaves the rest in the bin, whole and restorable; a restore made meanwhile brings back what is
+ * not deleted yet. Returns the entries and the rows deleted.
+ */
+async function deleteEntriesInSteps(services: Services, accountId: number, entries: BinEntries, before: number): Promise<{ entries: number; rows: number }> {
+  const { db, now } = services;
+  const sizes = new RowsForTime(EMPTY_STEP_TARGET_MS, EMPTY_STEP_MOST_ROWS, EMPTY_STEP_FIRST_ROWS);
+  const slices = new TimeSlices();
+  const deleted = { entries: 0, rows: 0 };
+  /**
+   * One step: what `work` deletes, with its bytes given back; the next step's size follows its time.
+   * Then the event loop is given back, so that a write that came meanwhile takes the writer first.
+   * Before it, SQLite's checkpoints catch up when they lag far behind (batches.ts whenWalCaughtUp).
+   */
+  const step = async (work: (tx: Kysely<Database>) => Promise<{ bytes: number; items: number }>): Promise<number> => {
+    await whenWalCaughtUp(db);
+    const began = performance.now();
+    const { items } = await inTreeTransaction(db, async (tx) => {
+      await lockAccountTree(tx, accountId);
+      const done = await work(tx);
+      await releaseUsedBytes(tx, accountId, done.bytes);
+      return done;
+    });
+    sizes.took(items, performance.now() - began);
+    deleted.rows += items;
+    await slices.pause();
+    return items;
+  };
+  /** `each` on `ids` a step's worth at a time; returns the items deleted. */
+  const inSteps = async (ids: readonly number[], each: (tx: Kysely<Database>, chunk: readonly number[]) => Promise<{ bytes: number; items: number }>) => {
+    let items = 0;
+    for (let next = 0; next < ids.length; ) {
+      const chunk = ids.slice(next, next + sizes.rows);
+      next += chunk.length;
+      items += await step((tx) => each(tx, chunk));
+    }
+    return items;
+  };
+  const noFiles = new Map<number, number>();
+
+  for (let start = 0; start < entries.folderIds.length; start += EMPTY_ENTRIES_PER_ROUND) {
+    const round = entries.folderIds.slice(start, start + EMPTY_ENTRIES_PER_ROUND);
+    const filesOfRound = async (tx: Kysely<Database>) => {
+      const roots = await folderEntriesStill(tx, accountId, round, before);
+      const files = await filesBinnedUnder(tx, accountId, roots, sizes.rows);
+      const deltas = new Map<number, number>();
+      for (const file of files) deltas.set(file.folderId, (deltas.get(file.folderId) ?? 0) - file.size);
+      await adjustFolderSizes(tx, accountId, deltas, new Set(roots));
+      return deleteItems(tx, accountId, { folderIds: [], files: new Map(files.map((file) => [file.id, file.size])) }, now());
+    };
+    while ((await step(filesOfRound)) > 0);
+    for (const level of await binnedFolderLevels(db, accountId, round)) {
+      await inSteps(level, async (tx, chunk) => deleteItems(tx, accountId, { folderIds: await emptiedBinnedFolders(tx, accountId, chunk), files: noFiles }, now()));
+    }
+    deleted.entries += await inSteps(round, async (tx, chunk) => {
+      const emptied = await emptiedFolderEntries(tx, accountId, await folderEntriesStill(tx, accountId, chunk, before));
+      return deleteItems(tx, accountId, { folderIds: emptied, files: noFiles }, now());
+    });
+  }
+  deleted.entries += await inSteps(entries.fileIds, async (tx, chunk) =>
+    deleteItems(tx, accountId, { folderIds: [], files: await fileEntriesStill(tx, accountId, chunk, before) }, now()),
+  );
+  return deleted;
 }
 
 /**
@@ -416,11 +511,11 @@ export interface SweepReport {
 
 /**
  * Housekeeping: deletes for good the entries of every account's bin deleted more than
- * config.recycleRetentionDays ago, with their subtrees. In bounded batches: each transaction takes
- * one account's oldest entries up to about SWEEP_ROWS_PER_BATCH rows beneath them (a single entry
- * bigger than that goes alone, since it must go whole). Idempotent and safe on several instances
- * at once: each transaction takes the account's lock and deletes only what is, at that moment,
- * still an expired entry. Content is left to content removal, which housekeeping runs next.
+ * config.recycleRetentionDays ago, with their subtrees. In bounded batches: each batch takes one
+ * account's oldest entries up to about SWEEP_ROWS_PER_BATCH rows beneath them (a single entry
+ * bigger than that goes alone), deleted in steps (deleteEntriesInSteps). Idempotent and safe on
+ * several instances at once: each step takes the account's lock and deletes only what is, at that
+ * moment, still an expired entry. Content is left to content removal, which housekeeping runs next.
  */
 export async function purgeExpiredBinItems(services: Services): Promise<SweepReport> {
   let purged = 0;
@@ -439,26 +534,20 @@ export async function purgeExpiredBinItems(services: Services): Promise<SweepRep
     }
     for (const accountId of new Set(taken.map((entry) => entry.accountId))) {
       const mine = taken.filter((entry) => entry.accountId === accountId);
-      purged += await purgeEntries(services.db, accountId, mine, cutoff, services.now());
+      purged += await purgeEntries(services, accountId, mine, cutoff);
     }
     if (candidates.length < SWEEP_ENTRIES_PER_BATCH && taken.length === candidates.length) break;
   }
   return { purged };
 }
 
-/** Deletes for good those of `entries` that are still entries of the account's bin deleted before `cutoff`. */
-async function purgeEntries(db: Kysely<Database>, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date, now: Date): Promise<number> {
+/**
+ * Deletes for good those of `entries` that are still entries of the account's bin deleted before
+ * `cutoff`, in steps (deleteEntriesInSteps): an entry of 100,000 items does not hold the writer for
+ * seconds either. Returns the entries deleted.
+ */
+async function purgeEntries(services: Services, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date): Promise<number> {
   const idsOf = (table: ExpiredEntry['table']) => entries.filter((entry) => entry.table === table).map((entry) => entry.id);
-  return inTreeTransaction(db, async (tx) => {
-    await lockAccountTree(tx, accountId);
-    const stillExpired = (items: ItemStatus[]) =>
-      items.filter((item) => item.state === 'deleted' && item.deletedAt!.getTime() < cutoff.getTime()).map((item) => item.id);
-    const folderIds = stillExpired(await findItemStates(tx, accountId, 'folders', idsOf('folders')));
-    const fileIds = stillExpired(await findItemStates(tx, accountId, 'files', idsOf('files')));
-    if (folderIds.length + fileIds.length === 0) return 0;
-    // Entries' sizes left their ancestors when they were binned: only the used bytes change.
-    const { bytes } = await deleteSubtrees(tx, accountId, folderIds, fileIds, now);
-    await releaseUsedBytes(tx, accountId, bytes);
-    return folderIds.length + fileIds.length;
-  });
+  const deleted = await deleteEntriesInSteps(services, accountId, { folderIds: idsOf('folders'), fileIds: idsOf('files') }, cutoff.getTime());
+  return deleted.entries;
 }

@@ -13,6 +13,9 @@
  *    referenced keeps its bytes; once removal has run, no orphan bytes are left.
  * 3. During a move of that folder to the bin (is_real=0): the folder is live with all its files or
  *    in the bin with all its files.
+ * 4. During RecycleEmpty of that folder, which deletes in steps of their own (each committed): what
+ *    is left is in the bin, beneath the folder, whole: it comes back by a restore with every size
+ *    right, and RecycleEmpty again deletes it, with no byte left over.
  *
  * The big tree is built once: through the service (account, folders, uploads, FileAdd) and then by
  * inserting rows into the stopped service's SQLite file in one transaction, with `fss fsck
@@ -42,6 +45,7 @@ const FolderAndFileDelete = op('FileService', 'FolderAndFileDelete');
 const FolderAndFileRestore = op('FileService', 'FolderAndFileRestore');
 const GetFiles = op('UserService', 'GetFiles');
 const GetRecycleFiles = op('UserService', 'GetRecycleFiles');
+const RecycleEmpty = op('FileService', 'RecycleEmpty');
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -630,12 +634,109 @@ async function timeDelete(tree: Tree, isReal: 0 | 1): Promise<Timeline> {
   return { committedMs, answeredMs };
 }
 
+/** What is left of the big folder after an emptying of the bin was killed: nothing, or some of it in the bin. */
+interface LeftInBin {
+  readonly state: 'gone' | 'binned';
+  readonly folders: number;
+  readonly files: number;
+}
+
+/**
+ * Where the big folder's subtree is after RecycleEmpty was killed, from the database: gone, or the
+ * folder still an entry of the bin with everything left of its subtree binned under it. Anything
+ * else (a row left live, or beneath something else) fails.
+ */
+function leftInBin(dataDir: string, tree: Tree): LeftInBin {
+  const rows = withDb(dataDir, (db) => {
+    const count = (table: string, ids: readonly number[]) =>
+      db
+        .prepare(`select count(*) as total, coalesce(sum(deleted_at is null and binned_under = ${tree.bigId}), 0) as beneath from ${table} where id in (${ids.join(',')})`)
+        .get() as { total: number; beneath: number };
+    const big = db.prepare('select deleted_at, binned_under from folders where id = ?').get(tree.bigId) as
+      | { deleted_at: number | null; binned_under: number | null }
+      | undefined;
+    return { folders: count('folders', tree.folderIds.slice(1)), files: count('files', tree.fileIds), big };
+  });
+  const seen = JSON.stringify(rows);
+  if (!rows.big) {
+    expect(rows.folders.total + rows.files.total, `the big folder is gone but not all beneath it: ${seen}`).toBe(0);
+    return { state: 'gone', folders: 0, files: 0 };
+  }
+  expect([rows.big.deleted_at !== null, rows.big.binned_under], `the big folder is not an entry of the bin: ${seen}`).toEqual([true, null]);
+  expect([rows.folders.beneath, rows.files.beneath], `something left of the big folder is not beneath it in the bin: ${seen}`).toEqual([
+    rows.folders.total,
+    rows.files.total,
+  ]);
+  return { state: 'binned', folders: rows.folders.total, files: rows.files.total };
+}
+
+/** A moment of RecycleEmpty seen in the database: a step committed (some files gone), or every file gone. */
+type EmptyingEvent = 'partly emptied' | 'files gone';
+
+function emptyingReached(reader: Database.Database, tree: Tree, event: EmptyingEvent): boolean {
+  const beneath = (reader.prepare('select count(*) as n from files where binned_under = ?').get(tree.bigId) as { n: number }).n;
+  if (event === 'files gone') return beneath === 0;
+  return reader.prepare('select id from folders where id = ?').get(tree.bigId) !== undefined && beneath < tree.fileIds.length;
+}
+
+/** Sends RecycleEmpty (the big folder in the bin) and kills the service at `moment`. */
+async function emptyAndKill(server: ServiceProcess, session: Session, tree: Tree, moment: { afterMs: number } | { event: EmptyingEvent }) {
+  const reader = new Database(path.join(server.dataDir, 'fss.sqlite'), { fileMustExist: true });
+  const started = performance.now();
+  let answeredAt: number | null = null;
+  const answer = call(server.url, RecycleEmpty, session, {}).then(
+    (a) => ((answeredAt = performance.now() - started), a),
+    (error: Error) => error,
+  );
+  try {
+    if ('afterMs' in moment) await sleep(Math.max(0, moment.afterMs - (performance.now() - started)));
+    else await waitFor(`the emptying's moment "${moment.event}"`, () => emptyingReached(reader, tree, moment.event), 15_000, 1);
+  } finally {
+    reader.close();
+  }
+  await server.kill9();
+  const killedAt = performance.now() - started;
+  const outcome = await answer;
+  if (!(outcome instanceof Error)) expect(outcome.result.code).toBe('0');
+  return { answeredBeforeKill: answeredAt !== null && answeredAt <= killedAt, killedAt };
+}
+
+/** RecycleEmpty of the big folder (moved to the bin first) on a fresh copy of the tree, without a kill: when it answers. */
+async function timeEmpty(tree: Tree): Promise<number> {
+  const dataDir = await copyOfTree(tree, 'measure-empty');
+  const server = await startService(dataDir);
+  const session = await login(server.url);
+  await ok(server.url, FolderAndFileDelete, session, { dirids: String(tree.bigId), fids: '', is_real: 0 });
+  const started = performance.now();
+  await ok(server.url, RecycleEmpty, session, {});
+  const answeredMs = performance.now() - started;
+  await waitFor('content removal', () => blobsLeft(dataDir, tree) === 0, 15_000, 50);
+  await server.stop();
+  expect(leftInBin(dataDir, tree).state).toBe('gone');
+  expectClean(await fsck(dataDir), 'RecycleEmpty without a crash');
+  await expectNoOrphanBytes(dataDir);
+  return answeredMs;
+}
+
+/** Over the wire: the files listed in the big folder's folders that are still there (a folder gone answers 404). */
+async function filesListed(url: string, session: Session, tree: Tree): Promise<number> {
+  let files = 0;
+  for (const folder of tree.layout) {
+    const listing = await call(url, GetFiles, session, { dir: String(folder.id), order: 'name', desc: '0' });
+    if (listing.result.code === '404') continue;
+    expect(listing.result.code).toBe('0');
+    files += listing.files.length;
+  }
+  return files;
+}
+
 const describeMoment = (moment: Moment) => ('afterMs' in moment ? `${Math.round(moment.afterMs)} ms` : `the ${moment.event} moment`);
 
 describe('kill -9 during a large folder delete', () => {
   let tree: Tree;
   let deletion: Timeline;
   let binning: Timeline;
+  let emptyingMs: number;
 
   beforeAll(async () => {
     const t0 = performance.now();
@@ -643,12 +744,13 @@ describe('kill -9 during a large folder delete', () => {
     const built = performance.now() - t0;
     deletion = await timeDelete(tree, 1);
     binning = await timeDelete(tree, 0);
+    emptyingMs = await timeEmpty(tree);
     const ms = (t: Timeline) => `commits at ${Math.round(t.committedMs)} ms, answers at ${Math.round(t.answeredMs)} ms`;
     outcomes.push(
       `tree of ${tree.folderIds.length} folders, ${tree.fileIds.length} files, ${tree.insideOnlyKeys.length} blobs only they reference, built in ${Math.round(built)} ms; ` +
-        `without a crash a permanent delete ${ms(deletion)}, a move to the bin ${ms(binning)}`,
+        `without a crash a permanent delete ${ms(deletion)}, a move to the bin ${ms(binning)}, RecycleEmpty of it answers at ${Math.round(emptyingMs)} ms`,
     );
-  }, 90_000);
+  }, 120_000);
 
   /**
    * Kill moments spread over the time a whole permanent delete takes: one inside its transaction
@@ -751,6 +853,63 @@ describe('kill -9 during a large folder delete', () => {
       expectClean(await fsck(dataDir), 'after the restore');
       outcomes.push(
         `move to bin, kill at ${label} (${describeMoment(moment)}; killed at ${Math.round(killedAt)} ms${answeredBeforeKill ? ', after the answer' : ''}): folder ${state}`,
+      );
+    },
+  );
+
+  const emptyMoments: Array<[string, () => { afterMs: number } | { event: EmptyingEvent }]> = [
+    ['a step committed', () => ({ event: 'partly emptied' })],
+    ['the last file gone (its folders go next)', () => ({ event: 'files gone' })],
+    ...[0.3, 0.7].map((f): [string, () => { afterMs: number }] => [`${f} of the answer time`, () => ({ afterMs: f * emptyingMs })]),
+  ];
+
+  it.each(emptyMoments)(
+    'RecycleEmpty, killed at %s: what is left is in the bin, whole; it comes back with its sizes right, and goes with RecycleEmpty again',
+    { timeout: 90_000 },
+    async (label, momentOf) => {
+      const moment = momentOf();
+      const dataDir = await copyOfTree(tree, `empty-${label.replace(/\W+/g, '-')}`);
+      let server = await startService(dataDir);
+      let session = await login(server.url);
+      await ok(server.url, FolderAndFileDelete, session, { dirids: String(tree.bigId), fids: '', is_real: 0 });
+      const { answeredBeforeKill, killedAt } = await emptyAndKill(server, session, tree, moment);
+
+      expectClean(await fsck(dataDir), `killed at ${Math.round(killedAt)} ms`);
+      const left = leftInBin(dataDir, tree);
+      if ('event' in moment && moment.event === 'partly emptied') expect(left.files).toBeLessThan(tree.fileIds.length);
+      if ('event' in moment && moment.event === 'files gone') expect(left.files).toBe(0);
+
+      server = await startService(dataDir);
+      session = await login(server.url);
+      await expectOutsideFileDownloads(server.url, session, tree);
+      if (left.state === 'binned') {
+        // What is left comes back with the folder, every file of it listed, every size right.
+        await ok(server.url, FolderAndFileRestore, session, { dirids: String(tree.bigId), fids: '' });
+        expect(await filesListed(server.url, session, tree)).toBe(left.files);
+        await server.stop();
+        expectClean(await fsck(dataDir), 'after the restore of what was left');
+        server = await startService(dataDir);
+        session = await login(server.url);
+        await ok(server.url, FolderAndFileDelete, session, { dirids: String(tree.bigId), fids: '', is_real: 0 });
+        await ok(server.url, RecycleEmpty, session, {});
+      }
+      await waitFor(
+        'content removal',
+        () =>
+          blobsLeft(dataDir, tree) === 0 &&
+          withDb(dataDir, (db) => (db.prepare('select count(*) as n from content_removals').get() as { n: number }).n === 0),
+        20_000,
+        100,
+      );
+      await expectOutsideFileDownloads(server.url, session, tree);
+      expect(server.output()).not.toContain('"level":"error"');
+      await server.stop();
+      expect(leftInBin(dataDir, tree).state).toBe('gone');
+      expectClean(await fsck(dataDir), 'after RecycleEmpty again');
+      await expectNoOrphanBytes(dataDir);
+      outcomes.push(
+        `RecycleEmpty, kill at ${label} (killed at ${Math.round(killedAt)} ms${answeredBeforeKill ? ', after the answer' : ''}): ` +
+          `${left.state === 'gone' ? 'all gone' : `${left.folders} folders and ${left.files} files left in the bin`}`,
       );
     },
   );

@@ -17,6 +17,7 @@ import { getFiles, getRecycleFiles } from '../../src/operations/listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, purgeExpiredBinItems, recycleEmpty } from '../../src/operations/recycle-bin';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { engineOf } from '../../src/storage/db/dialect';
+import { folderSizeMismatches, misplacedItems, usedBytesMismatches } from '../../src/storage/db/integrity-repository';
 import { nameKey, naturalSortKey } from '../../src/operations/names';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { openSession, signed as encryptionSigned, storeFile } from '../helpers/encryption';
@@ -673,7 +674,108 @@ describe('RecycleEmpty', () => {
     await emptyBin(services, alice);
     expect(await wholeTables(services)).toEqual(before);
   });
+
+  test('a bin bigger than a step is emptied in steps, each of which leaves every size, the used bytes and the tree right', async () => {
+    const { services, alice } = await aliceAndBob();
+    const { big, rows } = await bigBin(services, alice);
+
+    let done = false;
+    const emptying = emptyBin(services, alice).finally(() => (done = true));
+    const seen: number[] = [];
+    while (!done) {
+      // What other calls read meanwhile: each committed step, as a crash between two would leave it.
+      await expectBinConsistent(services);
+      seen.push(await rowsOf(services, alice));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await emptying;
+
+    // P and P/live.txt stay.
+    expect(seen.some((left) => left > 2 && left < rows)).toBe(true);
+    expect(await rowsOf(services, alice)).toBe(2);
+    expect(await rowExists(services, 'folders', big)).toBe(false);
+    expect([await sharedItems(services), await linkedFiles(services)]).toEqual([[], []]);
+    expect(await usedBytes(services, alice)).toBe(3);
+    await expectBinConsistent(services);
+  });
+
+  test('a restore made while the bin is being emptied brings back what is not deleted yet, with its sizes right', async () => {
+    const { services, alice } = await aliceAndBob();
+    const { big, rows } = await bigBin(services, alice);
+
+    const emptying = emptyBin(services, alice);
+    while ((await rowsOf(services, alice)) === rows) await new Promise((resolve) => setImmediate(resolve));
+    const restored = await restore(services, alice, String(big), '');
+    await emptying;
+
+    expect(restored.folders.map((f) => f.id)).toEqual([big]);
+    const left = await services.db.selectFrom('files').select(['size']).where('account_id', '=', alice).execute();
+    // Most of the big folder's files came back (the loose files of the bin went); live.txt stayed.
+    expect(left.length).toBeGreaterThan(100);
+    expect(await usedBytes(services, alice)).toBe(left.reduce((total, file) => total + Number(file.size), 0));
+    expect((await binListing(services, alice)).count).toBe(0);
+    await expectLiveSizesConsistent(services, alice);
+    await expectBinConsistent(services);
+  });
 });
+
+/**
+ * A bin of several hundred rows, more than one step deletes: P/Big with three folders, each with a
+ * folder inside, 100 files in each (sizes 1–100); an entry of its own deleted from beneath it
+ * earlier (Big/G2/E, 20 files); shares and links inside; 10 files deleted directly. P/live.txt (3
+ * bytes) stays live.
+ */
+async function bigBin(services: TestServices, accountId: number): Promise<{ big: number; rows: number }> {
+  const p = await addFolder(services, accountId, 0, 'P');
+  await addFile(services, accountId, p.id, 'live.txt', 3);
+  const big = await addFolder(services, accountId, p.id, 'Big');
+  const files = async (folder: number, count: number) => {
+    const added: FileItem[] = [];
+    for (let i = 1; i <= count; i++) added.push(await addFile(services, accountId, folder, `f${i}.txt`, i));
+    return added;
+  };
+  await files(big.id, 100);
+  let entry = 0;
+  for (let g = 1; g <= 3; g++) {
+    const folder = await addFolder(services, accountId, big.id, `G${g}`);
+    const inner = await addFolder(services, accountId, folder.id, 'H');
+    const added = await files(inner.id, 100);
+    await files(folder.id, 100);
+    if (g === 1) await addLink(services, accountId, added[0].id);
+    if (g === 3) await addShare(services, accountId, 'folder', inner.id);
+    if (g === 2) {
+      const e = await addFolder(services, accountId, folder.id, 'E');
+      await files(e.id, 20);
+      entry = e.id;
+    }
+  }
+  await toBin(services, accountId, String(entry), '');
+  const loose = await files(p.id, 10);
+  await toBin(services, accountId, String(big.id), loose.map((f) => f.id).join(','));
+  return { big: big.id, rows: await rowsOf(services, accountId) };
+}
+
+/** The account's folders and files, in any state. */
+async function rowsOf(services: Services, accountId: number): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select (select count(*) from folders where account_id = ${accountId}) + (select count(*) from files where account_id = ${accountId}) as n`.execute(services.db);
+  return Number(rows[0].n);
+}
+
+/**
+ * What fsck checks of the tree and the counters, and what a restore relies on: every row beneath a
+ * folder of the bin has its parent.
+ */
+async function expectBinConsistent(services: Services): Promise<void> {
+  expect(await misplacedItems(services.db)).toEqual([]);
+  expect(await folderSizeMismatches(services.db)).toEqual([]);
+  expect(await usedBytesMismatches(services.db)).toEqual([]);
+  const { rows } = await sql<{ id: number }>`
+    select id from folders f where binned_under is not null and not exists (select 1 from folders p where p.id = f.parent_id)
+    union all
+    select id from files f where binned_under is not null and not exists (select 1 from folders p where p.id = f.folder_id)`.execute(services.db);
+  expect(rows).toEqual([]);
+}
 
 /** The sweep in a process of its own (another instance on the same database), at the test clock's time. */
 async function sweepInAnotherProcess(services: TestServices): Promise<{ purged: number }> {

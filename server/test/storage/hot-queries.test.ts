@@ -1,8 +1,8 @@
 /**
  * The compiled hot queries (storage/db/hot-queries.ts, prepared-query.ts) read what Kysely would
- * read: on SQLite they run at once only while the one connection is free (sqlite-driver.ts
- * immediateRows), so a read beside an open transaction waits for it and never sees its uncommitted
- * rows. On SQLite and PostgreSQL.
+ * read: on SQLite they run at once on a connection that is free (sqlite-driver.ts immediateRows),
+ * the read-only one beside an open transaction, so they never see its uncommitted rows. On SQLite
+ * and PostgreSQL.
  */
 import { describe, expect, it } from 'vitest';
 import { accountVersion, isLiveFolderOf } from '../../src/storage/db/hot-queries';

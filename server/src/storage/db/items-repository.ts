@@ -391,8 +391,16 @@ const SIZE_ROWS_PER_STATEMENT = 2_000;
  * The folders on the ways up are read once (foldersAbove), the sums are made here, children
  * before parents, and each folder is updated once: the cost follows the folders on the ways, so
  * 1,000 starting folders 256 deep cost their distinct ancestors, not 256,000 rows.
+ *
+ * `stopAt`: folders that keep what reaches them from passing on to their parents (entries of the
+ * bin, whose size left their ancestors when they were binned).
  */
-export async function adjustFolderSizes(db: Kysely<Database>, accountId: number, deltas: ReadonlyMap<number, number>): Promise<void> {
+export async function adjustFolderSizes(
+  db: Kysely<Database>,
+  accountId: number,
+  deltas: ReadonlyMap<number, number>,
+  stopAt: ReadonlySet<number> = new Set(),
+): Promise<void> {
   const seeds = [...deltas].filter(([folderId, delta]) => folderId !== 0 && delta !== 0);
   if (seeds.length === 0) return;
   const ways = await foldersAbove(db, accountId, seeds.map(([folderId]) => folderId));
@@ -406,7 +414,7 @@ export async function adjustFolderSizes(db: Kysely<Database>, accountId: number,
   for (let id = ready.pop(); id !== undefined; id = ready.pop()) {
     const parentId = parents.get(id)!;
     if (!parents.has(parentId)) continue;
-    totals.set(parentId, (totals.get(parentId) ?? 0) + (totals.get(id) ?? 0));
+    if (!stopAt.has(id)) totals.set(parentId, (totals.get(parentId) ?? 0) + (totals.get(id) ?? 0));
     const left = waitingFor.get(parentId)! - 1;
     waitingFor.set(parentId, left);
     if (left === 0) ready.push(parentId);

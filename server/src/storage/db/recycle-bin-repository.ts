@@ -17,7 +17,9 @@
  * Every statement works on sets (id lists, subtrees by recursive CTEs over parent ids), never
  * one per item; the CTEs and UPDATE … FROM read the same on SQLite (3.33+) and PostgreSQL. What
  * grows with a subtree (binning, unbinning, deleting for good) is read and changed in batches of
- * 1,000 rows, with pauses for the event loop (batches.ts).
+ * 1,000 rows, with pauses for the event loop (batches.ts). Emptying a bin goes in steps that the
+ * caller commits one by one (operations/recycle-bin.ts emptyBin): the functions under "Emptying
+ * the bin in steps" each read or delete what one step may.
  * Parameters of VALUES lists are cast, because PostgreSQL types them as text otherwise. Join
  * orders that matter are fixed with CROSS JOIN (SQLite's rule: the left table is the outer loop),
  * as in listings-repository.
@@ -441,35 +443,119 @@ export async function deleteSubtrees(
   return deleteDoomed(db, accountId, { folderIds: doomedFolders, files }, now, slices);
 }
 
-/**
- * Deletes for good everything in the account's bin: its entries (the bin index) and everything
- * beneath them (binned_under is always the id of a folder among the entries). By the invariant
- * above, that is every item of the account that is not live. No walk needed.
- */
-export async function deleteBin(db: Kysely<Database>, accountId: number, now: Date): Promise<{ bytes: number; items: number }> {
+// ---- Emptying the bin in steps (operations/recycle-bin.ts emptyBin) -------------------------------
+
+/** The entries of a bin, by table. */
+export interface BinEntries {
+  readonly folderIds: readonly number[];
+  readonly fileIds: readonly number[];
+}
+
+/** The entries of the account's bin deleted before `before` (ms), read in chunks (the bin index). */
+export async function findBinEntries(db: Kysely<Database>, accountId: number, before: number): Promise<BinEntries> {
   const slices = new TimeSlices();
-  const folderEntries = sql`select id from folders where account_id = ${accountId} and deleted_at is not null`;
-  const folders = await selectInChunks(
-    db,
-    sql<{ id: number }>`
-      select id from folders where account_id = ${accountId} and deleted_at is not null
-      union all
-      select id from folders where binned_under in (${folderEntries})`,
-    slices,
-  );
+  const entries = (table: ItemTable) =>
+    selectInChunks(db, sql<{ id: number }>`select id from ${sql.table(table)} where account_id = ${accountId} and deleted_at is not null and deleted_at < ${before}`, slices);
+  const folders = await entries('folders');
+  const files = await entries('files');
+  return { folderIds: folders.map((row) => Number(row.id)), fileIds: files.map((row) => Number(row.id)) };
+}
+
+/** Those of the folders `ids` that are still entries of the account's bin deleted before `before`. */
+export async function folderEntriesStill(db: Kysely<Database>, accountId: number, ids: readonly number[], before: number): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<{ id: number }>`
+    select id from folders where ${ownedBy(accountId)} and id in ${idList(ids)} and deleted_at is not null and deleted_at < ${before}`.execute(db);
+  return rows.map((row) => Number(row.id));
+}
+
+/** Those of the files `ids` that are still entries of the account's bin deleted before `before`, with their sizes. */
+export async function fileEntriesStill(db: Kysely<Database>, accountId: number, ids: readonly number[], before: number): Promise<Map<number, number>> {
   const files = new Map<number, number>();
-  addFiles(
-    files,
-    await selectInChunks(
-      db,
-      sql<{ id: number; size: number }>`
-        select id, size from files where account_id = ${accountId} and deleted_at is not null
+  if (ids.length === 0) return files;
+  const { rows } = await sql<{ id: number; size: number }>`
+    select id, size from files where ${ownedBy(accountId)} and id in ${idList(ids)} and deleted_at is not null and deleted_at < ${before}`.execute(db);
+  addFiles(files, rows);
+  return files;
+}
+
+/** A file beneath a folder of the bin: what deleting it takes from the sizes of the folders it was in. */
+export interface BinnedFile {
+  readonly id: number;
+  readonly size: number;
+  readonly folderId: number;
+}
+
+/** Up to `limit` of the files binned under the folder entries `entries` (the binned_under index). */
+export async function filesBinnedUnder(db: Kysely<Database>, accountId: number, entries: readonly number[], limit: number): Promise<BinnedFile[]> {
+  if (entries.length === 0) return [];
+  const { rows } = await sql<{ id: number; size: number; folder_id: number }>`
+    select id, size, folder_id from files where binned_under in ${idList(entries)} and ${ownedBy(accountId)} limit ${limit}`.execute(db);
+  return rows.map((row) => ({ id: Number(row.id), size: Number(row.size), folderId: Number(row.folder_id) }));
+}
+
+/**
+ * The folders binned under the folder entries `entries`, in levels, deepest first: no folder of a
+ * level is the parent of another of the same level, so a level can go in any order once the
+ * levels below it have gone. One walk down each entry's group (read in chunks).
+ */
+export async function binnedFolderLevels(db: Kysely<Database>, accountId: number, entries: readonly number[]): Promise<number[][]> {
+  if (entries.length === 0) return [];
+  const rows = await selectInChunks(
+    db,
+    sql<{ id: number; depth: number }>`
+      with recursive down(root, id, depth) as (
+        select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(entries)}
         union all
-        select id, size from files where binned_under in (${folderEntries})`,
-      slices,
-    ),
+        select d.root, f.id, d.depth + 1
+        from down d cross join folders f
+        where f.account_id = ${accountId} and f.parent_id = d.id and f.binned_under = d.root and d.depth < ${MAX_WALK_DEPTH}
+      )
+      select id, depth from down where depth > 0`,
+    new TimeSlices(),
   );
-  return deleteDoomed(db, accountId, { folderIds: folders.map((row) => Number(row.id)), files }, now, slices);
+  const levels: number[][] = [];
+  for (const row of rows) (levels[Number(row.depth) - 1] ??= []).push(Number(row.id));
+  return levels.filter((level) => level !== undefined).reverse();
+}
+
+/**
+ * Those of the binned folders `ids` with nothing binned left in them (no folder, no file): their
+ * size is then 0, and deleting them leaves no binned row without its parent.
+ */
+export async function emptiedBinnedFolders(db: Kysely<Database>, accountId: number, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<{ id: number }>`
+    select f.id from folders f
+    where ${ownedBy(accountId, 'f.account_id')} and f.id in ${idList(ids)} and f.binned_under is not null
+      and not exists (select 1 from folders c where c.account_id = ${accountId} and c.parent_id = f.id and c.binned_under is not null)
+      and not exists (select 1 from files c where c.account_id = ${accountId} and c.folder_id = f.id and c.binned_under is not null)`.execute(db);
+  return rows.map((row) => Number(row.id));
+}
+
+/** Those of the folder entries `ids` with nothing binned under them any more (their size is then 0). */
+export async function emptiedFolderEntries(db: Kysely<Database>, accountId: number, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<{ id: number }>`
+    select f.id from folders f
+    where ${ownedBy(accountId, 'f.account_id')} and f.id in ${idList(ids)}
+      and not exists (select 1 from folders c where c.binned_under = f.id)
+      and not exists (select 1 from files c where c.binned_under = f.id)`.execute(db);
+  return rows.map((row) => Number(row.id));
+}
+
+/**
+ * Deletes the folders `folderIds` and the files `files` (id → size) for good, with their shares
+ * and links, and returns the bytes that leave the account's used bytes (deleteDoomed). The caller
+ * has made sure that nothing is left beneath them that needs them.
+ */
+export async function deleteItems(
+  db: Kysely<Database>,
+  accountId: number,
+  items: { readonly folderIds: readonly number[]; readonly files: ReadonlyMap<number, number> },
+  now: Date,
+): Promise<{ bytes: number; items: number }> {
+  return deleteDoomed(db, accountId, items, now, new TimeSlices());
 }
 
 /** Gives back `bytes` of the account's quota (files deleted for good, cover images removed). */

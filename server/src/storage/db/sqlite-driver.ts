@@ -1,22 +1,37 @@
 /**
  * The SQLite dialect of the embedded installation: Kysely's own SqliteDialect (its query compiler,
- * adapter and introspector) over a driver of ours, which differs from Kysely's SqliteDriver in two
- * ways that matter on the path of every call (bench/README.md, "Call throughput"):
+ * adapter and introspector) over a driver of ours, which differs from Kysely's SqliteDriver in
+ * three ways:
  *
- * - Prepared statements are kept, by SQL text, in a bounded LRU cache. Kysely's driver prepares
- *   every statement on every call, which cost about as much as running it. A cached statement is
- *   safe to reuse: the one connection runs one statement at a time (the mutex below), and SQLite
- *   re-prepares a statement by itself when the schema changes under it.
+ * - Two connections to the file: the writer, for every transaction and every statement that
+ *   writes, and a read-only reader for statements that only read and run outside a transaction.
+ *   In WAL mode a reader reads the last committed state beside a writer's open transaction, so
+ *   one account's long change (100,000 rows to the bin) no longer stops every other account's
+ *   reads (bench/README.md, "Stalls"). They see what was committed before it: what they would
+ *   have seen had they come a moment earlier, as on PostgreSQL's pool.
+ * - Prepared statements are kept, by SQL text, in a bounded LRU cache per connection. Kysely's
+ *   driver prepares every statement on every call, which cost about as much as running it. A
+ *   cached statement is safe to reuse: each connection runs one statement at a time (its mutex),
+ *   and SQLite re-prepares a statement by itself when the schema changes under it.
  * - A stream reads its rows synchronously, `chunkSize` rows per iteration, instead of one row per
  *   `await`: a listing of 1,000 rows is one step of the event loop, not 1,000.
  *
- * What stays as in Kysely: SQLite has one connection, held by one user at a time behind a mutex.
- * A transaction holds it from `begin` to `commit`/`rollback`, so nothing else runs inside another's
- * transaction; a stream holds it while it is open, because an open better-sqlite3 iterator blocks
- * every other statement on the connection.
+ * Which connection: Kysely asks for a connection before it knows what it will run on it (one
+ * statement, a stream or a transaction), so acquireConnection hands out a RoutedConnection that
+ * takes a connection statement by statement. A transaction holds the writer from `begin` to
+ * `commit`/`rollback`, and everything inside it runs there. Outside one, a statement that writes
+ * takes the writer in turn; one that only reads runs on the reader, or on the writer when only the
+ * writer is free (a read runs to its end in one step, so it never keeps the writer from anyone); a
+ * stream, which holds its connection while it is open (an open better-sqlite3 iterator blocks every
+ * other statement of its connection, and its snapshot is every later read's), only on the reader;
+ * but a stream that SQLite must sort before its first row goes to a worker thread with connections
+ * of its own (sorting-worker.ts), so that the sort does not hold the event loop. A database without
+ * a reader (in memory, not in WAL mode) routes everything to its one connection.
  */
+import SQLite from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CommitStamps } from './commit-stamps';
+import { SortingWorker } from './sorting-worker';
 import { WalCheckpoints } from './wal-checkpoints';
 import {
   CompiledQuery,
@@ -70,8 +85,8 @@ const immediateReaders = new WeakMap<object, CachingSqliteDriver>();
 
 /**
  * The rows of `query` run now, synchronously, when `db` allows it (serveImmediateReads), the
- * statement only reads, and the connection is free: no transaction open, no stream reading. That is
- * exactly what running it through Kysely would do (the connection taken and given back, no plugin,
+ * statement only reads, and a connection is free for it (the reader, else the writer outside a
+ * transaction). That is exactly what running it through Kysely would do (no plugin,
  * no result transformation on SQLite), without the round trip of promises that costs more than a
  * small read itself on the path of every call. Undefined otherwise: run it through Kysely then.
  */
@@ -89,12 +104,23 @@ export function commitStampsOf(db: object): CommitStamps | null {
 }
 
 /**
- * Whether another user waits for the one connection of the SQLite database `db` reads (an instance
- * that reads at once: serveImmediateReads); false elsewhere (PostgreSQL has a pool). A long reader
- * (a listing's cursor) lets go of the connection between chunks when it is wanted.
+ * Whether another read waits for the connection that streams read from (the reader) of the SQLite
+ * database `db` reads (an instance that reads at once: serveImmediateReads); false elsewhere
+ * (PostgreSQL has a pool). A long reader (a listing's cursor) lets go of it between chunks when
+ * it is wanted.
  */
 export function connectionWanted(db: object): boolean {
   return immediateReaders.get(db)?.connectionWanted ?? false;
+}
+
+/**
+ * When the WAL of the SQLite database `db` reads (an instance that reads at once:
+ * serveImmediateReads) holds more than `backlog` frames, resolves once all are checkpointed, or
+ * after `timeoutMs` (wal-checkpoints.ts caughtUp); at once otherwise, and elsewhere (PostgreSQL,
+ * no WAL).
+ */
+export function walCaughtUp(db: object, backlog: number, timeoutMs: number): Promise<void> {
+  return immediateReaders.get(db)?.walCaughtUp(backlog, timeoutMs) ?? Promise.resolve();
 }
 
 /**
@@ -133,52 +159,103 @@ export class StatementCache {
 }
 
 class CachingSqliteDriver implements Driver {
-  readonly #database: BetterSqlite3.Database;
-  readonly #connection: CachingSqliteConnection;
-  readonly #mutex = new ConnectionMutex();
+  readonly #writer: SqliteConnection;
+  /** The read-only connection; the writer itself where there is none. */
+  readonly #reader: SqliteConnection;
   readonly commitStamps: CommitStamps | null;
   /** WAL checkpoints in a worker thread, never in a commit of ours (wal-checkpoints.ts). */
   readonly #checkpoints: WalCheckpoints | null;
+  /** Streams that sort, read in a worker thread (sorting-worker.ts); null without a reader. */
+  readonly #sorter: SortingWorker | null;
+  /** Whether a statement of the reader sorts before its first row (its plan, read once). */
+  readonly #sorts = new WeakMap<BetterSqlite3.Statement, boolean>();
 
   constructor(database: BetterSqlite3.Database, cacheSize: number) {
-    this.#database = database;
-    this.#connection = new CachingSqliteConnection(new StatementCache(database, cacheSize));
+    this.#writer = new SqliteConnection(database, cacheSize);
+    const reader = openReader(database);
+    this.#reader = reader ? new SqliteConnection(reader, cacheSize) : this.#writer;
+    this.#sorter = reader ? new SortingWorker(database.name, Number(database.pragma('busy_timeout', { simple: true }))) : null;
     this.commitStamps = CommitStamps.of(database);
     this.#checkpoints = WalCheckpoints.of(database);
   }
 
   async init(): Promise<void> {}
 
-  /** See connectionWanted. */
+  /** See connectionWanted: only readers wait for the reader (streams live there). */
   get connectionWanted(): boolean {
-    return this.#mutex.wanted;
+    return this.#reader.mutex.wanted;
+  }
+
+  /** See walCaughtUp. */
+  walCaughtUp(backlog: number, timeoutMs: number): Promise<void> {
+    return this.#checkpoints?.caughtUp(backlog, timeoutMs) ?? Promise.resolve();
   }
 
   /** See immediateRows. */
   readNow<R>(query: CompiledQuery): R[] | undefined {
-    if (this.#mutex.held) return undefined;
-    return this.#connection.readNow<R>(query);
+    if (!this.readsOnly(query.sql)) return undefined;
+    const free = this.freeForRead();
+    return free?.rows<R>(query);
+  }
+
+  /**
+   * Whether `sqlText` only reads: a select (or `with … select`) that SQLite finds makes no change.
+   * Pragmas go to the writer whatever SQLite says of them (`pragma optimize` analyzes).
+   */
+  readsOnly(sqlText: string): boolean {
+    return READ_STATEMENT.test(sqlText) && this.#reader.statements.statement(sqlText).readonly;
+  }
+
+  /**
+   * The sorting worker, when `query` (a read outside a transaction, about to be streamed) sorts or
+   * materializes before its first row: SQLite's plan says so (a temporary B-tree, a materialized
+   * subquery). Null otherwise: the reader streams it as it reads.
+   */
+  sorterFor(query: CompiledQuery): SortingWorker | null {
+    if (!this.#sorter) return null;
+    const statement = this.#reader.statements.statement(query.sql);
+    let sorts = this.#sorts.get(statement);
+    if (sorts === undefined) {
+      const plan = this.#reader.database.prepare(`explain query plan ${query.sql}`).all(query.parameters as unknown[]) as Array<{ detail: string }>;
+      sorts = plan.some((step) => /\bUSE TEMP B-TREE\b|\bMATERIALIZE\b/.test(step.detail));
+      this.#sorts.set(statement, sorts);
+    }
+    return sorts ? this.#sorter : null;
+  }
+
+  /** The connection a read may run on now, reader first; undefined while both are held. */
+  freeForRead(): SqliteConnection | undefined {
+    if (!this.#reader.mutex.held) return this.#reader;
+    if (!this.#writer.mutex.held) return this.#writer;
+    return undefined;
+  }
+
+  get writer(): SqliteConnection {
+    return this.#writer;
+  }
+
+  get reader(): SqliteConnection {
+    return this.#reader;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.#mutex.lock();
-    return this.#connection;
+    return new RoutedConnection(this);
   }
 
-  async releaseConnection(): Promise<void> {
-    this.#mutex.unlock();
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as RoutedConnection).release();
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
+    await (connection as RoutedConnection).begin();
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    (connection as RoutedConnection).commit();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    (connection as RoutedConnection).rollback();
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
@@ -196,8 +273,25 @@ class CachingSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     this.commitStamps?.close();
     await this.#checkpoints?.close();
-    this.#database.close();
+    await this.#sorter?.close();
+    if (this.#reader !== this.#writer) this.#reader.database.close();
+    this.#writer.database.close();
   }
+}
+
+/** What may go to the reader: statements that begin as a query does (SQLite then says whether it only reads). */
+const READ_STATEMENT = /^\s*(select|with)\b/i;
+
+/**
+ * A read-only connection to the file of `database`, when a second connection reads what it has
+ * committed: a file (not in memory) in WAL mode. Its busy timeout is the writer's.
+ */
+function openReader(database: BetterSqlite3.Database): BetterSqlite3.Database | null {
+  if (database.memory || database.readonly) return null;
+  if (String(database.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return null;
+  const reader = new SQLite(database.name, { readonly: true, fileMustExist: true });
+  reader.pragma(`busy_timeout = ${Number(database.pragma('busy_timeout', { simple: true }))}`);
+  return reader;
 }
 
 /** `savepoint "name"` and the like, the name quoted by the compiler (as Kysely's own driver does). */
@@ -205,28 +299,41 @@ function savepointCommand(command: string, name: string): RawNode {
   return RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]);
 }
 
-class CachingSqliteConnection implements DatabaseConnection {
-  constructor(private readonly statements: StatementCache) {}
+/** One better-sqlite3 connection, its prepared statements, and whose turn it is. */
+class SqliteConnection {
+  readonly statements: StatementCache;
+  readonly mutex = new ConnectionMutex();
 
-  /** The rows of a statement that reads; undefined for one that writes. */
-  readNow<R>(compiledQuery: CompiledQuery): R[] | undefined {
-    const statement = this.statements.statement(compiledQuery.sql);
-    return statement.reader ? (statement.all(compiledQuery.parameters as unknown[]) as R[]) : undefined;
+  constructor(
+    readonly database: BetterSqlite3.Database,
+    cacheSize: number,
+  ) {
+    this.statements = new StatementCache(database, cacheSize);
   }
 
-  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+  /** The rows of a statement that reads. */
+  rows<R>(compiledQuery: CompiledQuery): R[] {
+    return this.statements.statement(compiledQuery.sql).all(compiledQuery.parameters as unknown[]) as R[];
+  }
+
+  run<R>(compiledQuery: CompiledQuery): QueryResult<R> {
     const statement = this.statements.statement(compiledQuery.sql);
     const parameters = compiledQuery.parameters as unknown[];
-    if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as R[] });
+    if (statement.reader) return { rows: statement.all(parameters) as R[] };
     const { changes, lastInsertRowid } = statement.run(parameters);
-    return Promise.resolve({
+    return {
       numAffectedRows: changes === undefined || changes === null ? undefined : BigInt(changes),
       insertId: lastInsertRowid === undefined || lastInsertRowid === null ? undefined : BigInt(lastInsertRowid),
       rows: [],
-    });
+    };
   }
 
-  async *streamQuery<R>(compiledQuery: CompiledQuery, chunkSize = DEFAULT_CHUNK_ROWS): AsyncIterableIterator<QueryResult<R>> {
+  /** Runs a command (begin, commit, rollback) on this connection. */
+  command(sqlText: string): void {
+    this.statements.statement(sqlText).run();
+  }
+
+  async *stream<R>(compiledQuery: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
     const statement = this.statements.statement(compiledQuery.sql);
     // Only a statement that returns rows can be streamed (a select, or an insert … returning).
     if (!statement.reader) throw new Error('the SQLite driver streams queries that return rows only');
@@ -248,6 +355,99 @@ class CachingSqliteConnection implements DatabaseConnection {
       // Closes the statement's cursor when the reader stops early, so the connection is free again.
       rows.return?.();
     }
+  }
+}
+
+/**
+ * What Kysely gets from acquireConnection: it takes one of the driver's connections statement by
+ * statement, or holds the writer for a transaction (the routing: the comment at the top).
+ */
+class RoutedConnection implements DatabaseConnection {
+  /** Whether this holds the writer for a transaction (begin to commit or rollback). */
+  #inTransaction = false;
+
+  constructor(private readonly driver: CachingSqliteDriver) {}
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const { writer, reader } = this.driver;
+    if (this.#inTransaction) return writer.run<R>(compiledQuery);
+    if (this.driver.readsOnly(compiledQuery.sql)) {
+      const free = this.driver.freeForRead();
+      if (free) return free.run<R>(compiledQuery);
+      return inTurn(reader, () => reader.run<R>(compiledQuery));
+    }
+    if (!writer.mutex.held) return writer.run<R>(compiledQuery);
+    return inTurn(writer, () => writer.run<R>(compiledQuery));
+  }
+
+  async *streamQuery<R>(compiledQuery: CompiledQuery, chunkSize = DEFAULT_CHUNK_ROWS): AsyncIterableIterator<QueryResult<R>> {
+    const { writer, reader } = this.driver;
+    if (this.#inTransaction) {
+      yield* writer.stream<R>(compiledQuery, chunkSize);
+      return;
+    }
+    const readsOnly = this.driver.readsOnly(compiledQuery.sql);
+    const sorter = readsOnly ? this.driver.sorterFor(compiledQuery) : null;
+    if (sorter) {
+      yield* sorter.stream<R>(compiledQuery, chunkSize);
+      return;
+    }
+    const connection = readsOnly ? reader : writer;
+    await connection.mutex.lock();
+    try {
+      yield* connection.stream<R>(compiledQuery, chunkSize);
+    } finally {
+      connection.mutex.unlock();
+    }
+  }
+
+  async begin(): Promise<void> {
+    const { writer } = this.driver;
+    await writer.mutex.lock();
+    try {
+      writer.command('begin');
+    } catch (error) {
+      writer.mutex.unlock();
+      throw error;
+    }
+    this.#inTransaction = true;
+  }
+
+  /** Commits; the writer stays held when the commit fails, for the rollback Kysely sends next. */
+  commit(): void {
+    this.driver.writer.command('commit');
+    this.#endTransaction();
+  }
+
+  rollback(): void {
+    const { writer } = this.driver;
+    try {
+      // SQLite may have rolled back already (a failed commit of some kinds): nothing is open then.
+      if (writer.database.inTransaction) writer.command('rollback');
+    } finally {
+      this.#endTransaction();
+    }
+  }
+
+  /** Kysely is done with this connection: a transaction still open (none should be) is rolled back. */
+  release(): void {
+    if (this.#inTransaction) this.rollback();
+  }
+
+  #endTransaction(): void {
+    if (!this.#inTransaction) return;
+    this.#inTransaction = false;
+    this.driver.writer.mutex.unlock();
+  }
+}
+
+/** `run` once `connection` is this caller's, then given back. */
+async function inTurn<T>(connection: SqliteConnection, run: () => T): Promise<T> {
+  await connection.mutex.lock();
+  try {
+    return run();
+  } finally {
+    connection.mutex.unlock();
   }
 }
 

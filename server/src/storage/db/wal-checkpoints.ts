@@ -23,6 +23,8 @@ import { WAL_INDEX_HEADER_BYTES } from './commit-stamps';
 /** Pages waiting in the WAL before a checkpoint is asked for: SQLite's own default mark. */
 export const CHECKPOINT_PAGES = 1_000;
 const CHECK_EVERY_MS = 250;
+/** How often caughtUp looks again. */
+const CATCH_UP_POLL_MS = 20;
 
 /** In the WAL index: the header's last valid frame (mxFrame), and the frames already copied back (nBackfill). */
 const MX_FRAME_OFFSET = 16;
@@ -73,6 +75,12 @@ export class WalCheckpoints {
 
   /** Frames in the WAL not yet copied back, or null when the index cannot be read. */
   pendingPages(): number | null {
+    const frames = this.#read();
+    return frames && Math.max(0, frames.last - frames.backfilled);
+  }
+
+  /** The WAL's last valid frame (mxFrame) and the frames already copied back (nBackfill), or null. */
+  #read(): { last: number; backfilled: number } | null {
     let length: number;
     try {
       length = readSync(this.#fd, this.#scratch, 0, this.#scratch.length, 0);
@@ -82,7 +90,28 @@ export class WalCheckpoints {
     if (length !== this.#scratch.length) return null;
     const little = os.endianness() === 'LE';
     const read = (offset: number) => (little ? this.#scratch.readUInt32LE(offset) : this.#scratch.readUInt32BE(offset));
-    return Math.max(0, read(MX_FRAME_OFFSET) - read(BACKFILL_OFFSET));
+    return { last: read(MX_FRAME_OFFSET), backfilled: read(BACKFILL_OFFSET) };
+  }
+
+  /**
+   * When the WAL holds more than `backlog` frames, resolves once all are copied back (asking for
+   * checkpoints meanwhile, whatever their number), or after `timeoutMs`; at once otherwise, and
+   * when the index cannot be read or the checkpoints are no longer ours. For a change made of many
+   * transactions: SQLite starts the WAL over only in a transaction that begins with all of it
+   * copied back, which transactions that follow each other closely never do; the WAL then grows
+   * by what every one of them writes (a RecycleEmpty of 100,000 items made it 1 GiB, where one
+   * transaction took 60 MiB). Once this resolves, the next transaction starts it over.
+   */
+  async caughtUp(backlog: number, timeoutMs: number): Promise<void> {
+    const frames = this.#read();
+    if (frames === null || frames.last <= backlog) return;
+    const deadline = performance.now() + timeoutMs;
+    while (!this.#closed && performance.now() < deadline) {
+      const pending = this.pendingPages();
+      if (pending === null || pending === 0) return;
+      this.#checkpoint();
+      await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
+    }
   }
 
   async close(): Promise<void> {
@@ -97,6 +126,12 @@ export class WalCheckpoints {
     if (this.#closed || this.#running) return;
     const pending = this.pendingPages();
     if (pending === null || pending < CHECKPOINT_PAGES) return;
+    this.#checkpoint();
+  }
+
+  /** Asks the worker for a checkpoint, unless one is under way. */
+  #checkpoint(): void {
+    if (this.#closed || this.#running) return;
     try {
       this.#running = true;
       (this.#worker ??= this.#startWorker()).postMessage('checkpoint');
