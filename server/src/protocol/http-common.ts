@@ -147,9 +147,8 @@ export async function answerXmlStream(
   render: (writer: XmlWriter) => Promise<void>,
 ): Promise<void> {
   let streaming = false;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  const send = (chunk: Buffer): void | Promise<void> => {
+  let pending = '';
+  const send = (chunk: string): void | Promise<void> => {
     if (res.destroyed) throw new ClientGoneError();
     if (res.req.method === 'HEAD') return;
     if (res.write(chunk)) return;
@@ -168,21 +167,19 @@ export async function answerXmlStream(
       res.once('close', onClose);
     });
   };
-  const joined = (chunks: Buffer[]) => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
   // Everything is collected until it passes 64 KiB; only then do the headers go out, chunked.
   const sink: XmlSink = {
     write(chunk) {
       if (streaming) return send(chunk);
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes < 64 * 1024) return;
+      pending += chunk;
+      if (pending.length < 64 * 1024) return;
       streaming = true;
       res.statusCode = options.status;
       if (options.contentType) res.setHeader('Content-Type', options.contentType);
       if (options.cacheControl) res.setHeader('Cache-Control', options.cacheControl);
       res.setHeader('X-Content-Type-Options', 'nosniff');
-      const head = joined(pending);
-      pending = [];
+      const head = pending;
+      pending = '';
       return send(head);
     },
   };
@@ -190,7 +187,7 @@ export async function answerXmlStream(
   await render(writer);
   await writer.flush();
   if (streaming) res.end();
-  else answer(res, options, pending.length === 0 ? '' : joined(pending));
+  else answer(res, options, pending);
 }
 
 /** The client closed the connection while an answer was being written. Nothing to answer. */

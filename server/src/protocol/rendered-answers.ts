@@ -108,7 +108,7 @@ export async function answerXmlDocument(
     const writer = new XmlWriter(sink, writerOptions);
     await render(writer);
     await writer.flush();
-    body = sink.toBuffer();
+    body = Buffer.from(sink.toString(), 'utf8');
     answers.put(items, key, body);
   }
   answer(res, options, body);

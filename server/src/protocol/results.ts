@@ -5,7 +5,7 @@
 import type { OperationSpec } from '../catalog/operations';
 import { isBatched, type EmailShareInfo, type Item, type ItemSource, type Listing, type OpResult } from '../operations/context';
 import type { OpError } from '../operations/errors';
-import { escapeAttribute, formatAttribute, formatAttributes, type Attributes, type XmlWriter } from './xml-writer';
+import { formatAttribute, formatAttributes, type Attributes, type XmlWriter } from './xml-writer';
 
 /** How a call ended: a result, a refusal (layer 2), or an unexpected failure logged as an incident (layer 3). */
 export type Outcome =
@@ -113,18 +113,15 @@ const OK: Attributes = [
 
 /** `<folder …/>` or `<file …/>` with the attributes of DECISIONS.md §2, in a fixed order. */
 export function writeItem(writer: XmlWriter, item: Item): void {
-  writer.emptyFormatted(item.type, ...itemAttributes(item));
+  writer.emptyFormatted(item.type, itemAttributes(item));
 }
 
 /**
- * The attributes of an item, formatted: a few strings per item rather than an array of attributes
- * (a listing writes 100,000 items). A path (and a bin entry's `from`) is a piece of its own, so
- * that the writer encodes it as it is: at the limits it is 64 KiB, and joining it into the item's
- * other attributes would copy it once more per item. An undefined value leaves its attribute out.
+ * The attributes of an item, formatted: one string built per item rather than an array of
+ * attributes (a listing writes 100,000 items). An undefined value leaves its attribute out.
  */
-function itemAttributes(item: Item): string[] {
+function itemAttributes(item: Item): string {
   const file = item.type === 'file';
-  const pieces: string[] = [];
   let out = formatAttribute('id', item.id) + formatAttribute('dir', item.dir) + formatAttribute('name', item.name);
   if (file) out += formatAttribute('ext', item.ext);
   out += formatAttribute('size', item.size);
@@ -134,13 +131,13 @@ function itemAttributes(item: Item): string[] {
   out += formatAttribute('shared', item.shared) + formatAttribute('linked', item.linked) + formatAttribute('encrypted', item.encrypted);
   if (item.encrypted) out += formatAttribute('tip', item.tip ?? '');
   if (!file) out += formatAttribute('progress', item.progress);
-  if (item.path !== undefined) {
-    pieces.push(`${out} path="`, escapeAttribute(item.path));
-    out = '"';
-  }
+  out += formatAttribute('path', item.path);
   if (item.bin) {
-    pieces.push(`${out} deleted="${isoTime(item.bin.deleted)}" from="`, escapeAttribute(item.bin.from));
-    out = `" purge="${isoTime(item.bin.purge)}"`;
+    out += formatAttributes([
+      ['deleted', isoTime(item.bin.deleted)],
+      ['from', item.bin.from],
+      ['purge', isoTime(item.bin.purge)],
+    ]);
   }
   // DECISIONS.md §2 names both a share's and a link's address `url`: an item carries the
   // attributes of one listing only (GetShareFiles or GetLinkFiles), never both.
@@ -158,8 +155,7 @@ function itemAttributes(item: Item): string[] {
     ]);
   }
   if (item.link) out += formatAttributes([['url', item.link.url], ['hits', item.link.hits]]);
-  pieces.push(out);
-  return pieces;
+  return out;
 }
 
 /**

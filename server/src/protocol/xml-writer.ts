@@ -1,9 +1,6 @@
 /**
- * Streaming XML output: escaped correctly, encoded (UTF-8) straight into Buffers as it is written,
- * flushed in chunks. No DOM is built per response, and no document-sized string either: a
- * 100,000-item listing, or 1,000 paths of 64 KiB, costs the bytes it writes and little more. The
- * encoding is done here, within the writer's time slices, rather than by the socket's write later
- * in the same turn of the event loop (docs/design.md §8, "Long work in slices").
+ * Streaming XML output: strings built directly, escaped correctly, flushed in chunks. No DOM is
+ * built per response, so a 100,000-item listing costs the bytes it writes and nothing more.
  *
  * The style follows .NET's XmlWriter, which the captures show: empty elements as `<a x="1" />`,
  * and for HTTP GET/POST documents a declaration, a newline and two-space indentation.
@@ -11,12 +8,9 @@
 
 import { TimeSlices } from '../time-slices';
 
-/**
- * Where the writer's chunks go, UTF-8 encoded; the writer never touches a chunk again once handed
- * over. `write` may return a promise to apply back-pressure.
- */
+/** Where the writer's chunks go. `write` may return a promise to apply back-pressure. */
 export interface XmlSink {
-  write(chunk: Buffer): void | Promise<void>;
+  write(chunk: string): void | Promise<void>;
 }
 
 export type AttributeValue = string | number | bigint | boolean | null | undefined;
@@ -86,22 +80,14 @@ export interface XmlWriterOptions {
   readonly emptyNamespaceOnTop: boolean;
 }
 
-/** Bytes buffered before flushIfFull hands them over. */
 const FLUSH_AT = 32 * 1024;
-/** A writer's first Buffer (most documents are small), and each one after a flush (a big one). */
-const FIRST_BYTES = 8 * 1024;
-const NEXT_BYTES = 64 * 1024;
-/** The most bytes UTF-8 takes per UTF-16 code unit (a surrogate pair: 4 bytes for 2 units). */
-const MAX_BYTES_PER_UNIT = 3;
 
 /** A newline and two spaces per level, kept for the few depths documents have. */
 const INDENTATIONS = Array.from({ length: 8 }, (_, depth) => '\n' + '  '.repeat(depth));
 const indentation = (depth: number) => INDENTATIONS[depth] ?? '\n' + '  '.repeat(depth);
 
 export class XmlWriter {
-  /** The bytes written since the last flush: bytes.subarray(0, used). */
-  private bytes = Buffer.allocUnsafe(FIRST_BYTES);
-  private used = 0;
+  private buffer = '';
   private readonly slices = new TimeSlices();
   private readonly open: string[] = [];
   /** Whether the element on top of the stack still has its start tag open (`<a x="1"`). */
@@ -115,12 +101,12 @@ export class XmlWriter {
 
   /** Raw markup written as is: envelopes and declarations, never user data. */
   raw(markup: string): void {
-    this.put(markup);
+    this.buffer += markup;
   }
 
   start(name: string, attributes?: Attributes): void {
     this.beginChild();
-    this.put(`<${name}${formatAttributes(attributes)}${this.topNamespace()}`);
+    this.buffer += `<${name}${formatAttributes(attributes)}${this.topNamespace()}`;
     this.open.push(name);
     this.startTagOpen = true;
   }
@@ -131,32 +117,29 @@ export class XmlWriter {
   }
 
   /**
-   * `empty` with its attributes already formatted (formatAttribute, formatAttributes), in pieces
-   * written one after the other: for the items of a listing, whose one long value (a path of up
-   * to 64 KiB) is then encoded where it is, never first copied into a longer string.
+   * `empty` with its attributes already formatted (formatAttribute, formatAttributes): for the
+   * items of a listing, built as one string each rather than an array of attributes each.
    */
-  emptyFormatted(name: string, ...formattedAttributes: string[]): void {
+  emptyFormatted(name: string, formattedAttributes: string): void {
     this.beginChild();
-    this.put(`<${name}`);
-    for (const piece of formattedAttributes) this.put(piece);
-    this.put(`${this.topNamespace()} />`);
+    this.buffer += `<${name}${formattedAttributes}${this.topNamespace()} />`;
   }
 
   /** An element holding text: `<name a="1">text</name>`. */
   textElement(name: string, attributes: Attributes | undefined, text: string): void {
     this.beginChild();
-    this.put(`<${name}${formatAttributes(attributes)}${this.topNamespace()}>${escapeText(text)}</${name}>`);
+    this.buffer += `<${name}${formatAttributes(attributes)}${this.topNamespace()}>${escapeText(text)}</${name}>`;
   }
 
   end(): void {
     const name = this.open.pop();
     if (name === undefined) throw new Error('XmlWriter.end() without an open element');
     if (this.startTagOpen) {
-      this.put(' />');
+      this.buffer += ' />';
       this.startTagOpen = false;
     } else {
-      if (this.options.indent) this.put(indentation(this.open.length));
-      this.put(`</${name}>`);
+      if (this.options.indent) this.buffer += indentation(this.open.length);
+      this.buffer += `</${name}>`;
     }
   }
 
@@ -167,7 +150,7 @@ export class XmlWriter {
    * otherwise go out in one turn of the event loop).
    */
   flushIfFull(): void | Promise<void> {
-    if (this.used < FLUSH_AT) return;
+    if (this.buffer.length < FLUSH_AT) return;
     const written = this.flush();
     // A socket's 'drain' may come in the same turn of the event loop (the kernel took the bytes at
     // once, as on loopback to a fast reader): waiting for it is no pause.
@@ -176,33 +159,18 @@ export class XmlWriter {
   }
 
   flush(): void | Promise<void> {
-    if (this.used === 0) return;
-    const chunk = this.bytes.subarray(0, this.used);
-    // The sink may keep the chunk (a socket writes it later): the next bytes go into a new Buffer.
-    this.bytes = Buffer.allocUnsafe(NEXT_BYTES);
-    this.used = 0;
+    if (this.buffer === '') return;
+    const chunk = this.buffer;
+    this.buffer = '';
     return this.sink.write(chunk);
-  }
-
-  /** Encodes `text` after what is buffered, growing the Buffer when it might not fit. */
-  private put(text: string): void {
-    if (text.length * MAX_BYTES_PER_UNIT > this.bytes.length - this.used) {
-      const needed = this.used + Buffer.byteLength(text);
-      if (needed > this.bytes.length) {
-        const grown = Buffer.allocUnsafe(Math.max(needed, 2 * this.bytes.length));
-        this.bytes.copy(grown, 0, 0, this.used);
-        this.bytes = grown;
-      }
-    }
-    this.used += this.bytes.write(text, this.used);
   }
 
   private beginChild(): void {
     if (this.startTagOpen) {
-      this.put('>');
+      this.buffer += '>';
       this.startTagOpen = false;
     }
-    if (this.options.indent && this.topWritten) this.put(indentation(this.open.length));
+    if (this.options.indent && this.topWritten) this.buffer += indentation(this.open.length);
   }
 
   private topNamespace(): string {
@@ -212,17 +180,13 @@ export class XmlWriter {
   }
 }
 
-/** A sink that collects everything (small documents, tests). */
+/** A sink that collects everything into one string (small documents, tests). */
 export class StringSink implements XmlSink {
-  private readonly chunks: Buffer[] = [];
-  write(chunk: Buffer): void {
+  private readonly chunks: string[] = [];
+  write(chunk: string): void {
     this.chunks.push(chunk);
   }
-  /** Everything written, in a Buffer of its own size. */
-  toBuffer(): Buffer {
-    return Buffer.concat(this.chunks);
-  }
   toString(): string {
-    return this.toBuffer().toString('utf8');
+    return this.chunks.join('');
   }
 }
