@@ -17,6 +17,7 @@
  * the database as it found it, but for the folder with 100,000 descendants, which it empties from
  * the bin last.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -45,6 +46,11 @@ export interface StallFigures {
   readonly answerBytes: number;
   /** The longest wait of a health probe sent while the call ran: the longest hold of the event loop. */
   readonly eventLoopMs: number;
+  /**
+   * The service's main thread's own CPU in its longest stop while the call ran (bench/hold-monitor.cjs):
+   * the hold without the time other processes had its CPU. Null where it cannot be read (not Linux).
+   */
+  readonly eventLoopCpuMs: number | null;
   /** The longest wait of the other account's GetFiles sent while the call ran. */
   readonly otherAccountMs: number;
   /** Probes answered while the call ran (a check that they kept coming). */
@@ -194,7 +200,8 @@ function sendHeavy(baseUrl: string, request: RawRequest & { readonly rawBody?: B
 
 export async function measureStalls(options: StallsOptions): Promise<StallsResult> {
   const { manifest } = options;
-  const service = await startService({ dataDir: options.dataDir, logFile: path.join(options.runDir, 'logs', 'stalls-service.log'), profileDir: options.profileDir });
+  const holdFile = path.join(options.runDir, 'logs', 'stalls-holds.txt');
+  const service = await startService({ dataDir: options.dataDir, logFile: path.join(options.runDir, 'logs', 'stalls-service.log'), profileDir: options.profileDir, holdFile });
   const probes: Probe[] = [];
   try {
     const heavy = await login(service.url, BENCH_ACCOUNT, PASSWORD);
@@ -255,13 +262,16 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
       let bytes = 0;
       let eventLoopMs = 0;
       let otherAccountMs = 0;
+      let eventLoopCpuMs: number | null = null;
       let probes = 0;
       for (let round_ = 0; round_ < (how.rounds ?? options.rounds); round_++) {
         await how.before?.();
         // A quiet moment (a checkpoint of what came before may run), so that each call's probes are its own.
         await sleep(QUIET_MS);
         const from = now();
+        const monoFrom = monotonicUs();
         const answers = [await work()].flat();
+        const monoTo = monotonicUs();
         // A probe sent just before the end may still be waiting: let it come back.
         await sleep(PROBE_GAP_MS * 4);
         const to = now() - PROBE_GAP_MS * 4;
@@ -273,12 +283,15 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
         const h = health.worstBetween(from, to);
         const p = peer.worstBetween(from, to);
         eventLoopMs = Math.max(eventLoopMs, h.ms);
+        const cpu = longestStopCpuMs(holdFile, monoFrom, monoTo);
+        if (cpu !== null) eventLoopCpuMs = Math.max(eventLoopCpuMs ?? 0, cpu);
         otherAccountMs = Math.max(otherAccountMs, p.ms);
         probes += h.count;
       }
-      const f: StallFigures = { call: label, size, calls: ms.length, worstCallMs: Math.max(...ms), answerBytes: bytes, eventLoopMs, otherAccountMs, probes };
+      const f: StallFigures = { call: label, size, calls: ms.length, worstCallMs: Math.max(...ms), answerBytes: bytes, eventLoopMs, eventLoopCpuMs, otherAccountMs, probes };
       figures.push(f);
-      log(`stalls: ${label} (${size}): call ${round(f.worstCallMs, 0)} ms; event loop held ${round(eventLoopMs, 0)} ms; another account waited ${round(otherAccountMs, 0)} ms`);
+      const cpuText = eventLoopCpuMs === null ? '' : ` (${round(eventLoopCpuMs, 0)} ms of its CPU)`;
+      log(`stalls: ${label} (${size}): call ${round(f.worstCallMs, 0)} ms; event loop held ${round(eventLoopMs, 0)} ms${cpuText}; another account waited ${round(otherAccountMs, 0)} ms`);
     };
     const ok = (name: string, service_: 'FileService' | 'UserService', params: Record<string, string | number>, expectCode = 0) => async () =>
       (await call(heavy, service_, name, params, expectCode)).answer;
@@ -354,6 +367,24 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     heavyAgent.destroy();
     await service.stop();
   }
+}
+
+/** CLOCK_MONOTONIC in µs, as bench/hold-monitor.cjs writes it in the service. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * The most CPU the service's main thread used in one stop (hold-monitor.cjs) that overlapped
+ * [from, to] (µs); 0 when it never stopped for more than 10 ms, null when the monitor wrote nothing.
+ */
+function longestStopCpuMs(file: string, from: number, to: number): number | null {
+  if (!existsSync(file)) return null;
+  let worst = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [end, wallMs, cpuMs] = line.split(' ').map(Number);
+    if (!Number.isFinite(cpuMs)) continue;
+    if (end >= from && end - wallMs * 1000 <= to) worst = Math.max(worst, cpuMs);
+  }
+  return worst;
 }
 
 /** The id of the first folder the account's root lists. */
