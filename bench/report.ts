@@ -317,11 +317,12 @@ export function markdown(results: Results): string {
     push(
       `Probes with nothing else running: health check ${ms(st.idle.eventLoopMs)}, another account's GetFiles ${ms(st.idle.otherAccountMs)} (worst).`,
       '',
-      '| call | on | calls | call (worst) | answer | event loop held (worst probe) | another account waited | probes |',
-      '|---|---|---|---|---|---|---|---|',
+      '| call | on | calls | call (worst) | answer | event loop held (worst probe) | the service\'s main thread: CPU in one stop (most) | another account waited | probes |',
+      '|---|---|---|---|---|---|---|---|---|',
     );
     for (const c of st.calls) {
-      push(`| ${c.call} | ${c.size} | ${c.calls} | ${ms(c.worstCallMs)} | ${mib(c.answerBytes)} | ${ms(c.eventLoopMs)} | ${ms(c.otherAccountMs)} | ${c.probes} |`);
+      const cpu = c.eventLoopCpuMs === null || c.eventLoopCpuMs === undefined ? '—' : ms(c.eventLoopCpuMs);
+      push(`| ${c.call} | ${c.size} | ${c.calls} | ${ms(c.worstCallMs)} | ${mib(c.answerBytes)} | ${ms(c.eventLoopMs)} | ${cpu} | ${ms(c.otherAccountMs)} | ${c.probes} |`);
     }
     push('');
   }

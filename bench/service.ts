@@ -113,12 +113,15 @@ export interface ServiceOptions {
   readonly cpus?: string | null;
   /** Settings beyond the defaults, e.g. FSS_TRUSTED_PROXIES. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Where bench/hold-monitor.cjs, preloaded, writes the main thread's stops (stalls.ts). */
+  readonly holdFile?: string;
 }
 
 /** `fss serve` on a data folder, on a free loopback port. */
 export function startService(options: ServiceOptions): Promise<ChildServer> {
   const nodeArgs = [
     ...(options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : []),
+    ...(options.holdFile ? ['--require', path.join(ROOT, 'bench', 'hold-monitor.cjs')] : []),
     path.join(ROOT, 'bin', 'fss.mjs'),
     'serve',
   ];
@@ -129,6 +132,7 @@ export function startService(options: ServiceOptions): Promise<ChildServer> {
     FSS_WEB_ROOT: options.webRoot ?? path.join(ROOT, 'dist', 'web'),
     FSS_PUBLIC_URL: '',
     NODE_ENV: 'production',
+    FSS_BENCH_HOLD_FILE: options.holdFile,
     ...options.env,
   };
   return startChild({ name: 'fss serve', cpus: options.cpus === undefined ? '0' : options.cpus, nodeArgs, env: cleanEnv(env), logFile: options.logFile });

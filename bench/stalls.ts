@@ -17,8 +17,10 @@
  * the database as it found it, but for the folder with 100,000 descendants, which it empties from
  * the bin last.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { attribute, login, operation, resultCode, resultOf, signedRequest, type Answer, type RawRequest, type Session } from './calls';
 import { BENCH_ACCOUNT, PASSWORD, SEARCH_ACCOUNT, type Manifest } from './populate';
 import { startService } from './service';
@@ -44,6 +46,11 @@ export interface StallFigures {
   readonly answerBytes: number;
   /** The longest wait of a health probe sent while the call ran: the longest hold of the event loop. */
   readonly eventLoopMs: number;
+  /**
+   * The service's main thread's own CPU in its longest stop while the call ran (bench/hold-monitor.cjs):
+   * the hold without the time other processes had its CPU. Null where it cannot be read (not Linux).
+   */
+  readonly eventLoopCpuMs: number | null;
   /** The longest wait of the other account's GetFiles sent while the call ran. */
   readonly otherAccountMs: number;
   /** Probes answered while the call ran (a check that they kept coming). */
@@ -68,64 +75,110 @@ const QUIET_MS = 500;
 /** A name of exactly 255 characters that starts with `prefix` (unique per level). */
 const longName = (prefix: string) => `${prefix} `.padEnd(NAME_LENGTH, 'x');
 
-/** A probe loop on a connection of its own: each answer's wait, with when it was sent. */
+/**
+ * A probe loop on a connection of its own, in a worker thread: each answer's wait, with when it was
+ * sent. The heavy calls' answers (up to 125 MiB) are received and read on the benchmark's main
+ * thread, which that holds for up to 0.3 s; probes on that thread would count it as the service's.
+ * Times are absolute (timeOrigin + now), the same in both threads.
+ */
 class Probe {
-  readonly #agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   readonly samples: Array<{ readonly sent: number; readonly ms: number }> = [];
   /** Probes that failed (an error, or an answer other than the expected one): reported, never ignored. */
   readonly failures: string[] = [];
-  #running = false;
-  #loop: Promise<void> = Promise.resolve();
+  #worker: Worker | undefined;
+  #flushed: (() => void) | undefined;
 
   constructor(
     private readonly url: string,
     private readonly request: RawRequest,
-    private readonly check: (status: number, body: string) => boolean,
+    /** What a good answer is: status 200, and for `resultCode0` a result code of 0 too. */
+    private readonly expect: 'status200' | 'resultCode0',
   ) {}
 
   start(): void {
-    this.#running = true;
-    this.#loop = (async () => {
-      while (this.#running) {
-        const sent = performance.now();
-        try {
-          const answer = await this.#send();
-          if (!this.check(answer.status, answer.body)) this.failures.push(`${answer.status} ${answer.body.slice(0, 200)}`);
-          else this.samples.push({ sent, ms: performance.now() - sent });
-        } catch (error) {
-          this.failures.push(error instanceof Error ? error.message : String(error));
-        }
-        await sleep(PROBE_GAP_MS);
-      }
-    })();
+    this.#worker = new Worker(PROBE_WORKER, { eval: true, workerData: { url: this.url, request: this.request, expect: this.expect, gapMs: PROBE_GAP_MS } });
+    this.#worker.on('message', (message: ProbeMessage) => {
+      if (message.kind === 'sample') this.samples.push({ sent: message.sent, ms: message.ms });
+      else if (message.kind === 'failure') this.failures.push(message.failure);
+      else this.#flushed?.();
+    });
+    this.#worker.on('error', (error) => this.failures.push(`probe worker: ${error.message}`));
   }
 
   async stop(): Promise<void> {
-    this.#running = false;
-    await this.#loop;
-    this.#agent.destroy();
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#worker = undefined;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.postMessage('stop');
+    await exited;
   }
 
-  /** The longest wait of a probe sent in [from, to), and how many there were. */
+  /** Waits until every sample the worker took so far has arrived (its messages come in order). */
+  async sync(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      this.#flushed = resolve;
+      worker.postMessage('sync');
+    });
+  }
+
+  /** The longest wait of a probe sent in [from, to), and how many there were (call sync() first). */
   worstBetween(from: number, to: number): { ms: number; count: number } {
     const during = this.samples.filter((s) => s.sent >= from && s.sent < to);
     return { ms: Math.max(0, ...during.map((s) => s.ms)), count: during.length };
   }
-
-  #send(): Promise<{ status: number; body: string }> {
-    const url = new URL(this.request.path, this.url);
-    return new Promise((resolve, reject) => {
-      const req = http.request(url, { method: this.request.method, headers: this.request.headers, agent: this.#agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(this.request.body);
-    });
-  }
 }
+
+type ProbeMessage = { kind: 'sample'; sent: number; ms: number } | { kind: 'failure'; failure: string } | { kind: 'synced' };
+
+/** Absolute milliseconds, comparable between threads (each has its own performance.now()). */
+const now = () => performance.timeOrigin + performance.now();
+
+/** The probe's loop (plain JavaScript: workers do not get tsx's loader). */
+const PROBE_WORKER = `
+const http = require('node:http');
+const { parentPort, workerData } = require('node:worker_threads');
+const { url, request, expect, gapMs } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const now = () => performance.timeOrigin + performance.now();
+let running = true;
+parentPort.on('message', (message) => {
+  if (message === 'stop') running = false;
+  else parentPort.postMessage({ kind: 'synced' });
+});
+function send() {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(request.path, url), { method: request.method, headers: request.headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(request.body);
+  });
+}
+(async () => {
+  while (running) {
+    const sent = now();
+    try {
+      const answer = await send();
+      // The POST form's result element (no SOAP envelope): its first code attribute.
+      const code = /\\bcode="([^"]*)"/.exec(answer.body)?.[1];
+      const good = answer.status === 200 && (expect === 'status200' || code === '0');
+      if (good) parentPort.postMessage({ kind: 'sample', sent, ms: now() - sent });
+      else parentPort.postMessage({ kind: 'failure', failure: answer.status + ' ' + answer.body.slice(0, 200) });
+    } catch (error) {
+      parentPort.postMessage({ kind: 'failure', failure: error instanceof Error ? error.message : String(error) });
+    }
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+  }
+  agent.destroy();
+  parentPort.close();
+})();
+`;
 
 /** A request of the heavy account, on connections of its own (the probes have theirs). */
 const heavyAgent = new http.Agent({ keepAlive: true, maxSockets: 2 });
@@ -147,7 +200,8 @@ function sendHeavy(baseUrl: string, request: RawRequest & { readonly rawBody?: B
 
 export async function measureStalls(options: StallsOptions): Promise<StallsResult> {
   const { manifest } = options;
-  const service = await startService({ dataDir: options.dataDir, logFile: path.join(options.runDir, 'logs', 'stalls-service.log'), profileDir: options.profileDir });
+  const holdFile = path.join(options.runDir, 'logs', 'stalls-holds.txt');
+  const service = await startService({ dataDir: options.dataDir, logFile: path.join(options.runDir, 'logs', 'stalls-service.log'), profileDir: options.profileDir, holdFile });
   const probes: Probe[] = [];
   try {
     const heavy = await login(service.url, BENCH_ACCOUNT, PASSWORD);
@@ -183,15 +237,17 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     const sideDeep = idOf((await call(heavy, 'FileService', 'FolderAdd', { dirid: side, name: 'Deeper' })).result, 'folder');
 
     // ---- The probes
-    const health = new Probe(service.url, { method: 'GET', path: '/OAuthService.asmx', headers: {} }, (status) => status === 200);
+    const health = new Probe(service.url, { method: 'GET', path: '/OAuthService.asmx', headers: {} }, 'status200');
     const otherFolder = await firstFolderOf(service.url, other);
     const getFiles = signedRequest('post', operation('UserService', 'GetFiles'), other, { dir: String(otherFolder), order: 'name', desc: '0' });
-    const peer = new Probe(service.url, getFiles, (status, body) => status === 200 && resultCode(body) === 0);
+    const peer = new Probe(service.url, getFiles, 'resultCode0');
     probes.push(health, peer);
     health.start();
     peer.start();
     await sleep(1_000);
-    const idleTo = performance.now();
+    await health.sync();
+    await peer.sync();
+    const idleTo = now();
     const idle = { eventLoopMs: health.worstBetween(0, idleTo).ms, otherAccountMs: peer.worstBetween(0, idleTo).ms };
 
     const figures: StallFigures[] = [];
@@ -206,28 +262,36 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
       let bytes = 0;
       let eventLoopMs = 0;
       let otherAccountMs = 0;
+      let eventLoopCpuMs: number | null = null;
       let probes = 0;
       for (let round_ = 0; round_ < (how.rounds ?? options.rounds); round_++) {
         await how.before?.();
         // A quiet moment (a checkpoint of what came before may run), so that each call's probes are its own.
         await sleep(QUIET_MS);
-        const from = performance.now();
+        const from = now();
+        const monoFrom = monotonicUs();
         const answers = [await work()].flat();
+        const monoTo = monotonicUs();
         // A probe sent just before the end may still be waiting: let it come back.
         await sleep(PROBE_GAP_MS * 4);
-        const to = performance.now() - PROBE_GAP_MS * 4;
+        const to = now() - PROBE_GAP_MS * 4;
         await how.after?.();
+        await health.sync();
+        await peer.sync();
         ms.push(...answers.map((a) => a.ms));
         bytes = Math.max(bytes, ...answers.map((a) => a.body.length));
         const h = health.worstBetween(from, to);
         const p = peer.worstBetween(from, to);
         eventLoopMs = Math.max(eventLoopMs, h.ms);
+        const cpu = longestStopCpuMs(holdFile, monoFrom, monoTo);
+        if (cpu !== null) eventLoopCpuMs = Math.max(eventLoopCpuMs ?? 0, cpu);
         otherAccountMs = Math.max(otherAccountMs, p.ms);
         probes += h.count;
       }
-      const f: StallFigures = { call: label, size, calls: ms.length, worstCallMs: Math.max(...ms), answerBytes: bytes, eventLoopMs, otherAccountMs, probes };
+      const f: StallFigures = { call: label, size, calls: ms.length, worstCallMs: Math.max(...ms), answerBytes: bytes, eventLoopMs, eventLoopCpuMs, otherAccountMs, probes };
       figures.push(f);
-      log(`stalls: ${label} (${size}): call ${round(f.worstCallMs, 0)} ms; event loop held ${round(eventLoopMs, 0)} ms; another account waited ${round(otherAccountMs, 0)} ms`);
+      const cpuText = eventLoopCpuMs === null ? '' : ` (${round(eventLoopCpuMs, 0)} ms of its CPU)`;
+      log(`stalls: ${label} (${size}): call ${round(f.worstCallMs, 0)} ms; event loop held ${round(eventLoopMs, 0)} ms${cpuText}; another account waited ${round(otherAccountMs, 0)} ms`);
     };
     const ok = (name: string, service_: 'FileService' | 'UserService', params: Record<string, string | number>, expectCode = 0) => async () =>
       (await call(heavy, service_, name, params, expectCode)).answer;
@@ -303,6 +367,24 @@ export async function measureStalls(options: StallsOptions): Promise<StallsResul
     heavyAgent.destroy();
     await service.stop();
   }
+}
+
+/** CLOCK_MONOTONIC in µs, as bench/hold-monitor.cjs writes it in the service. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * The most CPU the service's main thread used in one stop (hold-monitor.cjs) that overlapped
+ * [from, to] (µs); 0 when it never stopped for more than 10 ms, null when the monitor wrote nothing.
+ */
+function longestStopCpuMs(file: string, from: number, to: number): number | null {
+  if (!existsSync(file)) return null;
+  let worst = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [end, wallMs, cpuMs] = line.split(' ').map(Number);
+    if (!Number.isFinite(cpuMs)) continue;
+    if (end >= from && end - wallMs * 1000 <= to) worst = Math.max(worst, cpuMs);
+  }
+  return worst;
 }
 
 /** The id of the first folder the account's root lists. */

@@ -356,10 +356,14 @@ type Restoring = { readonly kind: 'folder' | 'file'; readonly item: ItemStatus; 
  */
 export async function restoreItems(services: Services, accountId: number, ids: IdLists): Promise<RestoredItems> {
   const { db, config } = services;
+  // Each step is bounded by the 1,000 ids of a call, but 1,000 entries 256 deep made them some
+  // 100 ms in one step of the event loop: it is given back between steps (one transaction as before).
+  const slices = new TimeSlices();
   return inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
     const folders = requireStates('folder', ids.folderIds, await findItemStates(tx, accountId, 'folders', ids.folderIds), ANY_STATE);
     const files = requireStates('file', ids.fileIds, await findItemStates(tx, accountId, 'files', ids.fileIds), ANY_STATE);
+    await slices.pauseIfDue();
     const restoring: Restoring[] = [
       ...ids.folderIds.map((id): Restoring => ({ kind: 'folder', item: folders.get(id)!, destination: 0, name: '' })),
       ...ids.fileIds.map((id): Restoring => ({ kind: 'file', item: files.get(id)!, destination: 0, name: '' })),
@@ -382,11 +386,15 @@ export async function restoreItems(services: Services, accountId: number, ids: I
         (parent.state === 'deleted' && restoredFolders.has(parent.id)) ||
         (parent.state === 'beneath' && restoredFolders.has(parent.binnedUnder!)));
     for (const entry of restoring) entry.destination = comesBack(parents.get(entry.item.parentId)) ? entry.item.parentId : 0;
+    await slices.pauseIfDue();
     await keepWithinDepthLimit(tx, accountId, restoring, parents, config.limits.maxFolderDepth);
+    await slices.pauseIfDue();
 
     // Subtrees first: their names then count as taken in the folders they come back with.
     await unbinSubtrees(tx, accountId, ids.folderIds);
-    await chooseNames(tx, config.limits.maxNameLength, accountId, restoring);
+    await slices.pauseIfDue();
+    await chooseNames(tx, config.limits.maxNameLength, accountId, restoring, slices);
+    await slices.pauseIfDue();
 
     const restoredEntry = (entry: Restoring): RestoredEntry => {
       const stored = storedName(entry.name);
@@ -394,14 +402,17 @@ export async function restoreItems(services: Services, accountId: number, ids: I
     };
     await markRestored(tx, accountId, 'folders', restoring.filter((e) => e.kind === 'folder').map(restoredEntry));
     await markRestored(tx, accountId, 'files', restoring.filter((e) => e.kind === 'file').map(restoredEntry));
+    await slices.pauseIfDue();
     const deltas = new Map<number, number>();
     for (const { destination, item } of restoring) deltas.set(destination, (deltas.get(destination) ?? 0) + item.size);
     await adjustFolderSizes(tx, accountId, deltas);
+    await slices.pauseIfDue();
 
     const paths = await folderPaths(tx, accountId, restoring.map((entry) => entry.destination));
     const pathOf = (dir: number, name: string) => `${paths.get(dir) ?? ''}/${name}`;
     const liveFolders = new Map((await findLiveFolders(tx, accountId, ids.folderIds)).map((f) => [f.id, f]));
     const liveFiles = new Map((await findLiveFiles(tx, accountId, ids.fileIds)).map((f) => [f.id, f]));
+    await slices.pauseIfDue();
     // An encrypted item is answered with its tip (withTip: two reads per encrypted item, none for the others).
     const restoredFolderItems: FolderItem[] = [];
     for (const id of ids.folderIds) {
@@ -470,34 +481,43 @@ async function keepWithinDepthLimit(
  * when a live item there (or one restored before it in this call) has it. Live names are read in
  * one query; the suffixed names already used, only for the destinations where a suffix is needed.
  */
-async function chooseNames(tx: Kysely<Database>, maxNameLength: number, accountId: number, restoring: Restoring[]): Promise<void> {
+async function chooseNames(tx: Kysely<Database>, maxNameLength: number, accountId: number, restoring: Restoring[], slices: TimeSlices): Promise<void> {
   const destinations = [...new Set(restoring.map((entry) => entry.destination))];
   const taken = new Map<number, Set<string>>(destinations.map((id) => [id, new Set<string>()]));
-  const liveKeys = await findLiveKeys(tx, accountId, destinations, [...new Set(restoring.map((e) => nameKey(e.item.name)))]);
+  // Each entry's key, computed once (normalizing 1,000 names of 255 characters is not free).
+  const keyOf = new Map(restoring.map((entry) => [entry, nameKey(entry.item.name)]));
+  const liveKeys = await findLiveKeys(tx, accountId, destinations, [...new Set(keyOf.values())]);
   for (const { folderId, key } of liveKeys) taken.get(folderId)!.add(key);
+  await slices.pauseIfDue();
 
   // Where a suffix may be needed: a name is taken, or two restored items share one.
   const crowded = new Set<number>();
   const wanted = new Map<number, Set<string>>(destinations.map((id) => [id, new Set<string>()]));
-  for (const { destination, item } of restoring) {
-    const key = nameKey(item.name);
+  for (const entry of restoring) {
+    const key = keyOf.get(entry)!;
+    const { destination } = entry;
     if (taken.get(destination)!.has(key) || wanted.get(destination)!.has(key)) crowded.add(destination);
     wanted.get(destination)!.add(key);
   }
   if (crowded.size > 0) {
     const suffixed = await findLiveKeysContaining(tx, accountId, [...crowded], RESTORED_FRAGMENT);
     for (const { folderId, key } of suffixed) taken.get(folderId)!.add(key);
+    await slices.pauseIfDue();
   }
 
   for (const entry of restoring) {
     const used = taken.get(entry.destination)!;
     const isFile = entry.kind === 'file';
     let name = entry.item.name;
-    for (let n = 1; used.has(nameKey(name)); n++) name = withSuffix(entry.item.name, restoredSuffix(n), isFile);
+    let key = keyOf.get(entry)!;
+    for (let n = 1; used.has(key); n++) {
+      name = withSuffix(entry.item.name, restoredSuffix(n), isFile);
+      key = nameKey(name);
+    }
     if (nameLength(name) > maxNameLength) {
       throw conflict(`"${entry.item.name}" is taken where it would be restored, and "${name}" would be longer than ${maxNameLength} characters`);
     }
-    used.add(nameKey(name));
+    used.add(key);
     entry.name = name;
   }
 }

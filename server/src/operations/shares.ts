@@ -28,6 +28,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { inBatches, TimeSlices } from '../storage/db/batches';
 import { queueRemoval } from '../storage/db/content-repository';
 import { lockAccountTree } from '../storage/db/items-repository';
 import { releaseUsedBytes } from '../storage/db/recycle-bin-repository';
@@ -285,32 +286,37 @@ function sealFor(secret: Buffer, existing: ShareRecord | undefined, downpwd: str
   return sealExtractionCode(secret, downpwd);
 }
 
-/** Creates or updates the shares of the given items of one type, all or nothing; answers them with their share attributes. */
+/**
+ * Creates or updates the shares of the given items of one type, all or nothing; answers them with
+ * their share attributes. In slices (time-slices.ts): 1,000 folders 256 deep took some 50 ms of
+ * checks and writes in one step of the event loop; the transaction keeps it all or nothing.
+ */
 async function shareItems(ctx: CallContext, type: ShareItemType, ids: readonly number[], input: ShareInput): Promise<Listing> {
   const accountId = accountOf(ctx);
   const { services } = ctx;
   const settings = validSettings(services, input);
+  const slices = new TimeSlices();
   return inTreeTransaction(services.db, async (tx) => {
     // The account's row lock: a concurrent move to the bin cannot slip between the checks and the writes.
     await lockAccountTree(tx, accountId);
     const folders = type === 'folder' ? await requireFolders(tx, accountId, ids) : new Map();
     const files = type === 'file' ? await requireFiles(tx, accountId, ids) : new Map();
+    await slices.pauseIfDue();
     await refuseLockedItems(tx, accountId, type === 'folder' ? { folderIds: ids, fileIds: [] } : { folderIds: [], fileIds: ids });
+    await slices.pauseIfDue();
 
     const existing = new Map((await findSharesOf(tx, accountId, type, ids)).map((share) => [share.itemId, share]));
-    const written = await upsertShares(
-      tx,
-      accountId,
-      type,
-      ids.map((itemId) => ({
-        itemId,
-        code: newShareCode(),
-        downpwdSealed: sealFor(services.secret, existing.get(itemId), settings.downpwd),
-        downloadLimit: settings.downValue,
-        description: settings.description,
-      })),
-      services.now(),
-    );
+    const rows = ids.map((itemId) => ({
+      itemId,
+      code: newShareCode(),
+      downpwdSealed: sealFor(services.secret, existing.get(itemId), settings.downpwd),
+      downloadLimit: settings.downValue,
+      description: settings.description,
+    }));
+    await slices.pauseIfDue();
+    const at = services.now();
+    const written: ShareRecord[] = [];
+    await inBatches(rows, slices, async (batch) => written.push(...(await upsertShares(tx, accountId, type, batch, at))));
     await setSharedFlags(tx, accountId, type === 'folder' ? 'folders' : 'files', ids, true);
 
     const shareOf = new Map(written.map((share) => [share.itemId, share]));

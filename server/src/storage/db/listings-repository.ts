@@ -385,27 +385,29 @@ export function childPath(parentPath: string, name: string): string {
 
 // ---- A folder's children (GetFiles, GetFilesWhitPath) -------------------------------------------
 
-/** The number of live folders and files directly in a folder (0 = the root), in one query. */
+/**
+ * The number of live folders and files directly in a folder (0 = the root), in one query.
+ *
+ * Counted in the listing indexes (0002_item_order_and_search: partial, live rows only), which
+ * hold every column the count needs. Without statistics SQLite picks the (account, parent) index
+ * instead and reads each row from the table to see whether it is live: 20–30 ms instead of 8–10
+ * for a folder of 100,000 files, in one step of the event loop. PostgreSQL plans it from its own
+ * statistics (and has no INDEXED BY).
+ */
 export async function countChildren(db: Kysely<Database>, accountId: number, parentId: number): Promise<ListingCount> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('folders')
-        .select(eb.fn.countAll<number>().as('n'))
-        .where('folders.account_id', '=', accountId)
-        .where('folders.parent_id', '=', parentId)
-        .where(isLive('folders'))
-        .as('folders'),
-      eb
-        .selectFrom('files')
-        .select(eb.fn.countAll<number>().as('n'))
-        .where('files.account_id', '=', accountId)
-        .where('files.folder_id', '=', parentId)
-        .where(isLive('files'))
-        .as('files'),
-    ])
-    .executeTakeFirstOrThrow();
-  return { folders: Number(row.folders), files: Number(row.files) };
+  const { rows } = await childCountQuery(db, accountId, parentId).execute(db);
+  return { folders: Number(rows[0].folders), files: Number(rows[0].files) };
+}
+
+/** countChildren's query (its plan is tested). */
+export function childCountQuery(db: Kysely<Database>, accountId: number, parentId: number) {
+  const sqlite = engineOf(db) === 'sqlite';
+  const from = (table: ItemTable) => (sqlite ? sql`${sql.table(table)} indexed by ${sql.id(`${table}_listing`)}` : sql.table(table));
+  return sql<{ folders: number | string; files: number | string }>`
+    select
+      (select count(*) from ${from('folders')} where folders.account_id = ${accountId} and folders.parent_id = ${parentId} and ${isLive('folders')}) as folders,
+      (select count(*) from ${from('files')} where files.account_id = ${accountId} and files.folder_id = ${parentId} and ${isLive('files')}) as files
+  `;
 }
 
 /**
