@@ -190,7 +190,7 @@ export async function folderChildren(
   // that its version claims is up to date, and it would be served until the next change.
   const version = cache ? (callVersion ?? (await accountVersion(db, key.accountId))) : 0;
   const cached = cache?.get(key, version);
-  if (cached) return { count: cached.folders.length + cached.files.length, ...cached };
+  if (cached) return { count: cached.folders.length + cached.files.length, folders: cached.folders, files: cached.files };
 
   const count = await countChildren(db, key.accountId, key.folderId);
   const folders = streamChildFolders(db, key.accountId, key.folderId, key.order, key.folderPath);
