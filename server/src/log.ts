@@ -20,14 +20,26 @@ export interface RequestLine {
   readonly ms: number;
 }
 
-/** The time of a line: formatted once per millisecond, which a busy service logs many lines in. */
-let lastMs = -1;
+/**
+ * The time of a line, as toISOString writes it: the date and second formatted once per second
+ * (toISOString costs about half a microsecond), the milliseconds added once per millisecond, which a
+ * busy service logs many lines in.
+ */
+let lastMs = NaN;
 let lastTime = '';
+let lastSecond = NaN;
+let secondText = '';
 function timeNow(): string {
   const ms = Date.now();
   if (ms !== lastMs) {
     lastMs = ms;
-    lastTime = new Date(ms).toISOString();
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      lastSecond = second;
+      secondText = new Date(second * 1000).toISOString().slice(0, -4); // without "000Z"
+    }
+    const fraction = ms - second * 1000;
+    lastTime = `${secondText}${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}Z`;
   }
   return lastTime;
 }

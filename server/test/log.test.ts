@@ -69,6 +69,20 @@ describe('batched log lines', () => {
     expect(writes[0].trim().split('\n').map((line) => JSON.parse(line).event)).toEqual(['request', 'incident']);
   });
 
+  test("a line's time is the instant it was written, as toISOString writes it, to the millisecond", () => {
+    vi.useFakeTimers();
+    const lines: string[] = [];
+    const log = createLogger((line) => lines.push(line));
+    const instants = [Date.UTC(2026, 10, 26, 23, 59, 59, 999), Date.UTC(2026, 10, 27, 0, 0, 0, 0), Date.UTC(2026, 10, 27, 0, 0, 0, 7), Date.UTC(2026, 10, 27, 0, 0, 0, 42), Date.UTC(2026, 10, 27, 0, 0, 1, 500), 0, Date.UTC(10000, 0, 1, 0, 0, 0, 3)];
+    for (const instant of instants) {
+      vi.setSystemTime(instant);
+      log.request({ method: 'GET', path: '/', client: '127.0.0.1', status: 200, ms: 0 });
+      log.info('event');
+    }
+    const expected = instants.flatMap((instant) => [new Date(instant).toISOString(), new Date(instant).toISOString()]);
+    expect(lines.map((line) => (JSON.parse(line) as { time: string }).time)).toEqual(expected);
+  });
+
   test('a request line is the JSON of its fields, as any other line is, whatever the path holds', () => {
     const lines: string[] = [];
     const log = createLogger((line) => lines.push(line));

@@ -488,8 +488,13 @@ export const serviceDocs: Record<ServiceName, string> = {
   ShareService: 'Open shares anonymously: the calls of the public share page.',
 };
 
+/** Each service's operations in catalog order, listed once: SOAP calls look their operation up in them. */
+const operationsByService: ReadonlyMap<ServiceName, readonly OperationSpec[]> = new Map(
+  services.map((service) => [service, Object.freeze(operations.filter((op) => op.service === service))]),
+);
+
 export function operationsOf(service: ServiceName): readonly OperationSpec[] {
-  return operations.filter((op) => op.service === service);
+  return operationsByService.get(service) ?? [];
 }
 
 export function findOperation(service: ServiceName, name: string): OperationSpec | undefined {

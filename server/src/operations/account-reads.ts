@@ -30,9 +30,24 @@ export interface Kept<V> {
   readonly value: V;
 }
 
-/** Values by key, each with its version; least recently used first (a Map keeps insertion order). */
+/** A kept value, and when it was last put at the end of the order. */
+interface Entry<V> extends Kept<V> {
+  placedAt: number;
+}
+
+/**
+ * Values by key, each with its version; least recently used first (a Map keeps insertion order).
+ *
+ * A value used is moved to the end of the order only when at least half the bound has been placed
+ * after it since it last was: moving costs a delete and an insert in the map, which a store in
+ * steady use (every call reads its token) paid on every call for nothing. A value used at least
+ * once every maxEntries / 2 placements is therefore never let go, as with a strict order; among
+ * the others, the one let go is the one placed longest ago.
+ */
 export class KeptReads<V> {
-  readonly #entries = new Map<string, Kept<V>>();
+  readonly #entries = new Map<string, Entry<V>>();
+  /** Placements at the end of the order so far. */
+  #placements = 0;
 
   constructor(readonly maxEntries = KEPT_ENTRIES) {}
 
@@ -43,9 +58,10 @@ export class KeptReads<V> {
   /** The value kept under `key` and its version, whatever the version; undefined when none. */
   peek(key: string): Kept<V> | undefined {
     const kept = this.#entries.get(key);
-    if (kept) {
+    if (kept && this.#placements - kept.placedAt >= this.maxEntries / 2) {
       this.#entries.delete(key);
       this.#entries.set(key, kept);
+      kept.placedAt = ++this.#placements;
     }
     return kept;
   }
@@ -65,7 +81,7 @@ export class KeptReads<V> {
     if (kept && kept.version > version) return;
     this.#entries.delete(key);
     if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(key, { version, value });
+    this.#entries.set(key, { version, value, placedAt: ++this.#placements });
   }
 
   delete(key: string): void {

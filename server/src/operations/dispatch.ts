@@ -7,13 +7,13 @@ import type { CallContext, Caller, OpResult, Services } from './context';
 import { forbidden } from './errors';
 import { handlers } from './registry';
 import { authenticate } from './sessions';
-import { verifySign } from './signing';
+import { signedNames, verifySign } from './signing';
 
 export interface Call {
   readonly op: OperationSpec;
   /** Typed parameter values, as ParamsOf<op> describes them. */
   readonly values: Readonly<Record<string, unknown>>;
-  /** Each parameter's text exactly as sent: what the sign covers. */
+  /** Each parameter's text exactly as sent ('' when absent), one for every parameter of `op`: what the sign covers. */
   readonly text: Readonly<Record<string, string>>;
 }
 
@@ -22,10 +22,19 @@ export interface Origin {
   readonly baseUrl: string;
 }
 
+/** Each signed operation's parameter names in the order its sign covers them, sorted once. */
+const signedNamesByOperation = new WeakMap<OperationSpec, readonly string[]>();
+
+function signedNamesOf(op: OperationSpec): readonly string[] {
+  let names = signedNamesByOperation.get(op);
+  if (!names) signedNamesByOperation.set(op, (names = signedNames(op.params.map((param) => param.name))));
+  return names;
+}
+
 async function callerFor(services: Services, call: Call): Promise<Caller | null> {
   if (call.op.auth === 'none') return null;
   const session = await authenticate(services, call.values.uid as bigint, call.values.token as string | null);
-  if (call.op.auth === 'signed' && !verifySign(session.signingKey, call.op.name, call.text, call.values.sign as string | null)) {
+  if (call.op.auth === 'signed' && !verifySign(session.signingKey, call.op.name, call.text, call.values.sign as string | null, signedNamesOf(call.op))) {
     throw forbidden('sign missing or wrong');
   }
   return session.caller;

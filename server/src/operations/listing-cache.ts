@@ -46,15 +46,21 @@ export interface CachedListing {
 interface Entry extends CachedListing {
   readonly version: number;
   readonly bytes: number;
+  /** When it was last put at the end of the order. */
+  placedAt: number;
 }
 
 /**
  * Listings by key, each with the version it was read at; least recently used first (a Map keeps
- * insertion order; a hit moves its entry to the end).
+ * insertion order). A hit moves its entry to the end only when at least half as many entries as
+ * are kept have been placed after it since it last was (account-reads.ts KeptReads: the move is a
+ * delete and an insert, for nothing while the entry is among the newer half).
  */
 export class ListingCache {
   readonly #entries = new Map<string, Entry>();
   #bytes = 0;
+  /** Placements at the end of the order so far. */
+  #placements = 0;
 
   constructor(
     readonly maxBytes: number,
@@ -80,8 +86,11 @@ export class ListingCache {
       if (entry.version < version) this.#remove(id, entry);
       return undefined;
     }
-    this.#entries.delete(id);
-    this.#entries.set(id, entry);
+    if (this.#placements - entry.placedAt >= this.#entries.size / 2) {
+      this.#entries.delete(id);
+      this.#entries.set(id, entry);
+      entry.placedAt = ++this.#placements;
+    }
     return entry;
   }
 
@@ -105,7 +114,7 @@ export class ListingCache {
     }
     const folders = Object.freeze([...listing.folders]);
     keptItems.add(folders);
-    this.#entries.set(id, { version, bytes, folders, files: Object.freeze([...listing.files]) });
+    this.#entries.set(id, { version, bytes, folders, files: Object.freeze([...listing.files]), placedAt: ++this.#placements });
     this.#bytes += bytes;
   }
 
@@ -181,7 +190,7 @@ export async function folderChildren(
   // that its version claims is up to date, and it would be served until the next change.
   const version = cache ? (callVersion ?? (await accountVersion(db, key.accountId))) : 0;
   const cached = cache?.get(key, version);
-  if (cached) return { count: cached.folders.length + cached.files.length, ...cached };
+  if (cached) return { count: cached.folders.length + cached.files.length, folders: cached.folders, files: cached.files };
 
   const count = await countChildren(db, key.accountId, key.folderId);
   const folders = streamChildFolders(db, key.accountId, key.folderId, key.order, key.folderPath);

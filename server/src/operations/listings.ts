@@ -114,7 +114,8 @@ export async function getFiles(ctx: CallContext, params: ParamsOf<'GetFiles'>): 
   const order = parseListingOrder(params.order, params.desc);
   await checkFolder(ctx, uid, folderId);
   // Only after every check: the items, from the listing cache when it has them (listing-cache.ts).
-  return { kind: 'listing', ...(await folderChildren(ctx.services, { accountId: uid, folderId, order }, callVersionOf(ctx, uid))) };
+  const children = await folderChildren(ctx.services, { accountId: uid, folderId, order }, callVersionOf(ctx, uid));
+  return { kind: 'listing', count: children.count, folders: children.folders, files: children.files };
 }
 
 export async function getFilesWhitPath(ctx: CallContext, params: ParamsOf<'GetFilesWhitPath'>): Promise<Listing> {

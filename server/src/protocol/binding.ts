@@ -104,15 +104,16 @@ export function bindSoapParameters(
 }
 
 /**
- * The call of parameters given as texts by name (common-envelope.ts: the first element of each
- * name, none of them nil or with elements): as bindSoapParameters binds them. Undefined when a value
- * does not convert, so that the caller binds from the general reader's tree and reports it as that does.
+ * The call of parameters given as texts by name (`textOf`: common-envelope.ts gives the first
+ * element of each name, none of them nil or with elements; undefined when there is none): as
+ * bindSoapParameters binds them. Undefined when a value does not convert, so that the caller binds
+ * from the general reader's tree and reports it as that does.
  */
-export function bindParameterTexts(op: OperationSpec, texts: ReadonlyMap<string, string>): BoundCall | undefined {
+export function bindParameterTexts(op: OperationSpec, textOf: (name: string) => string | undefined): BoundCall | undefined {
   const values: Record<string, BoundValue> = {};
   const text: Record<string, string> = {};
   for (const param of op.params) {
-    const given = texts.get(param.name);
+    const given = textOf(param.name);
     text[param.name] = given ?? '';
     if (given === undefined) {
       values[param.name] = DEFAULTS[param.type];

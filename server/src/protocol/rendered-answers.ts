@@ -30,21 +30,32 @@ interface Rendered {
   readonly items: WeakRef<readonly FolderItem[]>;
   readonly variant: string;
   readonly body: Buffer;
+  /** When it was last put at the end of the order. */
+  placedAt: number;
 }
 
-/** Documents by listing (its folders array) and variant, least recently used first. */
+/**
+ * Documents by listing (its folders array) and variant, least recently used first. As in the
+ * listing cache, a document used is moved to the end only when at least half as many as are kept
+ * have been placed after it since it last was.
+ */
 class RenderedAnswers {
   readonly #byListing = new WeakMap<readonly FolderItem[], Map<string, Rendered>>();
   readonly #order = new Set<Rendered>();
   #bytes = 0;
+  /** Placements at the end of the order so far. */
+  #placements = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   get(items: readonly FolderItem[], variant: string): Buffer | undefined {
     const rendered = this.#byListing.get(items)?.get(variant);
     if (!rendered || !this.#order.has(rendered)) return undefined;
-    this.#order.delete(rendered);
-    this.#order.add(rendered);
+    if (this.#placements - rendered.placedAt >= this.#order.size / 2) {
+      this.#order.delete(rendered);
+      this.#order.add(rendered);
+      rendered.placedAt = ++this.#placements;
+    }
     return rendered.body;
   }
 
@@ -59,7 +70,7 @@ class RenderedAnswers {
     }
     let variants = this.#byListing.get(items);
     if (!variants) this.#byListing.set(items, (variants = new Map()));
-    const rendered = { items: new WeakRef(items), variant, body };
+    const rendered = { items: new WeakRef(items), variant, body, placedAt: ++this.#placements };
     variants.set(variant, rendered);
     this.#order.add(rendered);
     this.#bytes += body.length;

@@ -103,7 +103,12 @@ const PLAIN_FIRST_SEGMENT = /^\/([^/%]+)(?:\/|$)/;
  */
 export function loggablePath(pathname: string): string {
   // Most paths (the services', the app's) start with a plain segment that names no capability route
-  // in any spelling: they are logged as sent without routePath's work.
+  // in any spelling: they are logged as sent without routePath's work. A first segment without `%`
+  // of a length no route name has (they have 1 or 5 characters) is one without a look at its text.
+  const end = pathname.indexOf('/', 1);
+  const length = (end < 0 ? pathname.length : end) - 1;
+  const percent = pathname.indexOf('%');
+  if (pathname.charCodeAt(0) === 47 && length > 0 && length !== 1 && length !== 5 && (percent < 0 || percent > length)) return pathname;
   const first = PLAIN_FIRST_SEGMENT.exec(pathname);
   if (first && !CAPABILITY_ROUTE_NAMES.has(first[1].toLowerCase())) return pathname;
   const route = CAPABILITY_ROUTE.exec(routePath(pathname));

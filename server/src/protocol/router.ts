@@ -40,11 +40,14 @@ export function answerErrorPage(res: ServerResponse, status: number, title: stri
   answer(res, { status, contentType: 'text/html; charset=utf-8', cacheControl: BINDING_CACHE, headers: { ...PAGE_SECURITY, ...headers } }, html);
 }
 
+/** The services by their names in lower case. */
+const servicesByLowerName: ReadonlyMap<string, ServiceName> = new Map(services.map((service) => [service.toLowerCase(), service]));
+
 export function matchServicePath(pathname: string): { service: ServiceName | null; name: string; operation: string | undefined } | null {
   const match = SERVICE_PATH.exec(pathname);
   if (!match) return null;
   // IIS paths are case-insensitive; operation names are not (see operationForPath).
-  const service = services.find((s) => s.toLowerCase() === match[1].toLowerCase()) ?? null;
+  const service = servicesByLowerName.get(match[1].toLowerCase()) ?? null;
   return { service, name: match[1], operation: match[2] };
 }
 

@@ -51,22 +51,21 @@ export function operationForAction(service: ServiceName, namespace: string, acti
   return actionsOf(service, namespace).get(action);
 }
 
-/** Each service's operations by the actions that name them, per namespace: built once, not per call. */
-const actionTables = new Map<string, ReadonlyMap<string, OperationSpec>>();
+/** Each service's operations by the actions that name them, for the namespace they were built for: built once, not per call. */
+const actionTables = new Map<ServiceName, { readonly namespace: string; readonly byAction: ReadonlyMap<string, OperationSpec> }>();
 
 function actionsOf(service: ServiceName, namespace: string): ReadonlyMap<string, OperationSpec> {
-  const tableKey = `${service} ${namespace}`;
-  let table = actionTables.get(tableKey);
-  if (!table) {
-    const byAction = new Map<string, OperationSpec>();
-    // In catalog order, first come first kept: the operation a linear search would find first.
-    for (const op of operationsOf(service)) {
-      const actions = [soapAction(namespace, op), ...(namespace.endsWith('/') ? [] : [`${namespace}/${op.name}`])];
-      for (const action of actions) if (!byAction.has(action)) byAction.set(action, op);
-    }
-    actionTables.set(tableKey, (table = byAction));
+  // Looked up by service, then compared: one namespace per process (a test may build another).
+  const table = actionTables.get(service);
+  if (table && table.namespace === namespace) return table.byAction;
+  const byAction = new Map<string, OperationSpec>();
+  // In catalog order, first come first kept: the operation a linear search would find first.
+  for (const op of operationsOf(service)) {
+    const actions = [soapAction(namespace, op), ...(namespace.endsWith('/') ? [] : [`${namespace}/${op.name}`])];
+    for (const action of actions) if (!byAction.has(action)) byAction.set(action, op);
   }
-  return table;
+  actionTables.set(service, { namespace, byAction });
+  return byAction;
 }
 
 /** The largest body any operation of a service accepts: the limit while the operation is unknown. */
@@ -291,7 +290,7 @@ function readSoapCall(
     return void fault(answerVersion, { code: 'Client', message: `Server was unable to read request. ---> ${messages.requestTooLarge}` });
   }
 
-  let call: BoundCall | undefined = common && (named === op ? bindCommonParameters(op, common, namespace) : bindParameterTexts(op, new Map()));
+  let call: BoundCall | undefined = common && (named === op ? bindCommonParameters(op, common, namespace) : bindParameterTexts(op, () => undefined));
   try {
     if (!call) {
       // From the general reader's tree: any other envelope, or a value the common path would not

@@ -177,4 +177,17 @@ describe('KeptReads', () => {
     reads.put('c', 1, 3);
     expect([reads.get('a', 1), reads.get('b', 1), reads.get('c', 1)]).toEqual([1, undefined, 3]);
   });
+
+  it('never lets go of a value used at least once every half bound of new values, whatever else comes', () => {
+    const reads = new KeptReads<number>(10);
+    reads.put('hot', 1, 0);
+    for (let i = 0; i < 1000; i++) {
+      reads.put(`cold${i}`, 1, i);
+      if (i % 5 === 4) expect(reads.get('hot', 1)).toBe(0);
+      expect(reads.size).toBeLessThanOrEqual(10);
+    }
+    // The others went in the order they came: the ten newest are kept.
+    expect(reads.get('cold989', 1)).toBeUndefined();
+    expect(reads.get('cold991', 1)).toBe(991);
+  });
 });

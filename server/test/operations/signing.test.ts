@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { canonicalString, hmacSha256Hex, SigningKey, signRequest, verifySign } from '../../src/operations/signing';
+import { canonicalString, hmacSha256Hex, SigningKey, signedNames, signRequest, verifySign } from '../../src/operations/signing';
 
 const key = 'key-123';
 const signingKey = new SigningKey(key);
@@ -71,5 +71,23 @@ describe('sign (DECISIONS.md §5)', () => {
       // One key, many messages: the pads made once sign each as a fresh key would.
       expect(new SigningKey(signingKey).hmac(message).toString('hex')).toBe(hmacSha256Hex(signingKey, message));
     }
+  });
+
+  test('the HMAC is right for messages longer than its scratch buffer, and for short ones after them', () => {
+    const key = new SigningKey('k'.repeat(40));
+    for (const length of [5000, 10, 100_000, 4030, 4031, 4032, 4033, 3]) {
+      const message = `FileAdd\ncontent=${'A'.repeat(length)}`;
+      expect(key.hmac(message).toString('hex')).toBe(createHmac('sha256', 'k'.repeat(40)).update(message, 'utf8').digest('hex'));
+    }
+  });
+
+  test('the names sorted once per operation give the same canonical string and the same verdicts', () => {
+    const names = signedNames(['uid', 'token', 'keyword', 'order', 'desc', 'sign']);
+    expect(names).toEqual(['desc', 'keyword', 'order', 'token', 'uid']);
+    const params = { uid: '1001', token: 'tok', keyword: 'a b&c', order: 'name', desc: '0', sign: 'ignored' };
+    expect(canonicalString('FileSearch', params, names)).toBe(canonicalString('FileSearch', params));
+    const sign = signRequest(key, 'FileSearch', params);
+    expect(verifySign(signingKey, 'FileSearch', params, sign, names)).toBe(true);
+    expect(verifySign(signingKey, 'FileSearch', { ...params, keyword: 'a b&d' }, sign, names)).toBe(false);
   });
 });
