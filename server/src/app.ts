@@ -81,7 +81,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       }
     },
   };
-  const stopHousekeeping = options.housekeeping === false ? () => {} : scheduleHousekeeping(services, log);
+  const stopHousekeeping = options.housekeeping === false ? async () => {} : scheduleHousekeeping(services, log);
   const encryptionJobs = options.encryptionJobs === false ? null : scheduleEncryptionJobs(services, log);
   if (options.mailSender !== false) {
     mailSender = new MailSender(services, log, options.mailSender);
@@ -135,7 +135,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       });
     },
     async close() {
-      stopHousekeeping();
+      // Before the database closes: the housekeeping task under way finishes (a round stops between tasks).
+      await stopHousekeeping();
       // Before the database closes: the file being encrypted is finished and the job's lease given back.
       await encryptionJobs?.stop();
       // Before the database closes: a message being sent is marked before the sender lets go.

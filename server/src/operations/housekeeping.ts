@@ -27,8 +27,9 @@ const tasks: ReadonlyArray<readonly [string, (services: Services) => Promise<unk
   ['planner statistics', (services) => refreshPlannerStatistics(services.db)],
 ];
 
-export async function runHousekeeping(services: Services, log: Logger): Promise<void> {
+export async function runHousekeeping(services: Services, log: Logger, stopping: () => boolean = () => false): Promise<void> {
   for (const [name, task] of tasks) {
+    if (stopping()) return;
     try {
       await task(services);
     } catch (error) {
@@ -37,14 +38,22 @@ export async function runHousekeeping(services: Services, log: Logger): Promise<
   }
 }
 
-/** Runs housekeeping now and then every `intervalMs`; returns a function that stops it. */
-export function scheduleHousekeeping(services: Services, log: Logger, intervalMs = 10 * 60_000): () => void {
+/**
+ * Runs housekeeping now and then every `intervalMs`; returns a function that stops it and resolves
+ * once the round under way has finished its task (the database must stay open until then).
+ */
+export function scheduleHousekeeping(services: Services, log: Logger, intervalMs = 10 * 60_000): () => Promise<void> {
   let running: Promise<void> | null = null;
+  let stopped = false;
   const run = () => {
-    running ??= runHousekeeping(services, log).finally(() => (running = null));
+    running ??= runHousekeeping(services, log, () => stopped).finally(() => (running = null));
   };
   const timer = setInterval(run, intervalMs);
   timer.unref();
   run();
-  return () => clearInterval(timer);
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
 }
