@@ -66,7 +66,8 @@ async function inTurn<T>(work: () => Promise<T>): Promise<T> {
 describe.concurrent('SIGKILL at random moments', () => {
   it.each(scenarios.map((s) => [s.name, s] as const))(
     'during %s: fsck finds nothing and every acknowledged change is there, the one under way wholly or not at all',
-    { timeout: 20 * 60_000 },
+    // 20 minutes for the ci budget's kills, waiting for a turn included; longer budgets in proportion.
+    { timeout: 20 * 60_000 * Math.max(1, kills / KILLS_PER_SCENARIO.ci) },
     async (_name, scenario) => {
       // Each scenario draws from a stream of its own, so that one can be replayed alone (-t).
       const random = new Random(seed + 7919 * (scenarios.indexOf(scenario) + 1));

@@ -110,9 +110,15 @@ async function sendAsALaterInstance(ctx: ScenarioContext, smtp: TestSmtpServer):
     const later = () => new Date(Date.now() + 6 * 60_000);
     const services = { db, config, now: later, secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config) };
     const sender = new MailSender(services, createLogger(() => {}), { delivery: smtpDelivery(smtp.url) });
-    const report = await sender.sendDue();
+    // A round sends at most maxPerRound messages; a long campaign leaves more than that to take over.
+    let sent = 0;
+    for (let round = 0; round < 1_000; round++) {
+      const report = await sender.sendDue();
+      sent += report.sent;
+      if (report.sent + report.retried + report.failed === 0) break;
+    }
     await sender.stop();
-    return report.sent;
+    return sent;
   } finally {
     await closeDatabase(db);
   }
