@@ -11,6 +11,7 @@ import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
 import { scheduleEncryptionJobs } from './operations/encryption-jobs';
 import { scheduleHousekeeping } from './operations/housekeeping';
+import { requestTaken } from './time-slices';
 import { MailSender, type MailSenderOptions } from './operations/mail-queue';
 import { clientAddressOf } from './protocol/client-address';
 import { DownloadRoute } from './protocol/downloads';
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailSender,
     handle(req, res) {
       const started = performance.now();
+      requestTaken(started);
       const url = requestTarget(req.url ?? '/');
       if (!url) {
         answerPlainText(res, 'Bad request', 'private', 400);
