@@ -40,3 +40,8 @@ export class TimeSlices {
     return this.due() ? this.pause() : undefined;
   }
 }
+
+/** Gives the event loop back when the current call has held it for a slice (counted from when its request was taken up). */
+export function pauseIfDue(): Promise<void> | undefined {
+  return new TimeSlices().pauseIfDue();
+}

@@ -21,6 +21,7 @@ import { callContext, openTestServices, type TestServices } from '../helpers/dat
 import { FORMS } from '../helpers/requests';
 import { openSession, signed, storeFile, type TestSession } from '../helpers/encryption';
 import { readListing } from '../helpers/listing-fixtures';
+import { SLICE_MS, requestTaken } from '../../src/time-slices';
 
 interface Setup {
   readonly services: TestServices;
@@ -311,5 +312,18 @@ describe('bounds', () => {
     expect(cache.size).toBe(0);
     expect(cache.bytes).toBe(0);
     expect(held).toBeGreaterThan(0);
+  });
+});
+
+describe('a listing too big to keep', () => {
+  it('gives the event loop back after its count when the call has held it for a slice, before any row is read', async () => {
+    const { otherAlice } = await setup();
+    requestTaken(performance.now() - SLICE_MS - 1);
+    let turned = false;
+    setImmediate(() => (turned = true));
+    // Without a cache every listing is streamed, as one too big to keep is.
+    const result = await getFiles(otherAlice.ctx, signed(otherAlice, { dir: '0', order: 'name', desc: '0' }));
+    expect(turned).toBe(true);
+    await readListing(Promise.resolve(result));
   });
 });
