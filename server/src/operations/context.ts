@@ -49,10 +49,10 @@ export interface Services {
   readonly nudgeMailSender?: () => void;
 }
 
-export interface CallContext {
+export interface CallContext<C extends Caller | null = Caller | null> {
   readonly services: Services;
-  /** Set for operations whose catalog entry asks for a token; null for anonymous ones. */
-  readonly caller: Caller | null;
+  /** Who is calling: checked by dispatch wherever the catalog entry asks for a token; null for anonymous calls. */
+  readonly caller: C;
   /** The client's address, for throttling. */
   readonly clientAddress: string;
   /** Absolute base URL for links in results: FSS_PUBLIC_URL, or the request's own host. */
@@ -204,4 +204,11 @@ export interface EmailShareInfo {
 /** What operations return; the protocol layer renders each kind (server/src/protocol/results.ts). */
 export type OpResult = TokenIssued | TokenRefused | Empty | PlainString | Listing | ItemResult | UrlResult | EmailShareInfo;
 
-export type Handler<Name extends OperationName> = (ctx: CallContext, params: ParamsOf<Name>) => Promise<OpResult>;
+/** The context of an operation whose catalog entry asks for a token: its caller cannot be null. */
+export type AuthenticatedContext = CallContext<Caller>;
+
+/** A handler's context follows its catalog entry: anonymous operations get no caller, the others always one. */
+export type Handler<Name extends OperationName> = (
+  ctx: Extract<Operation, { name: Name }>['auth'] extends 'none' ? CallContext<null> : AuthenticatedContext,
+  params: ParamsOf<Name>,
+) => Promise<OpResult>;

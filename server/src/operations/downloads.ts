@@ -27,9 +27,9 @@ import type { Readable } from 'node:stream';
 import { findLiveFileContent } from '../storage/db/content-repository';
 import { contentStoreFor } from '../storage/content/stores';
 import type { ByteRange } from '../storage/content/content-store';
-import type { CallContext, ParamsOf, Services, UrlResult } from './context';
+import type { AuthenticatedContext, ParamsOf, Services, UrlResult } from './context';
 import { openUnlockedDownload, refuseIfLocked, sealedFileKeyForDownload } from './encryption';
-import { locked, notFound, unauthorized } from './errors';
+import { locked, notFound } from './errors';
 import { shareGrantState, type ShareGrant } from './shares';
 
 /** How long a download URL may be opened (a download under way continues past it). */
@@ -63,8 +63,7 @@ function unlockedContext(grant: { fileId: number; accountId: number; contentId: 
   return `download:${grant.fileId}.${grant.accountId}.${grant.contentId}.${grant.expires.getTime()}.${tokenId}.${keyId}`;
 }
 
-export async function fileDownload(ctx: CallContext, params: ParamsOf<'FileDownload'>): Promise<UrlResult> {
-  if (!ctx.caller) throw unauthorized();
+export async function fileDownload(ctx: AuthenticatedContext, params: ParamsOf<'FileDownload'>): Promise<UrlResult> {
   const { services } = ctx;
   const fileId = idOf(params.fid);
   const file = fileId === null ? undefined : await findLiveFileContent(services.db, fileId, ctx.caller.uid);

@@ -34,8 +34,8 @@ import {
 } from '../storage/db/emails-repository';
 import { findSharesOf } from '../storage/db/shares-repository';
 import type { Database, ShareItemType } from '../storage/db/schema';
-import type { CallContext, EmailDelivery, EmailShareInfo, Empty, Item, ParamsOf, Services } from './context';
-import { invalidArgument, tooManyAttempts, unauthorized, unavailable } from './errors';
+import type { AuthenticatedContext, EmailDelivery, EmailShareInfo, Empty, Item, ParamsOf, Services } from './context';
+import { invalidArgument, tooManyAttempts, unavailable } from './errors';
 import { toFileItem, toFolderItem } from './file-records';
 import { itemIdOf, requireFile, requireFolder } from './id-lists';
 import { ensureShare, ownerShareAttributes, sealExtractionCode } from './shares';
@@ -158,11 +158,6 @@ async function checkSendingLimit(tx: Kysely<Database>, services: Services, accou
 
 // ---- The operations -------------------------------------------------------------------------------
 
-function accountOf(ctx: CallContext): number {
-  if (!ctx.caller) throw unauthorized();
-  return ctx.caller.uid;
-}
-
 /** Why share e-mails are refused when FSS_PUBLIC_URL is not set: the refusal's `reason`. */
 export const PUBLIC_URL_UNSET = 'public-url-unset';
 
@@ -207,8 +202,8 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
   services.nudgeMailSender?.();
 }
 
-export async function folderEmailShare(ctx: CallContext, params: ParamsOf<'FolderEmailShare'>): Promise<Empty> {
-  const accountId = accountOf(ctx);
+export async function folderEmailShare(ctx: AuthenticatedContext, params: ParamsOf<'FolderEmailShare'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
   // First: an installation that cannot send share e-mails says so, whatever else the call holds.
   const linkBase = mailLinkBase(ctx.services);
   const recipients = parseRecipients(params.to, ctx.services.config.limits.maxEmailRecipients);
@@ -216,8 +211,8 @@ export async function folderEmailShare(ctx: CallContext, params: ParamsOf<'Folde
   return { kind: 'empty' };
 }
 
-export async function fileEmailShare(ctx: CallContext, params: ParamsOf<'FileEmailShare'>): Promise<Empty> {
-  const accountId = accountOf(ctx);
+export async function fileEmailShare(ctx: AuthenticatedContext, params: ParamsOf<'FileEmailShare'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
   // First: an installation that cannot send share e-mails says so, whatever else the call holds.
   const linkBase = mailLinkBase(ctx.services);
   const recipients = parseRecipients(params.to, ctx.services.config.limits.maxEmailRecipients);
@@ -250,8 +245,8 @@ async function* deliveriesOf(db: Kysely<Database>, shareId: number): AsyncGenera
  * was never shared answers itself and no `<email/>`. Answered for encrypted items too: it only
  * shows the owner what was sent before.
  */
-export async function emailShareInfo(ctx: CallContext, ref: ItemRef): Promise<EmailShareInfo> {
-  const accountId = accountOf(ctx);
+export async function emailShareInfo(ctx: AuthenticatedContext, ref: ItemRef): Promise<EmailShareInfo> {
+  const accountId = ctx.caller.uid;
   const { services } = ctx;
   const { db } = services;
   const item: Item =
@@ -267,10 +262,10 @@ export async function emailShareInfo(ctx: CallContext, ref: ItemRef): Promise<Em
   };
 }
 
-export function getFolderEmailShareInfo(ctx: CallContext, params: ParamsOf<'GetFolderEmailShareInfo'>): Promise<EmailShareInfo> {
+export function getFolderEmailShareInfo(ctx: AuthenticatedContext, params: ParamsOf<'GetFolderEmailShareInfo'>): Promise<EmailShareInfo> {
   return emailShareInfo(ctx, { type: 'folder', id: params.dirid });
 }
 
-export function getFileEmailShareInfo(ctx: CallContext, params: ParamsOf<'GetFileEmailShareInfo'>): Promise<EmailShareInfo> {
+export function getFileEmailShareInfo(ctx: AuthenticatedContext, params: ParamsOf<'GetFileEmailShareInfo'>): Promise<EmailShareInfo> {
   return emailShareInfo(ctx, { type: 'file', id: params.fid });
 }

@@ -48,7 +48,7 @@ import {
 } from '../storage/db/encryption-repository';
 import { lockAccountTree } from '../storage/db/items-repository';
 import type { Database } from '../storage/db/schema';
-import type { CallContext, Caller, Empty, FileItem, FolderItem, ParamsOf, Services } from './context';
+import type { AuthenticatedContext, Caller, Empty, FileItem, FolderItem, ParamsOf, Services } from './context';
 import type { PlainRange } from './crypto/content-cipher';
 import { newDataKey, unwrapDataKey, wrapDataKey } from './crypto/data-key';
 import { deriveKeyEncryptionKey, newKdfParams, type KdfParams } from './crypto/key-derivation';
@@ -189,11 +189,6 @@ function targetOf(dirid: bigint, fid: bigint): ItemRef {
   return dirid !== 0n ? { type: 'folder', id: itemIdOf(dirid) } : { type: 'file', id: itemIdOf(fid) };
 }
 
-function callerOf(ctx: CallContext): Caller {
-  if (!ctx.caller) throw unauthorized();
-  return ctx.caller;
-}
-
 // ---- Keys and passwords --------------------------------------------------------------------------
 
 const kdfOf = (key: StoredKey): KdfParams => ({ ...key.kdf, salt: Buffer.from(key.kdf.salt, 'base64url') });
@@ -251,8 +246,8 @@ async function keyOfItem(db: Kysely<Database>, accountId: number, item: ItemRef)
 
 // ---- FileEncrypt, FolderEncrypt ------------------------------------------------------------------
 
-export async function fileEncrypt(ctx: CallContext, params: ParamsOf<'FileEncrypt'>): Promise<Empty> {
-  const caller = callerOf(ctx);
+export async function fileEncrypt(ctx: AuthenticatedContext, params: ParamsOf<'FileEncrypt'>): Promise<Empty> {
+  const caller = ctx.caller;
   const { services } = ctx;
   const password = checkedPassword(params.password);
   const tip = checkedTip(params.password_tip, password);
@@ -270,8 +265,8 @@ export async function fileEncrypt(ctx: CallContext, params: ParamsOf<'FileEncryp
   return { kind: 'empty' };
 }
 
-export async function folderEncrypt(ctx: CallContext, params: ParamsOf<'FolderEncrypt'>): Promise<Empty> {
-  const caller = callerOf(ctx);
+export async function folderEncrypt(ctx: AuthenticatedContext, params: ParamsOf<'FolderEncrypt'>): Promise<Empty> {
+  const caller = ctx.caller;
   const { services } = ctx;
   const password = checkedPassword(params.password);
   const tip = checkedTip(params.password_tip, password);
@@ -308,8 +303,8 @@ async function runOrSchedule(services: Services, job: { readonly id: number; rea
 
 // ---- Unlock, Decrypt -----------------------------------------------------------------------------
 
-export async function unlock(ctx: CallContext, params: ParamsOf<'Unlock'>): Promise<Empty> {
-  const caller = callerOf(ctx);
+export async function unlock(ctx: AuthenticatedContext, params: ParamsOf<'Unlock'>): Promise<Empty> {
+  const caller = ctx.caller;
   const { services } = ctx;
   const target = targetOf(params.dirid, params.fid);
   const password = checkedPassword(params.password);
@@ -340,8 +335,8 @@ export async function unlock(ctx: CallContext, params: ParamsOf<'Unlock'>): Prom
   return { kind: 'empty' };
 }
 
-export async function decrypt(ctx: CallContext, params: ParamsOf<'Decrypt'>): Promise<Empty> {
-  const caller = callerOf(ctx);
+export async function decrypt(ctx: AuthenticatedContext, params: ParamsOf<'Decrypt'>): Promise<Empty> {
+  const caller = ctx.caller;
   const { services } = ctx;
   const { db } = services;
   const target = targetOf(params.dirid, params.fid);

@@ -2,15 +2,14 @@
  * FileAdd (DECISIONS.md §6): the record of a file whose bytes are already with the service —
  * from an upload this account completed, or content it already owns ("instant upload").
  */
-import type { CallContext, ItemResult, ParamsOf } from './context';
+import type { AuthenticatedContext, ItemResult, ParamsOf } from './context';
 import { encryptIfAddedToEncryptedFolder } from './encryption';
 import { kickEncryptionJobs } from './encryption-jobs';
-import { unauthorized } from './errors';
+
 import { addFileRecord, inTreeTransaction } from './file-records';
 import { claimContent } from './uploads';
 
-export async function fileAdd(ctx: CallContext, params: ParamsOf<'FileAdd'>): Promise<ItemResult> {
-  if (!ctx.caller) throw unauthorized();
+export async function fileAdd(ctx: AuthenticatedContext, params: ParamsOf<'FileAdd'>): Promise<ItemResult> {
   const accountId = ctx.caller.uid;
   const { services } = ctx;
   const sha256 = params.hash ?? '';

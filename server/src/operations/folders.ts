@@ -27,18 +27,13 @@ import {
   type FolderRecord,
 } from '../storage/db/items-repository';
 import type { Database } from '../storage/db/schema';
-import type { CallContext, Empty, ItemResult, ParamsOf } from './context';
+import type { AuthenticatedContext, Empty, ItemResult, ParamsOf } from './context';
 import { applyEncryptionToMove, encryptionOfNewFolder, withTip } from './encryption';
 import { kickEncryptionJobs } from './encryption-jobs';
-import { conflict, tooLarge, unauthorized } from './errors';
+import { conflict, tooLarge } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { itemIdOf, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders, requireParent } from './id-lists';
 import { extensionOf, nameKey, storedName, validName } from './names';
-
-function accountOf(ctx: CallContext): number {
-  if (!ctx.caller) throw unauthorized();
-  return ctx.caller.uid;
-}
 
 /** 409 when `name` is taken in the folder (by a folder or a file), saying by what. */
 async function refuseTakenName(tx: Kysely<Database>, accountId: number, folderId: number, name: string): Promise<void> {
@@ -51,8 +46,8 @@ export function tooDeep(maxDepth: number, what: string) {
   return tooLarge(`${what}: folders nest at most ${maxDepth} levels deep`);
 }
 
-export async function folderAdd(ctx: CallContext, params: ParamsOf<'FolderAdd'>): Promise<ItemResult> {
-  const accountId = accountOf(ctx);
+export async function folderAdd(ctx: AuthenticatedContext, params: ParamsOf<'FolderAdd'>): Promise<ItemResult> {
+  const accountId = ctx.caller.uid;
   const { db, config, now } = ctx.services;
   const name = validName(params.name, config.limits.maxNameLength);
   const { maxFolderDepth } = config.limits;
@@ -65,13 +60,13 @@ export async function folderAdd(ctx: CallContext, params: ParamsOf<'FolderAdd'>)
     }
     const folder = await insertFolder(tx, { accountId, parentId, name: storedName(name), at: now() });
     // Inside an encrypted folder it is encrypted too (423 when that folder is locked).
-    const encryption = await encryptionOfNewFolder(tx, ctx.caller!, { id: folder.id, parentId });
+    const encryption = await encryptionOfNewFolder(tx, ctx.caller, { id: folder.id, parentId });
     return { kind: 'item', item: { ...toFolderItem(folder), ...encryption } };
   });
 }
 
-export async function folderRename(ctx: CallContext, params: ParamsOf<'FolderRename'>): Promise<ItemResult> {
-  const accountId = accountOf(ctx);
+export async function folderRename(ctx: AuthenticatedContext, params: ParamsOf<'FolderRename'>): Promise<ItemResult> {
+  const accountId = ctx.caller.uid;
   const { db, config, now } = ctx.services;
   const name = validName(params.newname, config.limits.maxNameLength, 'newname');
   return inTreeTransaction(db, async (tx) => {
@@ -85,8 +80,8 @@ export async function folderRename(ctx: CallContext, params: ParamsOf<'FolderRen
   });
 }
 
-export async function fileRename(ctx: CallContext, params: ParamsOf<'FileRename'>): Promise<ItemResult> {
-  const accountId = accountOf(ctx);
+export async function fileRename(ctx: AuthenticatedContext, params: ParamsOf<'FileRename'>): Promise<ItemResult> {
+  const accountId = ctx.caller.uid;
   const { db, config, now } = ctx.services;
   const name = validName(params.newname, config.limits.maxNameLength, 'newname');
   return inTreeTransaction(db, async (tx) => {
@@ -168,8 +163,8 @@ async function refuseTooDeep(
  * folder whose subtree would reach deeper than the limit there is 413, and then nothing has
  * changed. Items already in `todir` stay as they are. A move keeps each item's time.
  */
-export async function move(ctx: CallContext, params: ParamsOf<'Move'>): Promise<Empty> {
-  const accountId = accountOf(ctx);
+export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
   const { db, config } = ctx.services;
   const { folderIds, fileIds } = parseIdLists(params.dirids, params.fids, config.limits.maxIdsPerList);
   let encrypting = false;
@@ -205,7 +200,7 @@ export async function move(ctx: CallContext, params: ParamsOf<'Move'>): Promise<
     await moveFiles(tx, accountId, idsOf('file'), destination);
     await adjustFolderSizes(tx, accountId, sizeChanges(moving, destination));
     // Out of or into a locked folder: 423; into an encrypted one: encrypted with it (DECISIONS.md §11).
-    encrypting = await applyEncryptionToMove(tx, ctx.services, ctx.caller!, {
+    encrypting = await applyEncryptionToMove(tx, ctx.services, ctx.caller, {
       destination,
       sourceFolders: moving.map(parentOf),
       folderIds: idsOf('folder'),

@@ -25,9 +25,9 @@
 import { randomBytes } from 'node:crypto';
 import { lockAccountTree } from '../storage/db/items-repository';
 import { countLinkHit, deleteLink, findLinkTarget, insertLink, type ItemLock } from '../storage/db/links-repository';
-import type { CallContext, Empty, ParamsOf, Services, UrlResult } from './context';
+import type { AuthenticatedContext, Empty, ParamsOf, Services, UrlResult } from './context';
 import { storedPlaintext, type Downloadable } from './downloads';
-import { locked, notFound, unauthorized, type OpError } from './errors';
+import { locked, notFound, type OpError } from './errors';
 import { requireFile, itemIdOf } from './id-lists';
 
 /** 128 random bits. */
@@ -50,13 +50,8 @@ function lockedRefusal(lock: ItemLock): OpError {
   return locked(`${what}: decrypt it to link it`, { id: lock.id, tip: lock.tip ?? '' });
 }
 
-function accountOf(ctx: CallContext): number {
-  if (!ctx.caller) throw unauthorized();
-  return ctx.caller.uid;
-}
-
-export async function fileLink(ctx: CallContext, params: ParamsOf<'FileLink'>): Promise<UrlResult> {
-  const accountId = accountOf(ctx);
+export async function fileLink(ctx: AuthenticatedContext, params: ParamsOf<'FileLink'>): Promise<UrlResult> {
+  const accountId = ctx.caller.uid;
   const { db, now } = ctx.services;
   const fileId = itemIdOf(params.fid);
   return db.transaction().execute(async (tx) => {
@@ -70,8 +65,8 @@ export async function fileLink(ctx: CallContext, params: ParamsOf<'FileLink'>): 
   });
 }
 
-export async function fileUnlink(ctx: CallContext, params: ParamsOf<'FileUnlink'>): Promise<Empty> {
-  const accountId = accountOf(ctx);
+export async function fileUnlink(ctx: AuthenticatedContext, params: ParamsOf<'FileUnlink'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
   const { db } = ctx.services;
   return db.transaction().execute(async (tx) => {
     await lockAccountTree(tx, accountId);

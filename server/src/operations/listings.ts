@@ -28,11 +28,11 @@ import {
   type SortKey,
 } from '../storage/db/listings-repository';
 import { findFileIdsByName } from '../storage/db/search-repository';
-import type { CallContext, Caller, Listing, ParamsOf } from './context';
+import type { AuthenticatedContext, CallContext, Listing, ParamsOf } from './context';
 import { callVersionOf, folderState } from './account-reads';
 import { lockedRefusal, lockOnChain, refuseIfLocked } from './encryption';
 import { folderChildren } from './listing-cache';
-import { invalidArgument, notFound, unauthorized } from './errors';
+import { invalidArgument, notFound } from './errors';
 import { nameKey, nameLength } from './names';
 import { shareRendering, shareUrl } from './shares';
 import { linkUrl } from './links';
@@ -73,11 +73,6 @@ export function parseFolderId(dir: string | null): number {
   return id;
 }
 
-function callerOf(ctx: CallContext): Caller {
-  if (!ctx.caller) throw unauthorized();
-  return ctx.caller;
-}
-
 function publicUrls(ctx: CallContext): PublicUrls {
   return {
     share: (code) => shareUrl(ctx.baseUrl, code),
@@ -108,8 +103,8 @@ async function folderChain(ctx: CallContext, accountId: number, folderId: number
   return chain;
 }
 
-export async function getFiles(ctx: CallContext, params: ParamsOf<'GetFiles'>): Promise<Listing> {
-  const { uid } = callerOf(ctx);
+export async function getFiles(ctx: AuthenticatedContext, params: ParamsOf<'GetFiles'>): Promise<Listing> {
+  const { uid } = ctx.caller;
   const folderId = parseFolderId(params.dir);
   const order = parseListingOrder(params.order, params.desc);
   await checkFolder(ctx, uid, folderId);
@@ -118,8 +113,8 @@ export async function getFiles(ctx: CallContext, params: ParamsOf<'GetFiles'>): 
   return { kind: 'listing', count: children.count, folders: children.folders, files: children.files };
 }
 
-export async function getFilesWhitPath(ctx: CallContext, params: ParamsOf<'GetFilesWhitPath'>): Promise<Listing> {
-  const { uid } = callerOf(ctx);
+export async function getFilesWhitPath(ctx: AuthenticatedContext, params: ParamsOf<'GetFilesWhitPath'>): Promise<Listing> {
+  const { uid } = ctx.caller;
   const folderId = parseFolderId(params.dir);
   const order = parseListingOrder(params.order, params.desc);
   const chain = await folderChain(ctx, uid, folderId);
@@ -131,8 +126,8 @@ export async function getFilesWhitPath(ctx: CallContext, params: ParamsOf<'GetFi
   };
 }
 
-export async function getNewUploadFiles(ctx: CallContext, params: ParamsOf<'GetNewUploadFiles'>): Promise<Listing> {
-  const { uid } = callerOf(ctx);
+export async function getNewUploadFiles(ctx: AuthenticatedContext, params: ParamsOf<'GetNewUploadFiles'>): Promise<Listing> {
+  const { uid } = ctx.caller;
   const order = parseListingOrder(params.order, params.desc);
   const since = new Date(ctx.services.now().getTime() - NEW_UPLOADS_DAYS * DAY_MS);
   const { db } = ctx.services;
@@ -150,8 +145,8 @@ function searchKey(keyword: string | null, maxLength: number): string {
   return nameKey(keyword);
 }
 
-export async function fileSearch(ctx: CallContext, params: ParamsOf<'FileSearch'>): Promise<Listing> {
-  const { uid, tokenId } = callerOf(ctx);
+export async function fileSearch(ctx: AuthenticatedContext, params: ParamsOf<'FileSearch'>): Promise<Listing> {
+  const { uid, tokenId } = ctx.caller;
   const order = parseListingOrder(params.order, params.desc);
   const key = searchKey(params.keyword, ctx.services.config.limits.maxKeywordLength);
   const { db } = ctx.services;
@@ -163,8 +158,8 @@ export async function fileSearch(ctx: CallContext, params: ParamsOf<'FileSearch'
   return { kind: 'listing', count: files.length, truncated, folders: [], files };
 }
 
-export async function getRecycleFiles(ctx: CallContext, params: ParamsOf<'GetRecycleFiles'>): Promise<Listing> {
-  const { uid } = callerOf(ctx);
+export async function getRecycleFiles(ctx: AuthenticatedContext, params: ParamsOf<'GetRecycleFiles'>): Promise<Listing> {
+  const { uid } = ctx.caller;
   const order = parseListingOrder(params.order, params.desc);
   const { db, config } = ctx.services;
   const count = await countBin(db, uid);
@@ -176,8 +171,8 @@ export async function getRecycleFiles(ctx: CallContext, params: ParamsOf<'GetRec
   };
 }
 
-export async function getShareFiles(ctx: CallContext, params: ParamsOf<'GetShareFiles'>): Promise<Listing> {
-  const { uid } = callerOf(ctx);
+export async function getShareFiles(ctx: AuthenticatedContext, params: ParamsOf<'GetShareFiles'>): Promise<Listing> {
+  const { uid } = ctx.caller;
   const order = parseListingOrder(params.order, params.desc);
   const { db } = ctx.services;
   const count = await countShared(db, uid);
@@ -191,8 +186,8 @@ export async function getShareFiles(ctx: CallContext, params: ParamsOf<'GetShare
   };
 }
 
-export async function getLinkFiles(ctx: CallContext, params: ParamsOf<'GetLinkFiles'>): Promise<Listing> {
-  const { uid } = callerOf(ctx);
+export async function getLinkFiles(ctx: AuthenticatedContext, params: ParamsOf<'GetLinkFiles'>): Promise<Listing> {
+  const { uid } = ctx.caller;
   const order = parseListingOrder(params.order, params.desc);
   const { db } = ctx.services;
   const count = await countLinked(db, uid);

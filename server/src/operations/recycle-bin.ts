@@ -60,9 +60,9 @@ import {
 } from '../storage/db/recycle-bin-repository';
 import type { Database } from '../storage/db/schema';
 import { removeUnreferencedContent } from './content-removal';
-import type { CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, Services } from './context';
+import type { AuthenticatedContext, Empty, FileItem, FolderItem, Listing, ParamsOf, Services } from './context';
 import { withTip } from './encryption';
-import { conflict, invalidArgument, notFound, unauthorized } from './errors';
+import { conflict, invalidArgument, notFound } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { tooDeep } from './folders';
 import { parseIdList, parseIdLists, requireFiles, requireFolders, type IdLists } from './id-lists';
@@ -95,11 +95,6 @@ const SWEEP_ROWS_PER_BATCH = 10_000;
 /** Work per sweep is bounded; what is left waits for the next run. */
 const SWEEP_MAX_BATCHES = 100;
 
-function accountOf(ctx: CallContext): number {
-  if (!ctx.caller) throw unauthorized();
-  return ctx.caller.uid;
-}
-
 /** is_real: exactly 0 (to the bin) or 1 (for good). */
 function isRealOf(value: number): boolean {
   if (value === 0) return false;
@@ -109,16 +104,16 @@ function isRealOf(value: number): boolean {
 
 // ---- The operations -------------------------------------------------------------------------------
 
-export async function folderAndFileDelete(ctx: CallContext, params: ParamsOf<'FolderAndFileDelete'>): Promise<Empty> {
-  const accountId = accountOf(ctx);
+export async function folderAndFileDelete(ctx: AuthenticatedContext, params: ParamsOf<'FolderAndFileDelete'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
   const forGood = isRealOf(params.is_real);
   const ids = parseIdLists(params.dirids, params.fids, ctx.services.config.limits.maxIdsPerList);
   await (forGood ? deleteForGood(ctx.services, accountId, ids) : moveToBin(ctx.services, accountId, ids));
   return { kind: 'empty' };
 }
 
-export async function folderDelete(ctx: CallContext, params: ParamsOf<'FolderDelete'>): Promise<Empty> {
-  const accountId = accountOf(ctx);
+export async function folderDelete(ctx: AuthenticatedContext, params: ParamsOf<'FolderDelete'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
   const forGood = isRealOf(params.is_real);
   const folderIds = parseIdList(params.dirids, 'dirids', ctx.services.config.limits.maxIdsPerList);
   if (folderIds.length === 0) throw invalidArgument('dirids is empty: name at least one folder');
@@ -127,15 +122,15 @@ export async function folderDelete(ctx: CallContext, params: ParamsOf<'FolderDel
   return { kind: 'empty' };
 }
 
-export async function folderAndFileRestore(ctx: CallContext, params: ParamsOf<'FolderAndFileRestore'>): Promise<Listing> {
-  const accountId = accountOf(ctx);
+export async function folderAndFileRestore(ctx: AuthenticatedContext, params: ParamsOf<'FolderAndFileRestore'>): Promise<Listing> {
+  const accountId = ctx.caller.uid;
   const ids = parseIdLists(params.dirids, params.fids, ctx.services.config.limits.maxIdsPerList);
   const restored = await restoreItems(ctx.services, accountId, ids);
   return { kind: 'listing', count: restored.folders.length + restored.files.length, ...restored };
 }
 
-export async function recycleEmpty(ctx: CallContext, _params: ParamsOf<'RecycleEmpty'>): Promise<Empty> {
-  await emptyBin(ctx.services, accountOf(ctx));
+export async function recycleEmpty(ctx: AuthenticatedContext, _params: ParamsOf<'RecycleEmpty'>): Promise<Empty> {
+  await emptyBin(ctx.services, ctx.caller.uid);
   return { kind: 'empty' };
 }
 

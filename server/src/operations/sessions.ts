@@ -16,7 +16,7 @@ import { accountVersion } from '../storage/db/hot-queries';
 import { deleteExpiredTokens, deleteToken, findTokenByHash, insertToken, touchToken } from '../storage/db/tokens-repository';
 import { keptReadsPerDatabase } from './account-reads';
 import { parseAccountRef } from './accounts';
-import type { CallContext, Caller, Empty, ParamsOf, Services, TokenIssued, TokenRefused } from './context';
+import type { AuthenticatedContext, CallContext, Caller, Empty, ParamsOf, Services, TokenIssued, TokenRefused } from './context';
 import { OpError, ResultCode, unauthorized } from './errors';
 import { DUMMY_PASSWORD_HASH, hashSecret, verifyPassword } from './passwords';
 import { SigningKey } from './signing';
@@ -95,8 +95,7 @@ export async function apiLogin(ctx: CallContext, params: ParamsOf<'APILogin'>): 
 }
 
 /** Revokes the caller's token. The pipeline has authenticated the call (Logout is signed). */
-export async function logout(ctx: CallContext, _params: ParamsOf<'Logout'>): Promise<Empty> {
-  if (!ctx.caller) throw unauthorized();
+export async function logout(ctx: AuthenticatedContext, _params: ParamsOf<'Logout'>): Promise<Empty> {
   await deleteToken(ctx.services.db, ctx.caller.tokenId);
   return { kind: 'empty' };
 }

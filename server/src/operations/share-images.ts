@@ -37,9 +37,9 @@ import { lockAccountTree, reserveQuota } from '../storage/db/items-repository';
 import { releaseUsedBytes } from '../storage/db/recycle-bin-repository';
 import type { Database } from '../storage/db/schema';
 import { countCoverImages, findShareById, findSharedTarget, findSharesOf, replaceShareImage, type ShareRecord, type StoredCover } from '../storage/db/shares-repository';
-import type { CallContext, ParamsOf, PlainString, Services } from './context';
+import type { AuthenticatedContext, ParamsOf, PlainString, Services } from './context';
 import { reencodeCover } from './cover-images';
-import { conflict, invalidArgument, tooLarge, unauthorized } from './errors';
+import { conflict, invalidArgument, tooLarge } from './errors';
 import { inTreeTransaction } from './file-records';
 import { requireFile } from './id-lists';
 import { refuseLockedItems, shareImageTag, shareImageUrl } from './shares';
@@ -120,8 +120,7 @@ async function giveShareCover(tx: Kysely<Database>, services: Services, accountI
   if (replaced !== null) await queueRemoval(tx, replaced.key, at, at);
 }
 
-export async function shareImageUpload(ctx: CallContext, params: ParamsOf<'ShareImageUpload'>): Promise<PlainString> {
-  if (!ctx.caller) throw unauthorized();
+export async function shareImageUpload(ctx: AuthenticatedContext, params: ParamsOf<'ShareImageUpload'>): Promise<PlainString> {
   const accountId = ctx.caller.uid;
   const { services } = ctx;
   const { db } = services;

@@ -45,9 +45,9 @@ import {
   type ShareRecord,
 } from '../storage/db/shares-repository';
 import type { Database, ShareItemType } from '../storage/db/schema';
-import type { CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, ShareAttributes, Services } from './context';
+import type { AuthenticatedContext, CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, ShareAttributes, Services } from './context';
 import { sameSecret } from './crypto/constant-time';
-import { invalidArgument, locked, unauthorized, type OpError } from './errors';
+import { invalidArgument, locked, type OpError } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { parseIdList, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders } from './id-lists';
 
@@ -86,11 +86,6 @@ export function newShareCode(): string {
 /** The public share page of a code (what listings, results and e-mails show). */
 export function shareUrl(baseUrl: string, code: string): string {
   return `${baseUrl}/s/${code}`;
-}
-
-function accountOf(ctx: CallContext): number {
-  if (!ctx.caller) throw unauthorized();
-  return ctx.caller.uid;
 }
 
 // ---- The extraction code, sealed under the server secret ----------------------------------------
@@ -291,8 +286,8 @@ function sealFor(secret: Buffer, existing: ShareRecord | undefined, downpwd: str
  * their share attributes. In slices (time-slices.ts): 1,000 folders 256 deep took some 50 ms of
  * checks and writes in one step of the event loop; the transaction keeps it all or nothing.
  */
-async function shareItems(ctx: CallContext, type: ShareItemType, ids: readonly number[], input: ShareInput): Promise<Listing> {
-  const accountId = accountOf(ctx);
+async function shareItems(ctx: AuthenticatedContext, type: ShareItemType, ids: readonly number[], input: ShareInput): Promise<Listing> {
+  const accountId = ctx.caller.uid;
   const { services } = ctx;
   const settings = validSettings(services, input);
   const slices = new TimeSlices();
@@ -333,20 +328,18 @@ function nonEmptyIds(text: string | null, what: 'dirids' | 'fids', services: Ser
   return ids;
 }
 
-export async function fileShare(ctx: CallContext, params: ParamsOf<'FileShare'>): Promise<Listing> {
-  accountOf(ctx);
+export async function fileShare(ctx: AuthenticatedContext, params: ParamsOf<'FileShare'>): Promise<Listing> {
   return shareItems(ctx, 'file', nonEmptyIds(params.fids, 'fids', ctx.services), params);
 }
 
-export async function folderShare(ctx: CallContext, params: ParamsOf<'FolderShare'>): Promise<Listing> {
-  accountOf(ctx);
+export async function folderShare(ctx: AuthenticatedContext, params: ParamsOf<'FolderShare'>): Promise<Listing> {
   return shareItems(ctx, 'folder', nonEmptyIds(params.dirids, 'dirids', ctx.services), params);
 }
 
 // ---- Unshare -----------------------------------------------------------------------------------
 
-export async function unshare(ctx: CallContext, params: ParamsOf<'Unshare'>): Promise<Empty> {
-  const accountId = accountOf(ctx);
+export async function unshare(ctx: AuthenticatedContext, params: ParamsOf<'Unshare'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
   const { db, config, now } = ctx.services;
   const { folderIds, fileIds } = parseIdLists(params.dirids, params.fids, config.limits.maxIdsPerList);
   await inTreeTransaction(db, async (tx) => {

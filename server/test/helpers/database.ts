@@ -78,6 +78,6 @@ export async function openTestServices(options: { config?: Partial<Config>; cloc
 }
 
 /** The context an operation receives, as the protocol layer would build it. */
-export function callContext(services: Services, caller: Caller | null = null, clientAddress = '203.0.113.7'): CallContext {
+export function callContext<C extends Caller | null = null>(services: Services, caller = null as C, clientAddress = '203.0.113.7'): CallContext<C> {
   return { services, caller, clientAddress, baseUrl: 'http://fss.test' };
 }

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { createAccount } from '../../src/operations/accounts';
-import type { CallContext, Caller, FileItem, Services, TokenIssued } from '../../src/operations/context';
+import type { AuthenticatedContext, Caller, FileItem, Services, TokenIssued } from '../../src/operations/context';
 import { addFileRecord } from '../../src/operations/file-records';
 import { authenticate, login } from '../../src/operations/sessions';
 import { S3ContentStore } from '../../src/storage/content/s3-store';
@@ -17,7 +17,7 @@ import { sha256Of, storeTestContent } from './stored-files';
 export interface TestSession {
   readonly uid: number;
   readonly caller: Caller;
-  readonly ctx: CallContext;
+  readonly ctx: AuthenticatedContext;
 }
 
 /** Creates the account (unless it exists) and logs in: a session with a real token. */

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { createAccount } from '../../src/operations/accounts';
-import type { CallContext, Item, Listing, Services } from '../../src/operations/context';
+import type { AuthenticatedContext, Item, Listing, Services } from '../../src/operations/context';
 import { extensionOf, nameKey, naturalSortKey } from '../../src/operations/names';
 import type { Database } from '../../src/storage/db/schema';
 import { callContext } from './database';
@@ -32,7 +32,7 @@ export interface TestAccount {
   readonly id: number;
   readonly db: Kysely<Database>;
   /** What a signed call of this account gives its operation. */
-  readonly ctx: CallContext;
+  readonly ctx: AuthenticatedContext;
   folder(name: string, options?: ItemOptions): Promise<number>;
   file(name: string, options?: ItemOptions): Promise<number>;
   /** Many files in one transaction (100,000 in a few seconds). Returns their ids in `names` order. */

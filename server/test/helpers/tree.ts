@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, KyselyPlugin } from 'kysely';
-import type { CallContext, FileItem, FolderItem, Services } from '../../src/operations/context';
+import type { AuthenticatedContext, FileItem, FolderItem, Services } from '../../src/operations/context';
 import { addFileRecord, type NewFileRecord } from '../../src/operations/file-records';
 import { folderAdd } from '../../src/operations/folders';
 import { insertAccount } from '../../src/storage/db/accounts-repository';
@@ -26,7 +26,7 @@ export async function testAccount(services: Services, name = 'alice', quotaBytes
 }
 
 /** The context of a signed call by this account. */
-export function as(services: Services, accountId: number): CallContext {
+export function as(services: Services, accountId: number): AuthenticatedContext {
   return callContext(services, { uid: accountId, tokenId: 0, token: 'test-token' });
 }
 
