@@ -609,11 +609,6 @@ export async function insertJob(db: Kysely<Database>, job: NewJob): Promise<numb
   return row.id;
 }
 
-export async function findJob(db: Kysely<Database>, jobId: number): Promise<JobRecord | undefined> {
-  const row = await db.selectFrom('encryption_jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
-  return row && toJob(row);
-}
-
 /** The open job of this kind for the key, if any. */
 export async function findOpenJob(db: Kysely<Database>, kind: EncryptionJobKind, keyId: number): Promise<JobRecord | undefined> {
   const row = await db

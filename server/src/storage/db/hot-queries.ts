@@ -24,7 +24,7 @@ const liveFolder = preparedQuery<[accountId: number, folderId: number], { id: nu
     .where('folders.binned_under', 'is', null),
 );
 
-/** Whether the folder is a live folder of the account (listings-repository isLiveFolder). */
+/** Whether the folder is a live folder of the account (not missing, not another account's, not in the bin). */
 export async function isLiveFolderOf(db: Kysely<Database>, accountId: number, folderId: number): Promise<boolean> {
   return (await liveFolder.executeTakeFirst(db, accountId, folderId)) !== undefined;
 }

@@ -565,18 +565,6 @@ function pathsOf(folders: ReadonlyMap<number, FolderLink>, folderIds: Iterable<n
   return paths;
 }
 
-/** Whether the id is a live folder of the account (not missing, not another account's, not in the bin). */
-export async function isLiveFolder(db: Kysely<Database>, accountId: number, folderId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('folders')
-    .select('folders.id')
-    .where('folders.id', '=', folderId)
-    .where('folders.account_id', '=', accountId)
-    .where(isLive('folders'))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * A live folder of the account and its ancestors, root-most first, ending with the folder itself;
  * undefined when the id is not a live folder of the account (missing, another account's, in the bin).
