@@ -42,6 +42,7 @@ import {
   unlockedKeyIds,
   unmarkRegion,
   upsertUnlock,
+  type ItemLock,
   type ItemRef,
   type LockLink,
   type StoredKey,
@@ -55,7 +56,7 @@ import { deriveKeyEncryptionKey, newKdfParams, type KdfParams } from './crypto/k
 import { seal, unseal } from './crypto/sealing';
 import { decryptFile, encryptFile, openDecryptedContent } from './encrypted-content';
 import { createDecryptJob, ensureEncryptJob, isSmallJob, kickEncryptionJobs, runEncryptionJobs } from './encryption-jobs';
-import { conflict, forbidden, invalidArgument, locked, notFound, tooManyAttempts, unauthorized, type OpError } from './errors';
+import { conflict, forbidden, invalidArgument, locked, lockedRefusal, notFound, tooManyAttempts, unauthorized } from './errors';
 import { itemIdOf } from './id-lists';
 import { sealWithToken, openWithToken } from './sessions';
 import { clearFailures, itemPasswordCounters, recordFailure, secondsBlocked } from './throttle';
@@ -72,13 +73,6 @@ const DOWNLOAD_KEY_PURPOSE = 'fss/download-data-key/v1';
 const wrapContext = (accountId: number) => `account:${accountId}`;
 
 // ---- Locks ---------------------------------------------------------------------------------------
-
-/** What locks an item for a caller: the item to unlock (an encrypted folder on its way, or the file itself) and its tip. */
-export interface ItemLock {
-  readonly type: 'folder' | 'file';
-  readonly id: number;
-  readonly tip: string;
-}
 
 /** An item of an account; `accountId` defaults to the caller's. */
 export type LockableItem = ItemRef & { readonly accountId?: number };
@@ -123,12 +117,6 @@ export async function lockedFolderAmong(db: Kysely<Database>, caller: Caller, fo
     if (first) return { type: first.type, id: first.id, tip: (await keyTips(db, [first.keyId])).get(first.keyId) ?? '' };
   }
   return null;
-}
-
-/** The refusal for a locked item: 423 with the `id`, `tip` and `type` of what to unlock. */
-export function lockedRefusal(lock: ItemLock, message?: string): OpError {
-  const text = message ?? (lock.type === 'file' ? 'the file is encrypted: unlock it first' : 'the item is in an encrypted folder: unlock the folder first');
-  return locked(text, { id: lock.id, tip: lock.tip, type: lock.type });
 }
 
 /**

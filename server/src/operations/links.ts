@@ -24,10 +24,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { lockAccountTree } from '../storage/db/items-repository';
-import { countLinkHit, deleteLink, findLinkTarget, insertLink, type ItemLock } from '../storage/db/links-repository';
+import { countLinkHit, deleteLink, findLinkTarget, insertLink } from '../storage/db/links-repository';
 import type { AuthenticatedContext, Empty, ParamsOf, Services, UrlResult } from './context';
 import { storedPlaintext, type Downloadable } from './downloads';
-import { locked, notFound, type OpError } from './errors';
+import { lockedRefusal, notFound } from './errors';
 import { requireFile, itemIdOf } from './id-lists';
 
 /** 128 random bits. */
@@ -44,12 +44,6 @@ export function newLinkCode(): string {
   return randomBytes(CODE_BYTES).toString('base64url');
 }
 
-/** The refusal for a locked file: 423 with the id and tip of the encrypted item (DECISIONS.md §3, §11). */
-function lockedRefusal(lock: ItemLock): OpError {
-  const what = lock.type === 'file' ? 'the file is encrypted' : 'the file is in an encrypted folder';
-  return locked(`${what}: decrypt it to link it`, { id: lock.id, tip: lock.tip ?? '' });
-}
-
 export async function fileLink(ctx: AuthenticatedContext, params: ParamsOf<'FileLink'>): Promise<UrlResult> {
   const accountId = ctx.caller.uid;
   const { db, now } = ctx.services;
@@ -59,7 +53,9 @@ export async function fileLink(ctx: AuthenticatedContext, params: ParamsOf<'File
     await lockAccountTree(tx, accountId);
     const file = await findLinkTarget(tx, { accountId, fileId });
     if (!file) throw notFound('file not found');
-    if (file.lock) throw lockedRefusal(file.lock);
+    // 423 with the id and tip of the encrypted item (DECISIONS.md §3, §11).
+    const { lock } = file;
+    if (lock) throw lockedRefusal(lock, `${lock.type === 'file' ? 'the file is encrypted' : 'the file is in an encrypted folder'}: decrypt it to link it`, 'owner');
     const code = file.link && file.linked ? file.link.code : await insertLink(tx, { accountId, fileId, code: newLinkCode(), at: now() });
     return { kind: 'url', url: linkUrl(ctx.baseUrl, code, file.name) };
   });

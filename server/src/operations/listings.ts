@@ -30,9 +30,9 @@ import {
 import { findFileIdsByName } from '../storage/db/search-repository';
 import type { AuthenticatedContext, CallContext, Listing, ParamsOf } from './context';
 import { callVersionOf, folderState } from './account-reads';
-import { lockedRefusal, lockOnChain, refuseIfLocked } from './encryption';
+import { lockOnChain, refuseIfLocked } from './encryption';
 import { folderChildren } from './listing-cache';
-import { invalidArgument, notFound } from './errors';
+import { invalidArgument, lockedRefusal, notFound } from './errors';
 import { nameKey, nameLength } from './names';
 import { shareRendering, shareUrl } from './shares';
 import { linkUrl } from './links';

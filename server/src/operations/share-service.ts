@@ -32,7 +32,7 @@ import { countShareDownload, findShareByCode, findSharedTarget, type SharedTarge
 import type { CallContext, ItemResult, Listing, ParamsOf, ShareAttributes, UrlResult } from './context';
 import { sameSecret } from './crypto/constant-time';
 import { DOWNLOAD_URL_LIFETIME_MS, signDownloadToken } from './downloads';
-import { locked, notFound, OpError, ResultCode, tooManyAttempts } from './errors';
+import { lockedRefusal, notFound, OpError, ResultCode, tooManyAttempts } from './errors';
 import { toFileItem, toFolderItem } from './file-records';
 import { itemIdOf } from './id-lists';
 import { parseFolderId, parseListingOrder } from './listings';
@@ -44,7 +44,7 @@ import {
   shareImageUrl,
   shareUrl,
 } from './shares';
-import type { ShareLock } from '../storage/db/shares-repository';
+import type { ItemLock } from '../storage/db/encryption-repository';
 import { clearFailures, extractionCodeCounters, recordFailure, secondsBlocked, shareAddressCounter } from './throttle';
 
 /** An open share and its live item. */
@@ -65,8 +65,8 @@ function refusedShare(reason: ShareRefusalReason, message: string): OpError {
   return new OpError(ResultCode.Forbidden, message, { reason });
 }
 
-function lockedForVisitors(lock: ShareLock, what: string): never {
-  throw locked(`${what} is encrypted: the owner must decrypt it before it can be opened`, { id: lock.id });
+function lockedForVisitors(lock: ItemLock, what: string): never {
+  throw lockedRefusal(lock, `${what} is encrypted: the owner must decrypt it before it can be opened`, 'visitor');
 }
 
 async function refuseIfBlocked(ctx: CallContext, counters: Parameters<typeof secondsBlocked>[1]): Promise<void> {

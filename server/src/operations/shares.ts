@@ -41,13 +41,12 @@ import {
   insertShareIfMissing,
   setSharedFlags,
   upsertShares,
-  type ShareLock,
   type ShareRecord,
 } from '../storage/db/shares-repository';
 import type { Database, ShareItemType } from '../storage/db/schema';
 import type { AuthenticatedContext, CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, ShareAttributes, Services } from './context';
 import { sameSecret } from './crypto/constant-time';
-import { invalidArgument, locked, type OpError } from './errors';
+import { invalidArgument, lockedRefusal } from './errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { parseIdList, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders } from './id-lists';
 
@@ -230,11 +229,6 @@ function toShare(secret: Buffer, share: ShareRecord): Share {
 
 // ---- Locks -------------------------------------------------------------------------------------
 
-/** The refusal for a locked item: 423 with the id and tip of the encrypted item (DECISIONS.md §3, §11). */
-export function lockedRefusal(lock: ShareLock, what: string): OpError {
-  return locked(`${what} is encrypted, or lies in an encrypted folder: decrypt it to share it`, { id: lock.id, tip: lock.tip ?? '' });
-}
-
 /**
  * The one check that items may be shared: none of them is encrypted, and none lies beneath an
  * encrypted folder (423 with the id and tip of the encrypted item). One query for all of them.
@@ -246,7 +240,7 @@ export async function refuseLockedItems(
   items: { readonly folderIds: readonly number[]; readonly fileIds: readonly number[] },
 ): Promise<void> {
   const lock = await findLockAmong(db, accountId, items.folderIds, items.fileIds);
-  if (lock) throw lockedRefusal(lock, lock.type === 'folder' ? `folder ${lock.id}` : `file ${lock.id}`);
+  if (lock) throw lockedRefusal(lock, `${lock.type} ${lock.id} is encrypted, or lies in an encrypted folder: decrypt it to share it`, 'owner');
 }
 
 // ---- FileShare, FolderShare --------------------------------------------------------------------

@@ -225,6 +225,13 @@ export async function findFileEncryption(db: Kysely<Database>, fileId: number): 
   return row && toFileEncryption(row);
 }
 
+/** The encrypted item that locks an item: the item itself, or a folder above it; with its key's password tip where read. */
+export interface ItemLock {
+  readonly type: ItemType;
+  readonly id: number;
+  readonly tip?: string;
+}
+
 /** One key on an item's way from the root: an encrypted folder (or the file itself) and its key. */
 export interface LockLink {
   readonly type: ItemType;

@@ -12,18 +12,11 @@
  * - The listing of linked files (GetLinkFiles) is in listings-repository.
  */
 import { sql, type Kysely } from 'kysely';
+import type { ItemLock } from './encryption-repository';
 import type { Database } from './schema';
 
 /** Bounds the walk up the tree, as items-repository does: a corrupt cycle must not loop forever. */
 const MAX_WALK_DEPTH = 100_000;
-
-/** The encrypted item that locks a file: the file itself, or a folder above it. */
-export interface ItemLock {
-  readonly type: 'file' | 'folder';
-  readonly id: number;
-  /** The password tip of the key that locks it (encryption_keys.tip). */
-  readonly tip?: string;
-}
 
 /** A live file as a link sees it: where its bytes are, its link (if any), and what locks it. */
 export interface LinkTarget {

@@ -15,6 +15,7 @@
  * - The owner's listing of shared items (GetShareFiles) is in listings-repository.
  */
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { ItemLock } from './encryption-repository';
 import type { FileRecord, FolderRecord } from './items-repository';
 import type { Database, ShareItemType } from './schema';
 
@@ -53,18 +54,10 @@ export interface NewShareRow extends ShareSettings {
   readonly code: string;
 }
 
-/** The encrypted item that locks an item: the item itself, or a folder above it. */
-export interface ShareLock {
-  readonly type: ShareItemType;
-  readonly id: number;
-  /** The password tip: encryption stores it (a later migration); until then undefined. */
-  readonly tip?: string;
-}
-
 /** A live item of an account, as a share sees it. */
 export type SharedTarget =
-  | { readonly type: 'folder'; readonly record: FolderRecord; readonly lock: ShareLock | null; readonly inside: boolean }
-  | { readonly type: 'file'; readonly record: FileRecord; readonly lock: ShareLock | null; readonly inside: boolean };
+  | { readonly type: 'folder'; readonly record: FolderRecord; readonly lock: ItemLock | null; readonly inside: boolean }
+  | { readonly type: 'file'; readonly record: FileRecord; readonly lock: ItemLock | null; readonly inside: boolean };
 
 const shareColumns = [
   'id',
@@ -325,7 +318,7 @@ export async function findLockAmong(
   accountId: number,
   folderIds: readonly number[],
   fileIds: readonly number[],
-): Promise<ShareLock | undefined> {
+): Promise<ItemLock | undefined> {
   if (folderIds.length === 0 && fileIds.length === 0) return undefined;
   // UNION (not UNION ALL): a folder above many items is walked once, and a corrupt cycle ends.
   const { rows } = await sql<{ type: ShareItemType; id: number; tip: string | null }>`
@@ -414,7 +407,7 @@ export async function findSharedTarget(
   if (!row) return undefined;
   const id = Number(row.id);
   const selfLocked = Number(row.encrypted) === 1 || Number(row.content_encrypted) === 1;
-  const lock: ShareLock | null =
+  const lock: ItemLock | null =
     item.type === 'folder' && selfLocked
       ? { type: 'folder', id }
       : row.locked_folder_id !== null
