@@ -250,25 +250,19 @@ export class UploadEndpoint {
 
   /** A completed upload: HEAD and a repeated final PATCH answer with its hash; DELETE forgets it. */
   private async answerCompleted(req: IncomingMessage, res: ServerResponse, caller: Caller, upload: OwnUpload): Promise<void> {
-    const done = { 'Upload-Offset': String(upload.length), [SHA256_HEADER]: upload.sha256 ?? '' };
-    switch (req.method) {
-      case 'HEAD':
-        reply(res, 200, '', { ...done, 'Upload-Length': String(upload.length) });
-        return;
-      case 'PATCH':
-        if (req.headers['upload-offset'] === String(upload.length) && Number(req.headers['content-length'] ?? 0) === 0) reply(res, 204, '', done);
-        else reply(res, 409, 'The upload is complete.\n', { ...done, Connection: 'close' });
-        return;
-      default:
-        await cancelUpload(this.services, caller.uid, upload.id);
-        reply(res, 204, '');
+    if (req.method === 'HEAD' || req.method === 'PATCH') {
+      const answer = completedAnswer(req, upload.length, upload.sha256 ?? '');
+      reply(res, answer.status, answer.body, answer.headers);
+      return;
     }
+    await cancelUpload(this.services, caller.uid, upload.id);
+    reply(res, 204, '');
   }
 
   /**
    * A PATCH or HEAD that waited for the upload's lock while another request (on any instance)
    * received the last bytes and completed the upload finds tus' record gone: tus would answer 404.
-   * It is answered as for a completed upload instead (answerCompleted), with the hash.
+   * It is answered as for a completed upload instead (completedAnswer), with the hash.
    */
   private async completedMeanwhile(req: object, error: TusError): Promise<TusError | undefined> {
     const node = nodeOf(req);
@@ -278,17 +272,10 @@ export class UploadEndpoint {
     const id = UPLOAD_PATH.exec(new URL(node.req.url ?? '/', 'http://host').pathname)?.[1];
     const upload = id ? await findOwnUpload(this.services, known.caller.uid, id) : null;
     if (!upload?.sha256) return undefined;
-    const res = node.res;
-    res.removeHeader('Upload-Expires');
-    res.setHeader('Upload-Offset', String(upload.length));
-    res.setHeader(SHA256_HEADER, upload.sha256);
-    if (method === 'HEAD') {
-      res.setHeader('Upload-Length', String(upload.length));
-      return { status_code: 200, body: '' };
-    }
-    if (node.req.headers['upload-offset'] === String(upload.length) && Number(node.req.headers['content-length'] ?? 0) === 0) return { status_code: 204, body: '' };
-    res.setHeader('Connection', 'close');
-    return { status_code: 409, body: 'The upload is complete.\n' };
+    const answer = completedAnswer(node.req, upload.length, upload.sha256);
+    node.res.removeHeader('Upload-Expires');
+    for (const [name, value] of Object.entries(answer.headers)) node.res.setHeader(name, value);
+    return { status_code: answer.status, body: answer.body };
   }
 
   private async authenticate(req: IncomingMessage): Promise<Caller | null> {
@@ -338,4 +325,15 @@ function isTusError(error: unknown): error is TusError {
 function tusErrorOf(error: unknown): unknown {
   if (!(error instanceof OpError)) return error;
   return { status_code: error.code, body: `${error.message}\n` } satisfies TusError;
+}
+
+/**
+ * What a completed upload answers to HEAD and PATCH, however the request found it complete: its
+ * hash; to a PATCH, 204 when it repeats the final (empty) one, else 409 and the connection closed.
+ */
+function completedAnswer(req: IncomingMessage, length: number, sha256: string): { status: number; body: string; headers: Record<string, string> } {
+  const headers = { 'Upload-Offset': String(length), [SHA256_HEADER]: sha256 };
+  if (req.method === 'HEAD') return { status: 200, body: '', headers: { ...headers, 'Upload-Length': String(length) } };
+  if (req.headers['upload-offset'] === String(length) && Number(req.headers['content-length'] ?? 0) === 0) return { status: 204, body: '', headers };
+  return { status: 409, body: 'The upload is complete.\n', headers: { ...headers, Connection: 'close' } };
 }
