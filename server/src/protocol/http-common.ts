@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
+import { Lru } from '../lru';
 import { clientAddressOf, requestSchemeOf } from './client-address';
 import { XmlWriter, type XmlSink, type XmlWriterOptions } from './xml-writer';
 
@@ -16,20 +17,16 @@ export interface ContentType {
 
 /**
  * Content types read already, by header text: clients send the same one on every call. The values
- * are never changed (ContentType is read-only); at most CONTENT_TYPES are kept, then they start over.
+ * are never changed (ContentType is read-only).
  */
-const contentTypes = new Map<string, ContentType>();
-const CONTENT_TYPES = 64;
+const contentTypes = new Lru<string, ContentType>(64);
 
 export function parseContentType(header: string | undefined): ContentType | null {
   if (header === undefined) return null;
   const known = contentTypes.get(header);
   if (known) return known;
   const parsed = readContentType(header);
-  if (parsed) {
-    if (contentTypes.size >= CONTENT_TYPES) contentTypes.clear();
-    contentTypes.set(header, parsed);
-  }
+  if (parsed) contentTypes.set(header, parsed);
   return parsed;
 }
 
