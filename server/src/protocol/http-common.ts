@@ -4,7 +4,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
-import { Lru } from '../lru';
 import { clientAddressOf, requestSchemeOf } from './client-address';
 import { XmlWriter, type XmlSink, type XmlWriterOptions } from './xml-writer';
 
@@ -15,23 +14,9 @@ export interface ContentType {
   readonly raw: string;
 }
 
-/**
- * Content types read already, by header text: clients send the same one on every call. The values
- * are never changed (ContentType is read-only).
- */
-const contentTypes = new Lru<string, ContentType>(64);
-
+/** Parsed on every call: a memo by header text gained nothing measurable (docs/design.md, "Caches"). */
 export function parseContentType(header: string | undefined): ContentType | null {
-  if (header === undefined) return null;
-  const known = contentTypes.get(header);
-  if (known) return known;
-  const parsed = readContentType(header);
-  if (parsed) contentTypes.set(header, parsed);
-  return parsed;
-}
-
-function readContentType(header: string): ContentType | null {
-  if (header.trim() === '') return null;
+  if (header === undefined || header.trim() === '') return null;
   const [type, ...rest] = header.split(';');
   const params = new Map<string, string>();
   for (const part of rest) {
