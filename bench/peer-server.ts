@@ -21,6 +21,7 @@ import { findOperation } from '../server/src/catalog/operations';
 import { loadConfig } from '../server/src/config';
 import type { Item, Listing, OpResult, Services } from '../server/src/operations/context';
 import { passwordHashQueue } from '../server/src/operations/crypto/hash-queue';
+import { callCaches } from '../server/src/operations/caches';
 import { invokeOperation } from '../server/src/operations/dispatch';
 import { OpError } from '../server/src/operations/errors';
 import { openDatabase } from '../server/src/storage/db/database';
@@ -31,7 +32,7 @@ if (!dataDir || !wsdlFile) throw new Error('usage: peer-server.ts <data dir> <Us
 
 const config = loadConfig({ FSS_DATA_DIR: dataDir });
 const db = await openDatabase(config);
-const services: Services = { db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config) };
+const services: Services = { db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config), caches: callCaches(config) };
 const GetFiles = findOperation('UserService', 'GetFiles')!;
 
 const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -27,6 +27,7 @@ import SQLite from 'better-sqlite3';
 import { loadConfig } from '../server/src/config';
 import { createAccount } from '../server/src/operations/accounts';
 import { passwordHashQueue } from '../server/src/operations/crypto/hash-queue';
+import { callCaches } from '../server/src/operations/caches';
 import { extensionOf, nameKey, naturalSortKey } from '../server/src/operations/names';
 import { contentStoreFor } from '../server/src/storage/content/stores';
 import { closeDatabase, openDatabase, SQLITE_FILE_NAME } from '../server/src/storage/db/database';
@@ -188,7 +189,7 @@ async function build(dataDir: string): Promise<Omit<Manifest, 'key' | 'builtAt' 
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const config = loadConfig({ FSS_DATA_DIR: dataDir });
   const db = await openDatabase(config);
-  const services = { db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config) };
+  const services = { db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config), caches: callCaches(config) };
   const bench = await createAccount(services, { name: BENCH_ACCOUNT, password: PASSWORD, quotaBytes: 2 ** 40 });
   const search = await createAccount(services, { name: SEARCH_ACCOUNT, password: PASSWORD, quotaBytes: 2 ** 40 });
 

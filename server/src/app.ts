@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config';
 import { createLogger, type Logger } from './log';
+import { callCaches } from './operations/caches';
 import type { Services } from './operations/context';
 import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { invokeOperation } from './operations/dispatch';
@@ -66,11 +67,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     now: () => new Date(),
     secret: await loadServerSecret(config),
     passwordHashes: passwordHashQueue(config),
+    caches: callCaches(config),
     nudgeMailSender: () => mailSender?.nudge(),
   };
 
   const env: ProtocolEnv = {
     config,
+    caches: services.caches,
     async invoke(call, facts): Promise<Outcome> {
       try {
         return { kind: 'result', result: await invokeOperation(services, call, facts) };

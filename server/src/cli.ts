@@ -23,6 +23,7 @@ import {
 } from './operations/accounts';
 import type { Services } from './operations/context';
 import { passwordHashQueue } from './operations/crypto/hash-queue';
+import { callCaches } from './operations/caches';
 import { OpError } from './operations/errors';
 import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/integrity';
 import { migrateInstallation } from './operations/migrate-installation';
@@ -273,7 +274,7 @@ async function withServices(env: NodeJS.ProcessEnv, work: (services: Services) =
   await prepareContentStores(config); // loads the S3 modules only when content is in S3
   const db = await openDatabase(config);
   try {
-    return await work({ db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config) });
+    return await work({ db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config), caches: callCaches(config) });
   } finally {
     await closeDatabase(db);
   }

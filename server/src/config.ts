@@ -65,10 +65,10 @@ export interface Config {
   /** FSS_DATABASE_POOL_SIZE: most connections one instance opens to PostgreSQL. */
   readonly databasePoolSize: number;
   /**
-   * FSS_LISTING_CACHE_MB: most memory the listing cache of this instance holds (operations/
-   * listing-cache.ts), in MiB; 0 turns it off.
+   * FSS_CACHE_MB (formerly FSS_LISTING_CACHE_MB): most memory, in MiB, the caches of the call path
+   * hold (operations/caches.ts: kept sessions, folder states, listings); 0 turns them off.
    */
-  readonly listingCacheMb: number;
+  readonly cacheMb: number;
   /** XML namespace of the services; also the prefix of every SOAPAction. */
   readonly namespace: string;
   /** Base URL used in links and download URLs; undefined = the request's own host. */
@@ -276,7 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir,
     databaseUrl: databaseUrlSetting(env),
     databasePoolSize: intSetting(env, 'FSS_DATABASE_POOL_SIZE', 10, 1, 1000),
-    listingCacheMb: intSetting(env, 'FSS_LISTING_CACHE_MB', 32, 0, 65_536),
+    cacheMb: intSetting(env, env.FSS_CACHE_MB === undefined ? 'FSS_LISTING_CACHE_MB' : 'FSS_CACHE_MB', 32, 0, 65_536),
     namespace: env.FSS_NAMESPACE || 'http://tempuri.org/',
     publicUrl: urlSetting(env, 'FSS_PUBLIC_URL'),
     webRoot: path.resolve(cwd, env.FSS_WEB_ROOT || 'dist/web'),

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { main } from '../src/cli';
+import { callCaches } from '../src/operations/caches';
 import { passwordHashQueue } from '../src/operations/crypto/hash-queue';
 import { hashSecret } from '../src/operations/passwords';
 import { apiLogin, login } from '../src/operations/sessions';
@@ -32,7 +33,7 @@ async function tryLogin(dataDir: string, uid: string, pwd: string) {
   const config = testConfig({ dataDir });
   const db = await openDatabase(config);
   try {
-    return await login(callContext({ db, config, now: () => new Date(), secret: Buffer.alloc(32), passwordHashes: passwordHashQueue(config) }), { uid, pwd });
+    return await login(callContext({ db, config, now: () => new Date(), secret: Buffer.alloc(32), passwordHashes: passwordHashQueue(config), caches: callCaches(config) }), { uid, pwd });
   } finally {
     await closeDatabase(db);
   }
@@ -105,7 +106,7 @@ describe('fss command line', () => {
     try {
       const row = await db.selectFrom('api_keys').selectAll().executeTakeFirstOrThrow();
       expect(row).toMatchObject({ key_hash: hashSecret(key), label: 'backup' });
-      const result = await apiLogin(callContext({ db, config, now: () => new Date(), secret: Buffer.alloc(32), passwordHashes: passwordHashQueue(config) }), { sid: key });
+      const result = await apiLogin(callContext({ db, config, now: () => new Date(), secret: Buffer.alloc(32), passwordHashes: passwordHashQueue(config), caches: callCaches(config) }), { sid: key });
       expect(result).toMatchObject({ kind: 'token', uid: 1001 });
     } finally {
       await closeDatabase(db);

@@ -2,6 +2,7 @@
  * What every operation receives: the services it may use, who is calling, and its parameters typed
  * from the catalog. The protocol layer builds these; operations never see HTTP or XML.
  */
+import type { CallCaches } from './caches';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config';
 import type { Operation, OperationName, WireType } from '../catalog/operations';
@@ -42,6 +43,8 @@ export interface Services {
   readonly secret: Buffer;
   /** Every password hash (scrypt) runs through this bound (crypto/hash-queue.ts, passwordHashQueue(config)). */
   readonly passwordHashes: HashQueue;
+  /** What the call path keeps in memory (caches.ts callCaches(config)), built once per app. */
+  readonly caches: CallCaches;
   /**
    * Wakes the e-mail sender (operations/mail-queue.ts) once messages are queued, so that they go
    * out at once rather than at its next round; absent where no sender runs (the CLI, some tests).

@@ -13,22 +13,17 @@
  * instance on the same PostgreSQL, the CLI. An entry is served only while the account's version is
  * the one it was filled at, so a change committed anywhere is seen by the next call.
  *
- * Bounds: listings of at most MAX_CACHED_ITEMS items, and half of FSS_LISTING_CACHE_MB of memory
- * (an estimate per item; the other half is for the same listings rendered, in the protocol layer),
- * the least recently used entries going first; 0 turns the cache off.
- * One cache per database (a process serving two databases, as tests do, keeps them apart).
+ * Bounds: listings of at most MAX_CACHED_ITEMS items, in the app's caches (caches.ts), which weigh
+ * each by an estimate of its memory and of its rendered answers; FSS_CACHE_MB=0 turns it off.
  */
-import type { Kysely } from 'kysely';
 import { accountVersion } from '../storage/db/hot-queries';
 import { countChildren, streamChildFiles, streamChildFolders, type ListingOrder } from '../storage/db/listings-repository';
-import type { Database } from '../storage/db/schema';
 import { pauseIfDue } from '../time-slices';
+import type { CallCaches } from './caches';
 import type { FileItem, FolderItem, Listing, Services } from './context';
 
 /** A listing with more items than this is streamed from the database as before, never cached. */
 export const MAX_CACHED_ITEMS = 2_000;
-
-const MIB = 1024 * 1024;
 
 /** Which listing: a folder of an account, in one order, with or without paths (GetFilesWhitPath). */
 export interface ListingKey {
@@ -39,102 +34,37 @@ export interface ListingKey {
   readonly folderPath?: string;
 }
 
-export interface CachedListing {
+/**
+ * A kept listing: arrays that are never changed and stand for one listing at one version (account,
+ * folder, order, path), so that they always answer the same document, which the protocol layer
+ * keeps rendered with them (keepRendered).
+ */
+export interface KeptListing {
   readonly folders: readonly FolderItem[];
   readonly files: readonly FileItem[];
-}
-
-interface Entry extends CachedListing {
+  /** Its answers as rendered, by form of answer (protocol/rendered-answers.ts). */
+  readonly rendered: Map<string, Buffer>;
+  readonly key: string;
   readonly version: number;
-  readonly bytes: number;
-  /** When it was last put at the end of the order. */
-  placedAt: number;
+  /** Its memory, as estimated (itemBytes), with its rendered answers. */
+  bytes: number;
 }
 
-/**
- * Listings by key, each with the version it was read at; least recently used first (a Map keeps
- * insertion order). A hit moves its entry to the end only when at least half as many entries as
- * are kept have been placed after it since it last was (account-reads.ts KeptReads: the move is a
- * delete and an insert, for nothing while the entry is among the newer half).
- */
-export class ListingCache {
-  readonly #entries = new Map<string, Entry>();
-  #bytes = 0;
-  /** Placements at the end of the order so far. */
-  #placements = 0;
+/** Kept listings by their folders array: what a listing result is recognised by (keptListingOf). */
+const keptByItems = new WeakMap<readonly FolderItem[], KeptListing>();
 
-  constructor(
-    readonly maxBytes: number,
-    readonly maxItems = MAX_CACHED_ITEMS,
-  ) {}
-
-  /** Memory held, as estimated (itemBytes). */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** The listing read at `version`; undefined when none is kept, or the one kept is of another version. */
-  get(key: ListingKey, version: number): CachedListing | undefined {
-    const id = keyOf(key);
-    const entry = this.#entries.get(id);
-    if (!entry) return undefined;
-    if (entry.version !== version) {
-      // Versions only grow: an entry older than the account's version can never be served again.
-      if (entry.version < version) this.#remove(id, entry);
-      return undefined;
-    }
-    if (this.#placements - entry.placedAt >= this.#entries.size / 2) {
-      this.#entries.delete(id);
-      this.#entries.set(id, entry);
-      entry.placedAt = ++this.#placements;
-    }
-    return entry;
-  }
-
-  /**
-   * Keeps `listing`, read at `version`, unless it is too big or an entry of a later version is kept
-   * already (two calls filling at once: the one that read the older version finishes last).
-   */
-  put(key: ListingKey, version: number, listing: CachedListing): void {
-    if (listing.folders.length + listing.files.length > this.maxItems) return;
-    const bytes = listingBytes(listing);
-    if (bytes > this.maxBytes) return;
-    const id = keyOf(key);
-    const kept = this.#entries.get(id);
-    if (kept) {
-      if (kept.version > version) return;
-      this.#remove(id, kept);
-    }
-    while (this.#bytes + bytes > this.maxBytes) {
-      const [oldestId, oldest] = this.#entries.entries().next().value as [string, Entry];
-      this.#remove(oldestId, oldest);
-    }
-    const folders = Object.freeze([...listing.folders]);
-    keptItems.add(folders);
-    this.#entries.set(id, { version, bytes, folders, files: Object.freeze([...listing.files]), placedAt: ++this.#placements });
-    this.#bytes += bytes;
-  }
-
-  #remove(id: string, entry: Entry): void {
-    this.#entries.delete(id);
-    this.#bytes -= entry.bytes;
-  }
+/** The kept listing whose items a listing result carries; undefined for one read from the database. */
+export function keptListingOf(listing: Pick<Listing, 'folders'>): KeptListing | undefined {
+  return keptByItems.get(listing.folders as readonly FolderItem[]);
 }
 
-/** The folders arrays of kept listings (isKeptListing). */
-const keptItems = new WeakSet<readonly FolderItem[]>();
-
-/**
- * Whether a listing's items are the listing cache's: arrays that are never changed, and that stand
- * for one listing at one version (account, folder, order, path). The same arrays therefore always
- * answer the same document, which the protocol layer may keep rendered (protocol/rendered-answers.ts).
- */
-export function isKeptListing(listing: Pick<Listing, 'folders'>): boolean {
-  return keptItems.has(listing.folders as readonly FolderItem[]);
+/** Keeps an answer of a kept listing, rendered, while the listing is kept at its version. */
+export function keepRendered(caches: CallCaches, kept: KeptListing, variant: string, body: Buffer): void {
+  const listings = caches.listings;
+  if (listings.peek(kept.key)?.value !== kept) return;
+  kept.rendered.set(variant, body);
+  kept.bytes += body.length;
+  listings.put(kept.key, kept.version, kept, kept.bytes);
 }
 
 const keyOf = (key: ListingKey): string =>
@@ -150,25 +80,11 @@ function itemBytes(item: FolderItem | FileItem): number {
   return 400 + 2 * text;
 }
 
-function listingBytes(listing: CachedListing): number {
+function listingBytes(folders: readonly FolderItem[], files: readonly FileItem[]): number {
   let bytes = 100;
-  for (const item of listing.folders) bytes += itemBytes(item);
-  for (const item of listing.files) bytes += itemBytes(item);
+  for (const item of folders) bytes += itemBytes(item);
+  for (const item of files) bytes += itemBytes(item);
   return bytes;
-}
-
-const caches = new WeakMap<Kysely<Database>, ListingCache | null>();
-
-/** The listing cache of the services' database; null when FSS_LISTING_CACHE_MB is 0. */
-export function listingCacheOf(services: Services): ListingCache | null {
-  let cache = caches.get(services.db);
-  if (cache === undefined) {
-    // Half of the budget for the items; the other half is the protocol layer's, for the same
-    // listings rendered (protocol/rendered-answers.ts).
-    cache = services.config.listingCacheMb > 0 ? new ListingCache((services.config.listingCacheMb * MIB) / 2) : null;
-    caches.set(services.db, cache);
-  }
-  return cache;
 }
 
 /**
@@ -182,28 +98,32 @@ export async function folderChildren(
   callVersion?: number,
 ): Promise<Pick<Listing, 'count' | 'folders' | 'files'>> {
   const { db } = services;
-  const cache = listingCacheOf(services);
+  const cache = services.caches.listings.enabled ? services.caches.listings : null;
   // The version is read BEFORE the rows (`callVersion`: the account's version the call read when its
   // token was checked, account-reads.ts). A change committed after this read moves the version on,
   // so an entry may hold rows newer than its version (the next call then reads a later version and
   // reads the rows again), but never rows older than it: with the read the other way round, a change
   // committed between reading the rows and reading the version would be missing from an entry
   // that its version claims is up to date, and it would be served until the next change.
-  const version = cache ? (callVersion ?? (await accountVersion(db, key.accountId))) : 0;
-  const cached = cache?.get(key, version);
+  const version = cache ? (callVersion ?? (await accountVersion(db, key.accountId, services.caches.accountVersions))) : 0;
+  const id = keyOf(key);
+  const cached = cache?.get(id, version);
   if (cached) return { count: cached.folders.length + cached.files.length, folders: cached.folders, files: cached.files };
 
   const count = await countChildren(db, key.accountId, key.folderId);
   const folders = streamChildFolders(db, key.accountId, key.folderId, key.order, key.folderPath);
   const files = streamChildFiles(db, key.accountId, key.folderId, key.order, key.folderPath);
-  if (!cache || count.folders + count.files > cache.maxItems) {
+  if (!cache || count.folders + count.files > MAX_CACHED_ITEMS) {
     // A big folder's count takes milliseconds (8–10 for 100,000 items): the rows are read in a turn of their own.
     await pauseIfDue();
     return { count: count.folders + count.files, folders, files };
   }
 
-  const listing = { folders: await readAll(folders), files: await readAll(files) };
-  cache.put(key, version, listing);
+  const listing = { folders: Object.freeze(await readAll(folders)), files: Object.freeze(await readAll(files)) };
+  const kept: KeptListing = { ...listing, rendered: new Map(), key: id, version, bytes: listingBytes(listing.folders, listing.files) };
+  cache.put(id, version, kept, kept.bytes);
+  // Not kept when too big for the budget, or when a later version is kept already (two calls filling at once).
+  if (cache.peek(id)?.value === kept) keptByItems.set(listing.folders, kept);
   return { count: listing.folders.length + listing.files.length, ...listing };
 }
 

@@ -14,7 +14,6 @@ import { findApiKeyByHash, markApiKeyUsed } from '../storage/db/api-keys-reposit
 import type { Database } from '../storage/db/schema';
 import { accountVersion } from '../storage/db/hot-queries';
 import { deleteExpiredTokens, deleteToken, findTokenByHash, insertToken, touchToken } from '../storage/db/tokens-repository';
-import { keptReadsPerDatabase } from './account-reads';
 import { parseAccountRef } from './accounts';
 import type { AuthenticatedContext, CallContext, Caller, Empty, ParamsOf, Services, TokenIssued, TokenRefused } from './context';
 import { OpError, ResultCode, unauthorized } from './errors';
@@ -174,7 +173,7 @@ async function issueToken(services: Services, accountId: number, apiKeyId: numbe
 }
 
 // ---- Tokens in use --------------------------------------------------------------------------------
-// A token's row is read on its first call, then kept with its account's version (account-reads.ts):
+// A token's row is read on its first call, then kept with its account's version (caches.ts):
 // later calls read only the version, and use the kept row while it is the same. Every change that
 // decides whether a token is good (deleted, its signing key or absolute expiry rewritten) moves the
 // version (migration 0011), so a revoked token is refused on its next call, on every instance.
@@ -186,7 +185,7 @@ async function issueToken(services: Services, accountId: number, apiKeyId: numbe
 const KEPT_SESSION_MS = 5 * 60_000;
 
 /** A token's row as read, and its signing key once unsealed. */
-interface KeptSession {
+export interface KeptSession {
   readonly id: number;
   readonly accountId: number;
   readonly sealedSigningKey: string;
@@ -200,7 +199,8 @@ interface KeptSession {
   signingKey: SigningKey | null;
 }
 
-const keptSessions = keptReadsPerDatabase<KeptSession>();
+/** What a kept session takes in memory, its signing key's HMAC pads included (an estimate). */
+const KEPT_SESSION_BYTES = 1_000;
 
 interface LiveSession {
   readonly kept: KeptSession;
@@ -221,13 +221,13 @@ async function liveSession(services: Services, token: string | null, claimedUid?
   if (!token) return null;
   const tokenHash = hashSecret(token);
   const now = services.now().getTime();
-  const store = keptSessions(services);
+  const store = services.caches.sessions;
   const kept = store.peek(tokenHash);
   if (kept) {
     const session = kept.value;
     const fresh = now < session.readAgainAt && now < session.idleExpiresAt && now < session.expiresAt;
     if (fresh && (claimedUid === undefined || BigInt(session.accountId) === claimedUid)) {
-      const version = await accountVersion(services.db, session.accountId);
+      const version = await accountVersion(services.db, session.accountId, services.caches.accountVersions);
       if (version === kept.version) return { kept: session, tokenHash, token, accountId: session.accountId, accountVersion: version };
     }
     store.delete(tokenHash);
@@ -244,7 +244,7 @@ async function liveSession(services: Services, token: string | null, claimedUid?
     readAgainAt: now + KEPT_SESSION_MS,
     signingKey: null,
   };
-  store.put(tokenHash, stored.accountVersion, session);
+  store.put(tokenHash, stored.accountVersion, session, KEPT_SESSION_BYTES);
   return { kept: session, tokenHash, token, accountId: stored.accountId, accountVersion: stored.accountVersion };
 }
 
@@ -265,7 +265,7 @@ async function slideExpiry(services: Services, session: LiveSession): Promise<vo
   } else {
     // Another call (maybe on another instance) recorded a use within the interval: what is kept of
     // the row's times is behind; the next call reads them.
-    keptSessions(services).delete(session.tokenHash);
+    services.caches.sessions.delete(session.tokenHash);
   }
 }
 

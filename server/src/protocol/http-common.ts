@@ -14,27 +14,9 @@ export interface ContentType {
   readonly raw: string;
 }
 
-/**
- * Content types read already, by header text: clients send the same one on every call. The values
- * are never changed (ContentType is read-only); at most CONTENT_TYPES are kept, then they start over.
- */
-const contentTypes = new Map<string, ContentType>();
-const CONTENT_TYPES = 64;
-
+/** Parsed on every call: a memo by header text gained nothing measurable (docs/design.md, "Caches"). */
 export function parseContentType(header: string | undefined): ContentType | null {
-  if (header === undefined) return null;
-  const known = contentTypes.get(header);
-  if (known) return known;
-  const parsed = readContentType(header);
-  if (parsed) {
-    if (contentTypes.size >= CONTENT_TYPES) contentTypes.clear();
-    contentTypes.set(header, parsed);
-  }
-  return parsed;
-}
-
-function readContentType(header: string): ContentType | null {
-  if (header.trim() === '') return null;
+  if (header === undefined || header.trim() === '') return null;
   const [type, ...rest] = header.split(';');
   const params = new Map<string, string>();
   for (const part of rest) {

@@ -67,7 +67,7 @@ export async function answerHttpForm(
   const { namespace } = env.config;
   await answerXmlDocument(
     res,
-    env.config,
+    env.caches,
     outcome,
     `form ${op.name} ${namespace}`,
     { status: 200, contentType: 'text/xml; charset=utf-8', cacheControl: OPERATION_CACHE },

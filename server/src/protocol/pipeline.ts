@@ -5,12 +5,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
+import type { CallCaches } from '../operations/caches';
 import type { BoundCall } from './binding';
 import type { RequestFacts } from './http-common';
 import type { Outcome } from './results';
 
 export interface ProtocolEnv {
   readonly config: Config;
+  /** The app's caches (operations/caches.ts): the listings' rendered answers are kept with them. */
+  readonly caches: CallCaches;
   /** Runs a bound call: authentication, sign check, the operation. Never throws. */
   readonly invoke: (call: BoundCall, facts: RequestFacts) => Promise<Outcome>;
 }

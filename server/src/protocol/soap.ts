@@ -98,32 +98,17 @@ function declaredEncoding(body: Buffer): string | undefined {
   return /^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(body.subarray(0, 200).toString('latin1'))?.[1];
 }
 
-/**
- * A fatal decoder per encoding label, made once instead of per request: a decode() without
- * { stream } flushes, leaving no state behind. A decoder whose decode() failed is dropped all the
- * same (failures are rare, and nothing of one request may reach the next). Labels are keyed lowercased
- * (TextDecoder ignores case); only those it accepts are kept, and at most STRICT_DECODERS of them
- * (a client can spell a label in many ways).
- */
-const strictDecoders = new Map<string, TextDecoder>();
-const STRICT_DECODERS = 32;
-
+/** A fatal decoder made per request: keeping one per label gained nothing measurable (docs/design.md, "Caches"). */
 function decodeStrictly(label: string, bytes: Uint8Array): string {
-  const key = label.toLowerCase();
-  let decoder = strictDecoders.get(key);
-  if (!decoder) {
-    try {
-      decoder = new TextDecoder(label, { fatal: true, ignoreBOM: true });
-    } catch {
-      throw new EncodingFailure(`unsupported charset ${label}`);
-    }
-    if (strictDecoders.size >= STRICT_DECODERS) strictDecoders.clear();
-    strictDecoders.set(key, decoder);
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label, { fatal: true, ignoreBOM: true });
+  } catch {
+    throw new EncodingFailure(`unsupported charset ${label}`);
   }
   try {
     return decoder.decode(bytes);
   } catch {
-    strictDecoders.delete(key);
     throw new EncodingFailure(`the request is not valid ${label}`);
   }
 }
@@ -195,7 +180,7 @@ export async function answerSoap(
   const operation = op;
   await answerXmlDocument(
     res,
-    env.config,
+    env.caches,
     outcome,
     `soap ${answerVersion} ${operation.name} ${namespace}`,
     { status: 200, contentType: SOAP_CONTENT_TYPE[answerVersion], cacheControl: OPERATION_CACHE },

@@ -10,6 +10,7 @@ import { onTestFinished } from 'vitest';
 import { loadConfig, type Config } from '../../src/config';
 import type { CallContext, Caller, Services } from '../../src/operations/context';
 import { passwordHashQueue } from '../../src/operations/crypto/hash-queue';
+import { callCaches } from '../../src/operations/caches';
 import { prepareContentStores } from '../../src/storage/content/stores';
 import { closeDatabase, openDatabase } from '../../src/storage/db/database';
 import { testS3SettingsOrNone } from './content';
@@ -74,7 +75,7 @@ export async function openTestServices(options: { config?: Partial<Config>; cloc
   await prepareContentStores(config); // as buildApp does: the S3 modules, when content is in S3
   const db = await openDatabase(config);
   onTestFinished(() => closeDatabase(db));
-  return { db, config, clock, now: () => clock.now(), secret: randomBytes(32), passwordHashes: passwordHashQueue(config) };
+  return { db, config, clock, now: () => clock.now(), secret: randomBytes(32), passwordHashes: passwordHashQueue(config), caches: callCaches(config) };
 }
 
 /** The context an operation receives, as the protocol layer would build it. */

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../src/config';
 import type { BoundCall } from '../../src/protocol/binding';
 import type { Outcome } from '../../src/protocol/results';
 import { ServiceRouter } from '../../src/protocol/router';
+import { callCaches } from '../../src/operations/caches';
 
 export interface ProtocolServer {
   readonly url: string;
@@ -26,6 +27,7 @@ export async function startProtocolServer(
   const calls: BoundCall[] = [];
   const router = new ServiceRouter({
     config,
+    caches: callCaches(config),
     async invoke(call) {
       calls.push(call);
       return answerCall(call);

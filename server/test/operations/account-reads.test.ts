@@ -6,7 +6,8 @@
 import { onTestFinished, describe, expect, it } from 'vitest';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { findOperation } from '../../src/catalog/operations';
-import { KeptReads } from '../../src/operations/account-reads';
+import { KeptReads, type Kept } from '../../src/operations/caches';
+import { Lru } from '../../src/lru';
 import type { Services, TokenIssued } from '../../src/operations/context';
 import { invokeOperation } from '../../src/operations/dispatch';
 import { folderEncrypt } from '../../src/operations/encryption';
@@ -152,42 +153,30 @@ describe('the account version', () => {
 });
 
 describe('KeptReads', () => {
+  const keptReads = <V>() => new KeptReads<V>(new Lru(1000), 'k:');
+
   it('serves a value only at the version it was kept with, and lets an older one go', () => {
-    const reads = new KeptReads<string>();
-    reads.put('a', 5, 'five');
+    const reads = keptReads<string>();
+    reads.put('a', 5, 'five', 1);
     expect(reads.get('a', 5)).toBe('five');
     expect(reads.get('a', 4)).toBeUndefined();
-    expect(reads.size).toBe(1);
+    expect(reads.peek('a')?.value).toBe('five');
     expect(reads.get('a', 6)).toBeUndefined();
-    expect(reads.size).toBe(0);
+    expect(reads.peek('a')).toBeUndefined();
   });
 
   it('keeps a later version over an earlier one put after it', () => {
-    const reads = new KeptReads<string>();
-    reads.put('a', 7, 'seven');
-    reads.put('a', 6, 'six');
+    const reads = keptReads<string>();
+    reads.put('a', 7, 'seven', 1);
+    reads.put('a', 6, 'six', 1);
     expect(reads.get('a', 7)).toBe('seven');
   });
 
-  it('holds at most its bound, letting the least recently used go first', () => {
-    const reads = new KeptReads<number>(2);
-    reads.put('a', 1, 1);
-    reads.put('b', 1, 2);
-    reads.get('a', 1);
-    reads.put('c', 1, 3);
-    expect([reads.get('a', 1), reads.get('b', 1), reads.get('c', 1)]).toEqual([1, undefined, 3]);
-  });
-
-  it('never lets go of a value used at least once every half bound of new values, whatever else comes', () => {
-    const reads = new KeptReads<number>(10);
-    reads.put('hot', 1, 0);
-    for (let i = 0; i < 1000; i++) {
-      reads.put(`cold${i}`, 1, i);
-      if (i % 5 === 4) expect(reads.get('hot', 1)).toBe(0);
-      expect(reads.size).toBeLessThanOrEqual(10);
-    }
-    // The others went in the order they came: the ten newest are kept.
-    expect(reads.get('cold989', 1)).toBeUndefined();
-    expect(reads.get('cold991', 1)).toBe(991);
+  it('keeps the values of each kind apart in the shared order', () => {
+    const lru = new Lru<string, Kept<unknown>>(1000);
+    const [sessions, folders] = [new KeptReads<string>(lru, 's:'), new KeptReads<string>(lru, 'f:')];
+    sessions.put('1', 1, 'session', 1);
+    folders.put('1', 1, 'folder', 1);
+    expect([sessions.get('1', 1), folders.get('1', 1), lru.size]).toEqual(['session', 'folder', 2]);
   });
 });

@@ -10,7 +10,7 @@ import type { FileItem, FolderItem, Listing, Services } from '../../src/operatio
 import { folderEncrypt } from '../../src/operations/encryption';
 import { fileRename, folderAdd, folderRename, move } from '../../src/operations/folders';
 import { fileLink } from '../../src/operations/links';
-import { ListingCache, listingCacheOf } from '../../src/operations/listing-cache';
+import { callCaches } from '../../src/operations/caches';
 import { getFiles, getFilesWhitPath } from '../../src/operations/listings';
 import { folderAndFileDelete, folderAndFileRestore } from '../../src/operations/recycle-bin';
 import { folderShare } from '../../src/operations/shares';
@@ -34,10 +34,10 @@ interface Setup {
 async function setup(): Promise<Setup> {
   const services = await openTestServices();
   const alice = await openSession(services, 'alice');
-  const otherConfig = { ...services.config, listingCacheMb: 0 };
+  const otherConfig = { ...services.config, cacheMb: 0 };
   const otherDb = await openDatabase(otherConfig);
   onTestFinished(() => closeDatabase(otherDb));
-  const other: Services = { ...services, db: otherDb, config: otherConfig };
+  const other: Services = { ...services, db: otherDb, config: otherConfig, caches: callCaches(otherConfig) };
   return { services, alice, other, otherAlice: { ...alice, ctx: callContext(other, alice.caller) } };
 }
 
@@ -232,9 +232,9 @@ describe('over the wire, with the rendered answers kept (protocol/rendered-answe
 });
 
 describe('with the cache off', () => {
-  it('FSS_LISTING_CACHE_MB=0 keeps no cache', async () => {
+  it('FSS_CACHE_MB=0 keeps no listing', async () => {
     const { other } = await setup();
-    expect(listingCacheOf(other)).toBeNull();
+    expect(other.caches.listings.enabled).toBe(false);
   });
 
   it('the answers are the same as with the cache on, change after change', async () => {
@@ -253,65 +253,6 @@ describe('with the cache off', () => {
     expect(await both(docs)).toEqual(['a.txt']);
     await folderAndFileDelete(alice.ctx, signed(alice, { dirids: String(docs), fids: '', is_real: 0 }));
     expect(await both(0)).toEqual([]);
-  });
-});
-
-describe('bounds', () => {
-  const folder = (i: number): FolderItem => ({
-    type: 'folder',
-    id: i,
-    dir: 0,
-    name: `folder ${i}`,
-    size: 0,
-    time: new Date(0),
-    shared: false,
-    linked: false,
-    encrypted: false,
-  });
-  const key = (folderId: number) => ({ accountId: 1, folderId, order: { key: 'name' as const, descending: false } });
-
-  it('a listing with more items than the bound is not kept', () => {
-    const cache = new ListingCache(1024 * 1024, 10);
-    cache.put(key(1), 1, { folders: Array.from({ length: 11 }, (_, i) => folder(i)), files: [] });
-    cache.put(key(2), 1, { folders: Array.from({ length: 10 }, (_, i) => folder(i)), files: [] });
-    expect(cache.get(key(1), 1)).toBeUndefined();
-    expect(cache.get(key(2), 1)?.folders).toHaveLength(10);
-  });
-
-  it('the memory cap holds: the least recently used listings go first', () => {
-    const items = { folders: Array.from({ length: 10 }, (_, i) => folder(i)), files: [] };
-    const probe = new ListingCache(1024 * 1024);
-    probe.put(key(0), 1, items);
-    const cache = new ListingCache(probe.bytes * 3);
-    for (const id of [1, 2, 3]) cache.put(key(id), 1, items);
-    cache.get(key(1), 1);
-    cache.put(key(4), 1, items);
-    expect(cache.bytes).toBeLessThanOrEqual(cache.maxBytes);
-    expect(cache.size).toBe(3);
-    expect(cache.get(key(2), 1)).toBeUndefined();
-    expect([1, 3, 4].map((id) => cache.get(key(id), 1) !== undefined)).toEqual([true, true, true]);
-  });
-
-  it('an entry is served only at the version it was read at, and an older read never replaces a newer one', () => {
-    const cache = new ListingCache(1024 * 1024);
-    const [older, newer] = [{ folders: [folder(1)], files: [] }, { folders: [folder(2)], files: [] }];
-    cache.put(key(1), 5, newer);
-    cache.put(key(1), 4, older);
-    expect(cache.get(key(1), 4)).toBeUndefined();
-    expect(cache.get(key(1), 5)?.folders[0]!.id).toBe(2);
-    expect(cache.get(key(1), 6)).toBeUndefined();
-  });
-
-  it('an entry found older than the version asked for is let go at once: it can never be served again', () => {
-    const cache = new ListingCache(1024 * 1024);
-    cache.put(key(1), 5, { folders: [folder(1)], files: [] });
-    const held = cache.bytes;
-    expect(cache.get(key(1), 4)).toBeUndefined();
-    expect(cache.size).toBe(1);
-    expect(cache.get(key(1), 6)).toBeUndefined();
-    expect(cache.size).toBe(0);
-    expect(cache.bytes).toBe(0);
-    expect(held).toBeGreaterThan(0);
   });
 });
 

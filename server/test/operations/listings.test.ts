@@ -31,7 +31,7 @@ function list(account: TestAccount, dir: string | null, order = 'name', desc = '
   return readListing(getFiles(account.ctx, signed(account, { dir, order, desc })));
 }
 
-async function setup(config: { listingCacheMb?: number } = {}): Promise<{ services: TestServices; alice: TestAccount }> {
+async function setup(config: { cacheMb?: number } = {}): Promise<{ services: TestServices; alice: TestAccount }> {
   const services = await openTestServices({ config });
   return { services, alice: await testAccount(services, 'alice') };
 }
@@ -285,7 +285,7 @@ describe('a folder of 100,000 files', () => {
 
 // A folder's listing is streamed from a cursor when the listing cache does not keep it (too big,
 // or the cache off, as here): what these say of cursors is said of that path.
-const streamed = { listingCacheMb: 0 };
+const streamed = { cacheMb: 0 };
 
 describe('listings and the database connection', () => {
   it('a listing that is never read holds nothing: the next call runs', async () => {

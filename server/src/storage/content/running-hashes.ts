@@ -18,6 +18,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type { DataStore, Upload } from '@tus/server';
 import { WrappingDataStore } from './wrapping-data-store';
+import { Lru } from '../../lru';
 
 /** A hash of the first `bytes` bytes of an upload. */
 interface RunningHash {
@@ -29,9 +30,11 @@ interface RunningHash {
 const DEFAULT_LIMIT = 10_000;
 
 export class RunningHashes {
-  private readonly entries = new Map<string, RunningHash>();
+  private readonly entries: Lru<string, RunningHash>;
 
-  constructor(private readonly limit = DEFAULT_LIMIT) {}
+  constructor(limit = DEFAULT_LIMIT) {
+    this.entries = new Lru(limit);
+  }
 
   /**
    * Starts a write of upload `id` at `offset`: the stream to hand the store instead of `stream`
@@ -87,7 +90,6 @@ export class RunningHashes {
 
   private remember(id: string, running: RunningHash): void {
     this.entries.set(id, running);
-    while (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
   }
 }
 

@@ -22,6 +22,7 @@ import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashe
 import { isNotFound, s3ClientConfig, type S3ContentStore } from './s3-store';
 import { isUploadId, type UploadArea } from './upload-area';
 import type { S3Settings } from '../../config';
+import { Lru } from '../../lru';
 
 /** Upload records one instance keeps in memory (they never change once written). */
 const CACHED_UPLOADS = 2_000;
@@ -179,18 +180,18 @@ function renamed(upload: Upload, id: string): Upload {
 
 /** A KvStore that forgets its oldest entries beyond `limit`. */
 class BoundedKvStore<T> implements KvStore<T> {
-  private readonly entries = new Map<string, T>();
+  private readonly entries: Lru<string, T>;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.entries = new Lru(limit);
+  }
 
   async get(key: string): Promise<T | undefined> {
     return this.entries.get(key);
   }
 
   async set(key: string, value: T): Promise<void> {
-    this.entries.delete(key);
     this.entries.set(key, value);
-    while (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
   }
 
   async delete(key: string): Promise<void> {

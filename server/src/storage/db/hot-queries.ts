@@ -55,43 +55,40 @@ const versionOfAccount = preparedQuery<[accountId: number], { version: number }>
   sql<{ version: number }>`select cast(coalesce(sum(version), 0) as bigint) as version from listing_versions where account_id = ${accountId}`,
 );
 
-/** Versions read since the database's last commit, by account (accountVersion). */
-interface VersionsAtStamp {
-  /** The WAL-index header read before any of these versions was (commit-stamps.ts). */
-  readonly stamp: Buffer;
-  readonly byAccount: Map<number, number>;
-}
-
-/** Per database; at most this many accounts between two commits (a few bytes each). */
+/** Per app; at most this many accounts between two commits (a few bytes each). */
 const MAX_KEPT_VERSIONS = 50_000;
-const versionsAtStamp = new WeakMap<object, VersionsAtStamp>();
+
+/** The versions read since the database's last commit, by account (accountVersion; operations/caches.ts). */
+export class AccountVersions {
+  /** The WAL-index header read before any of these versions was (commit-stamps.ts). */
+  stamp: Buffer | null = null;
+  byAccount = new Map<number, number>();
+}
 
 /**
  * The account's version: it grows with every committed change to what a listing of the account
  * shows (0008_listing_versions) and to its sessions (0011_session_versions), whoever made it.
  *
- * On SQLite the version read is used again, without a query, until anything at all is committed to
- * the database by any connection (commit-stamps.ts): it cannot have moved before that. The stamp is
- * read before the version, so a version kept with a stamp is never older than the stamp.
+ * On SQLite the version read is kept in `kept` and used again, without a query, until anything at
+ * all is committed to the database by any connection (commit-stamps.ts): it cannot have moved before
+ * that. The stamp is read before the version, so a version kept with a stamp is never older than it.
  */
-export async function accountVersion(db: Kysely<Database>, accountId: number): Promise<number> {
-  const stamps = commitStampsOf(db);
-  const kept = stamps && versionsAtStamp.get(db);
+export async function accountVersion(db: Kysely<Database>, accountId: number, kept?: AccountVersions): Promise<number> {
+  const stamps = kept ? commitStampsOf(db) : null;
   const keptVersion = kept?.byAccount.get(accountId);
   // Nothing committed since the stamp the version was kept with: it is the version now.
-  if (keptVersion !== undefined && stamps!.unchangedSince(kept!.stamp)) return keptVersion;
+  if (keptVersion !== undefined && stamps && stamps.unchangedSince(kept!.stamp!)) return keptVersion;
   const stamp = stamps?.current() ?? null;
   const row = await versionOfAccount.executeTakeFirst(db, accountId);
   const version = Number(row?.version ?? 0);
-  if (stamp) {
+  if (stamp && kept) {
     // Another read may have kept versions at a later stamp meanwhile; either set is right for its
     // stamp, and the one kept last is the one the next calls compare with.
-    let now = versionsAtStamp.get(db);
-    if (!now || !now.stamp.equals(stamp) || now.byAccount.size >= MAX_KEPT_VERSIONS) {
-      now = { stamp, byAccount: new Map() };
-      versionsAtStamp.set(db, now);
+    if (!kept.stamp?.equals(stamp) || kept.byAccount.size >= MAX_KEPT_VERSIONS) {
+      kept.stamp = stamp;
+      kept.byAccount = new Map();
     }
-    now.byAccount.set(accountId, version);
+    kept.byAccount.set(accountId, version);
   }
   return version;
 }

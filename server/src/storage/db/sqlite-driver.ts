@@ -44,6 +44,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { Lru } from '../../lru';
 
 /** How many prepared statements are kept. The service runs a few hundred distinct statements at most. */
 export const STATEMENT_CACHE_SIZE = 500;
@@ -124,37 +125,23 @@ export function walCaughtUp(db: object, backlog: number, timeoutMs: number): Pro
 }
 
 /**
- * Prepared statements by SQL text, least recently used first (a Map keeps insertion order; a hit
- * moves its entry to the end). Evicted statements are simply dropped: better-sqlite3 finalizes them
- * when they are collected.
+ * Prepared statements by SQL text, least recently used first. Evicted statements are simply
+ * dropped: better-sqlite3 finalizes them when they are collected.
  */
 export class StatementCache {
-  readonly #statements = new Map<string, BetterSqlite3.Statement>();
+  readonly #statements: Lru<string, BetterSqlite3.Statement>;
 
   constructor(
     private readonly database: BetterSqlite3.Database,
-    private readonly capacity: number,
-  ) {}
-
-  get size(): number {
-    return this.#statements.size;
+    capacity: number,
+  ) {
+    this.#statements = new Lru(Math.max(0, capacity));
   }
 
   statement(sqlText: string): BetterSqlite3.Statement {
-    const cached = this.#statements.get(sqlText);
-    if (cached) {
-      this.#statements.delete(sqlText);
-      this.#statements.set(sqlText, cached);
-      return cached;
-    }
-    const prepared = this.database.prepare(sqlText);
-    if (this.capacity <= 0) return prepared;
-    if (this.#statements.size >= this.capacity) {
-      const oldest = this.#statements.keys().next().value as string;
-      this.#statements.delete(oldest);
-    }
-    this.#statements.set(sqlText, prepared);
-    return prepared;
+    let statement = this.#statements.get(sqlText);
+    if (!statement) this.#statements.set(sqlText, (statement = this.database.prepare(sqlText)));
+    return statement;
   }
 }
 

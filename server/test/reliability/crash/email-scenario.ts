@@ -21,6 +21,7 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../../../src/config';
 import { createLogger } from '../../../src/log';
 import { passwordHashQueue } from '../../../src/operations/crypto/hash-queue';
+import { callCaches } from '../../../src/operations/caches';
 import { MailSender, smtpDelivery } from '../../../src/operations/mail-queue';
 import { closeDatabase, openDatabase } from '../../../src/storage/db/database';
 import { loadServerSecret } from '../../../src/storage/secret';
@@ -108,7 +109,7 @@ async function sendAsALaterInstance(ctx: ScenarioContext, smtp: TestSmtpServer):
   const db = await openDatabase(config);
   try {
     const later = () => new Date(Date.now() + 6 * 60_000);
-    const services = { db, config, now: later, secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config) };
+    const services = { db, config, now: later, secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config), caches: callCaches(config) };
     const sender = new MailSender(services, createLogger(() => {}), { delivery: smtpDelivery(smtp.url) });
     // A round sends at most maxPerRound messages; a long campaign leaves more than that to take over.
     let sent = 0;
