@@ -1,3 +1,5 @@
+import { fstatSync, writeSync } from 'node:fs';
+
 /**
  * Structured log lines (one JSON object per line). Callers pass fields explicitly; nothing logs a
  * request's query string, body or headers, so tokens, passwords, signs and keys never reach a log.
@@ -79,54 +81,185 @@ export function logProcessWarnings(log: Logger): void {
 
 export interface BatchedLines {
   (line: string): void;
-  /** Writes what is gathered now. */
+  /** Writes what is gathered now, as far as the output takes it without waiting. */
   flush(): void;
+  /** Writes everything still waiting, waiting for the output if it must: for a process about to end. */
+  flushSync(): void;
+  /** Resolves once nothing waits to be written, or after `maxMs` (whatever is left then goes at exit). */
+  drained(maxMs: number): Promise<void>;
+}
+
+/** Where batched lines go: a non-blocking write that takes what the output accepts now. */
+export interface LineOutput {
+  /** Writes the start of `bytes` that the output accepts without waiting: the count written, 0 when it is full. */
+  write(bytes: Buffer): number;
 }
 
 /** How long a line may wait to be written with others, and how much may gather before it is written at once. */
 export const LINE_BATCH_MS = 10;
 export const LINE_BATCH_BYTES = 64 * 1024;
+/**
+ * How much may wait when the output's reader lags (a second or two of the busiest service the
+ * bench drives); lines past it are dropped and counted.
+ */
+export const LINE_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** How long flushSync waits for an output that takes nothing before it gives up on what is left. */
+export const LINE_FINAL_WAIT_MS = 5000;
 
 /**
- * A line sink that writes lines in batches: gathered, then written in one piece within
- * LINE_BATCH_MS of the first, or at once when LINE_BATCH_BYTES have gathered (or when a logger
- * writes an error: createLogger flushes after it). Writing to a pipe
- * or a file is a system call, and one per request cost a busy server as much as a twentieth of its
- * time (bench/README.md); a batch costs one for many. Lines keep their order. What is gathered is
- * written when the process exits (the 'exit' event, also after process.exit()); a process killed
- * outright loses at most the last LINE_BATCH_MS of lines.
+ * A line sink that writes lines in batches, never holding the event loop for the output's reader:
+ * gathered, then written in one piece within LINE_BATCH_MS of the first, or at once when
+ * LINE_BATCH_BYTES have gathered (or when a logger writes an error: createLogger flushes after it).
+ * A write is one system call for many lines, and a non-blocking one: what a full pipe does not
+ * take waits, with the lines after it, and is tried again every LINE_BATCH_MS. Up to
+ * LINE_BACKLOG_BYTES may wait; lines past that are dropped, and a `warn` line says how many where
+ * they would have been. Lines keep their order. When the process ends (the 'exit' event, also after
+ * process.exit() and an uncaught exception) what waits is written synchronously, waiting for the
+ * reader up to LINE_FINAL_WAIT_MS without progress; a process killed outright loses at most the
+ * last LINE_BATCH_MS of lines and what was waiting.
  */
-export function batchedLines(writeText: (text: string) => void, onExit: (flush: () => void) => void = exitHook): BatchedLines {
-  let pending = '';
+export function batchedLines(output: LineOutput, onExit: (flushSync: () => void) => void = exitHook): BatchedLines {
+  /** The part of a batch the output has not taken yet. */
+  let stalled: Buffer | null = null;
+  let gathered = '';
+  let dropped = 0;
   let timer: NodeJS.Timeout | null = null;
   let hooked = false;
-  const flush = () => {
+  const waiters: Array<() => void> = [];
+
+  const schedule = () => {
+    if (timer) return;
+    timer = setTimeout(flush, LINE_BATCH_MS);
+    // A waiting line never keeps the process alive: 'exit' writes it.
+    timer.unref();
+  };
+  /** Writes `bytes` as far as the output takes them; false when some are left (then in `stalled`). */
+  const writeOut = (bytes: Buffer): boolean => {
+    let written: number;
+    try {
+      written = output.write(bytes);
+    } catch {
+      // The output is gone (EPIPE: the reader closed): these lines cannot be written anywhere.
+      written = bytes.length;
+    }
+    stalled = written < bytes.length ? bytes.subarray(written) : null;
+    return stalled === null;
+  };
+  /** Counts the lines dropped so far into the batch, as a warn line where they would have been. */
+  const noteDropped = () => {
+    if (dropped === 0) return;
+    gathered += JSON.stringify({ time: timeNow(), level: 'warn', event: 'log lines dropped', lines: dropped, reason: 'the reader of the log fell behind' }) + '\n';
+    dropped = 0;
+  };
+  function flush() {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
-    writeText(text);
+    if ((stalled === null || writeOut(stalled)) && gathered !== '') {
+      const text = gathered;
+      gathered = '';
+      writeOut(Buffer.from(text));
+    }
+    if (stalled !== null || gathered !== '') schedule();
+    else for (const resolve of waiters.splice(0)) resolve();
+  }
+  const flushSync = () => {
+    noteDropped();
+    let lastProgress = performance.now();
+    for (;;) {
+      const before = (stalled?.length ?? 0) + gathered.length;
+      flush();
+      const after = (stalled?.length ?? 0) + gathered.length;
+      if (after === 0) return;
+      if (after < before) lastProgress = performance.now();
+      else if (performance.now() - lastProgress > LINE_FINAL_WAIT_MS) return;
+      else sleepSync(1);
+    }
   };
   const sink = (line: string) => {
-    pending += line + '\n';
     if (!hooked) {
       hooked = true;
-      onExit(flush);
+      onExit(flushSync);
     }
-    if (pending.length >= LINE_BATCH_BYTES) flush();
-    else if (!timer) {
-      timer = setTimeout(flush, LINE_BATCH_MS);
-      // A pending line never keeps the process alive: 'exit' writes it.
-      timer.unref();
+    if (stalled !== null && stalled.length + gathered.length + line.length >= LINE_BACKLOG_BYTES) {
+      dropped++;
+      return;
     }
+    noteDropped();
+    gathered += line + '\n';
+    if (gathered.length >= LINE_BATCH_BYTES && stalled === null) flush();
+    else schedule();
   };
-  return Object.assign(sink, { flush });
+  const drained = (maxMs: number) =>
+    new Promise<void>((resolve) => {
+      if (stalled === null && gathered === '') return resolve();
+      const timeout = setTimeout(resolve, maxMs);
+      waiters.push(() => {
+        clearTimeout(timeout);
+        resolve();
+      });
+    });
+  return Object.assign(sink, { flush, flushSync, drained });
 }
 
-function exitHook(flush: () => void): void {
-  process.on('exit', flush);
+function exitHook(flushSync: () => void): void {
+  process.on('exit', flushSync);
+}
+
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+function sleepSync(ms: number): void {
+  Atomics.wait(sleepCell, 0, 0, ms);
+}
+
+/**
+ * A file descriptor as a LineOutput. A pipe or socket is written non-blocking: Node (libuv) opens
+ * one so for process.stdout, so that a full pipe answers EAGAIN instead of stopping the process
+ * until its reader catches up. A file or terminal takes every write whole, as Node writes them.
+ */
+export function fdOutput(fd: number): LineOutput {
+  return {
+    write(bytes) {
+      try {
+        return writeSync(fd, bytes);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
+        throw error;
+      }
+    },
+  };
 }
 
 /** The default log: lines to standard output, in batches. */
-export const stdoutLines: BatchedLines = batchedLines((text) => process.stdout.write(text));
+export const stdoutLines: BatchedLines = batchedLines(fdOutput(nonBlockingStdout()));
+
+/** Standard output's descriptor, made non-blocking first when it is a pipe or a socket (see fdOutput). */
+function nonBlockingStdout(): number {
+  try {
+    const stats = fstatSync(1);
+    if (stats.isFIFO() || stats.isSocket()) void process.stdout; // libuv opens it non-blocking
+  } catch {
+    // No standard output (closed): writes fail, and the lines go nowhere, as they would.
+  }
+  return 1;
+}
+
+/**
+ * The line of an error nothing caught, written before the process ends (after the lines that
+ * waited, at once): Node then writes its stack to standard error and exits as it would without.
+ */
+export function logFatalErrors(log: Logger, lines: (line: string) => void): void {
+  if (!isBatched(lines)) return;
+  process.on('uncaughtExceptionMonitor', (error, origin) => {
+    lines.flushSync();
+    log.error('fatal', { origin, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    lines.flushSync();
+  });
+}
+
+/** Waits up to `maxMs` until `lines` has written everything waiting (at once for a sink that does not batch). */
+export function logDrained(lines: (line: string) => void, maxMs: number): Promise<void> {
+  return isBatched(lines) ? lines.drained(maxMs) : Promise.resolve();
+}
+
+function isBatched(lines: (line: string) => void): lines is BatchedLines {
+  return typeof (lines as Partial<BatchedLines>).flushSync === 'function';
+}

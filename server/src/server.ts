@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import type { Config } from './config';
-import { createLogger, logProcessWarnings } from './log';
+import { createLogger, logDrained, logFatalErrors, logProcessWarnings } from './log';
 import { ensureDemoAccount } from './operations/accounts';
 
 export interface RunningServer {
@@ -15,7 +15,9 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
-  logProcessWarnings(createLogger(config.log)); // before buildApp: dependencies warn as they load
+  const log = createLogger(config.log);
+  logProcessWarnings(log); // before buildApp: dependencies warn as they load
+  logFatalErrors(log, config.log);
   const app = await buildApp(config);
   const demo = await ensureDemoAccount(app.services);
 
@@ -48,6 +50,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
         server.closeAllConnections();
       });
       await app.close();
+      // Lines still waiting for a slow reader go now, without waiting at exit when it catches up in time.
+      await logDrained(config.log, 2000);
     },
   };
 }

@@ -2,6 +2,10 @@
  * What an operator sees when `fss serve` starts: one JSON object per log line, the demo account and
  * the "listening on" line, and nothing else: no warnings on standard error (README, "Set up and run").
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { tempDir } from './helpers/database';
 import { startTestS3Server, testS3Settings, type TestS3Server } from './helpers/s3-server';
@@ -61,4 +65,50 @@ describe('fss serve with content in S3', () => {
       expect(line.message).toMatch(/AWS SDK/);
     }
   });
+});
+
+describe('fss serve whose log is read slowly', () => {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+  test('a SIGTERM while request lines wait for the reader: the requests were answered meanwhile, and every line is written before the process ends', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('FSS_')));
+    const child = spawn(process.execPath, [path.join(root, 'bin', 'fss.mjs'), 'serve'], {
+      cwd: root,
+      env: { ...env, FSS_DATA_DIR: tempDir(), PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const url = await new Promise<string>((resolve) => {
+        const watch = () => {
+          const match = /^listening on (\S+)$/m.exec(output);
+          if (match) resolve(match[1]);
+          else setTimeout(watch, 20);
+        };
+        watch();
+      });
+      child.stdout.pause(); // nobody reads the log from here on
+      const requests = 5000; // about 800 KB of lines: more than the pipe holds
+      let next = 0;
+      const client = async () => {
+        while (next < requests) {
+          next++;
+          await (await fetch(`${url}/log-test`)).arrayBuffer();
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, client));
+      child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      child.stdout.resume();
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect(code).toBe(0);
+      const lines = output.split('\n');
+      expect(lines.pop()).toBe('');
+      const requestLines = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.path === '/log-test');
+      expect(requestLines).toHaveLength(requests);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 120_000);
 });

@@ -46,8 +46,8 @@ export const DEFAULT_CHUNK_SIZE = 64 * 1024;
 export const BLOB_ID_BYTES = 16;
 const MAX_CHUNK_SIZE = 16 * 1024 * 1024;
 /**
- * Encrypting and decrypting yield about this many bytes at a time (whole records, whole chunks): a
- * stream of 64 KiB pieces costs a write (or a socket send) each, and 1 MiB pieces a sixteenth of them.
+ * Encrypting yields about this many bytes at a time (whole records): a record is three pieces, two
+ * of them tiny, and a file stream writes a piece alone when nothing else waits to be written.
  */
 const OUTPUT_BATCH_BYTES = 1024 * 1024;
 
@@ -199,35 +199,50 @@ async function* toAsync(source: Iterable<Buffer | string>): AsyncGenerator<Buffe
   yield* source;
 }
 
-/** Gathers a byte stream into pieces of exactly the sizes asked for, holding at most one piece. */
+/**
+ * Reads a byte stream in pieces of exactly the sizes asked for. A piece that lies within one of the
+ * stream's buffers is a view of it; one that spans buffers is gathered into a scratch buffer that
+ * the next read reuses, so a piece must be used before the next is asked for. (Joining each new
+ * buffer to the rest of the last one copied every byte once more, and allocated as much.)
+ */
 class ExactReader {
   private readonly iterator: AsyncIterator<Buffer | string>;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** What is left unread of the stream's latest buffer. */
+  private current: Buffer = Buffer.alloc(0);
+  private scratch: Buffer = Buffer.alloc(0);
   private done = false;
 
   constructor(source: ByteSource) {
     this.iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : toAsync(source)[Symbol.asyncIterator]();
   }
 
-  /** Exactly `n` bytes, or fewer only when the stream ends first. */
-  async read(n: number): Promise<Buffer> {
-    while (this.pendingBytes < n && !this.done) {
+  /** The stream's next non-empty buffer, or null at its end. */
+  private async next(): Promise<Buffer | null> {
+    while (!this.done) {
       const next = await this.iterator.next();
-      if (next.done) {
-        this.done = true;
-        break;
-      }
-      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-      if (chunk.length === 0) continue;
-      this.pending.push(chunk);
-      this.pendingBytes += chunk.length;
+      if (next.done) this.done = true;
+      else if (next.value.length > 0) return typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
     }
-    const all = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
-    const piece = all.subarray(0, Math.min(n, all.length));
-    const rest = all.subarray(piece.length);
-    this.pending = rest.length > 0 ? [rest] : [];
-    this.pendingBytes = rest.length;
+    return null;
+  }
+
+  /** Exactly `n` bytes, or fewer only when the stream ends first; valid until the next read. */
+  async read(n: number): Promise<Buffer> {
+    if (this.current.length === 0) this.current = (await this.next()) ?? this.current;
+    if (this.current.length >= n) return this.take(n);
+    if (this.scratch.length < n) this.scratch = Buffer.allocUnsafeSlow(n);
+    let filled = 0;
+    while (filled < n && this.current.length > 0) {
+      const piece = this.take(Math.min(n - filled, this.current.length));
+      filled += piece.copy(this.scratch, filled);
+      if (this.current.length === 0 && filled < n) this.current = (await this.next()) ?? this.current;
+    }
+    return this.scratch.subarray(0, filled);
+  }
+
+  private take(n: number): Buffer {
+    const piece = this.current.subarray(0, n);
+    this.current = this.current.subarray(n);
     return piece;
   }
 
@@ -310,8 +325,10 @@ export function cipherRangeOf(layout: CipherLayout, range?: PlainRange): { start
 
 /**
  * Decrypts the records of chunks `firstChunk`..`lastChunk` read from `ciphertext` (which starts at
- * the first of them), yielding the plaintext of `range` (default: all of those chunks) in pieces of
- * about 1 MiB. Each chunk is authenticated before any of its bytes is yielded.
+ * the first of them), yielding the plaintext of `range` (default: all of those chunks) a chunk at
+ * a time. Each chunk is authenticated before any of its bytes is yielded. The chunks are not
+ * joined into bigger pieces: a socket or file stream gathers what waits into one `writev`, and
+ * joining copied every byte once more and made a megabyte of garbage per megabyte sent.
  */
 export async function* decryptChunks(
   ciphertext: ByteSource,
@@ -323,32 +340,22 @@ export async function* decryptChunks(
   const { firstChunk, lastChunk } = cipherRangeOf(layout, range);
   const lastOfBlob = chunkCount(layout) - 1;
   const reader = new ExactReader(ciphertext);
-  const batch = new Batch();
   try {
     for (let index = firstChunk; index <= lastChunk; index++) {
       const plainLength = plainLengthOf(layout, index);
       const record = await reader.read(plainLength + RECORD_OVERHEAD);
-      let plain: Buffer;
-      try {
-        if (record.length !== plainLength + RECORD_OVERHEAD) {
-          throw new ContentAuthenticationError(`encrypted content: chunk ${index} is truncated`);
-        }
-        plain = openChunk(key, header, index, index === lastOfBlob, record);
-      } catch (error) {
-        // The chunks before this one passed: they are released, as without batching; this one never.
-        if (!batch.empty) yield batch.take();
-        throw error;
+      if (record.length !== plainLength + RECORD_OVERHEAD) {
+        throw new ContentAuthenticationError(`encrypted content: chunk ${index} is truncated`);
       }
+      let plain = openChunk(key, header, index, index === lastOfBlob, record);
       if (range) {
         const chunkStart = index * layout.chunkSize;
         const from = index === firstChunk ? range.start - chunkStart : 0;
         const to = index === lastChunk ? range.end - chunkStart + 1 : plain.length;
         plain = plain.subarray(from, to);
       }
-      if (plain.length > 0) batch.add(plain);
-      if (batch.full) yield batch.take();
+      if (plain.length > 0) yield plain;
     }
-    if (!batch.empty) yield batch.take();
   } finally {
     await reader.close();
   }
@@ -362,7 +369,7 @@ export function headerMatches(blobHeader: Buffer, layout: CipherLayout): boolean
 /**
  * A readable stream of the plaintext of `range` (default: all), reading only the ciphertext of the
  * chunks it covers through `open` (a ranged read of the blob, inclusive offsets). Memory stays at
- * about 1 MiB whatever the size. Opens the blob before resolving, so that a missing blob
+ * a read and a chunk whatever the size. Opens the blob before resolving, so that a missing blob
  * rejects here rather than in the middle of an answer.
  */
 export async function openDecrypted(
