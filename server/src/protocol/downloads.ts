@@ -25,8 +25,6 @@ import { answer } from './http-common';
 import { newIncidentId } from './pipeline';
 import { routePath, type RequestTarget } from './request-target';
 
-const DOWNLOAD_PATH = /^\/d\/([^/]+)(?:\/[^/]*)?$/;
-
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
   txt: 'text/plain; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
@@ -126,34 +124,49 @@ export function chooseRange(header: string | undefined, size: number): RangeChoi
 }
 
 /** If-None-Match (weak comparison): `*` or any listed tag with the same opaque value. */
-function noneMatch(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+export function noneMatch(header: string | string[] | undefined, etag: string): boolean {
+  const value = single(header);
+  if (value === undefined) return false;
+  if (value.trim() === '*') return true;
+  return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-export class DownloadRoute {
+/**
+ * The opening of the routes whose URL carries a capability (/d/ here, /l/ links.ts, /s/image/
+ * share-images.ts): a path of their own, GET and HEAD only (405 otherwise), and refusals as plain
+ * text; each route says what it answers to the path's captures.
+ */
+export abstract class CapabilityRoute {
+  protected abstract readonly path: RegExp;
+
   constructor(
-    private readonly services: Services,
-    private readonly log: Logger,
+    protected readonly services: Services,
+    protected readonly log: Logger,
   ) {}
 
-  /** Answers the request if it is a download URL; false when the path is not one. */
+  /** Answers the request if the path is this route's; false when it is not. */
   async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
-    const match = DOWNLOAD_PATH.exec(routePath(url.pathname));
+    const match = this.path.exec(routePath(url.pathname));
     if (!match) return false;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });
-      return true;
-    }
-    const check = verifyDownloadToken(this.services.secret, match[1], this.services.now());
-    if (check.kind === 'invalid') return refuse(res, 403, 'This download link is not valid.'), true;
-    if (check.kind === 'expired') return refuse(res, 410, 'This download link has expired. Ask for a new one.'), true;
-
-    const lookup = await openGrantedFile(this.services, check.grant);
-    if (lookup.kind === 'notFound') return refuse(res, 404, 'This file is no longer available.'), true;
-    if (lookup.kind === 'locked') return refuse(res, 423, 'This file is encrypted: unlock it and ask for a new link.'), true;
-    await serveFile(req, res, lookup.file, this.log, { logPath: '/d/…' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });
+    else await this.answer(req, res, match.slice(1));
     return true;
+  }
+
+  protected abstract answer(req: IncomingMessage, res: ServerResponse, captures: readonly string[]): Promise<void>;
+}
+
+export class DownloadRoute extends CapabilityRoute {
+  protected readonly path = /^\/d\/([^/]+)(?:\/[^/]*)?$/;
+
+  protected async answer(req: IncomingMessage, res: ServerResponse, [token]: readonly string[]): Promise<void> {
+    const check = verifyDownloadToken(this.services.secret, token, this.services.now());
+    if (check.kind === 'invalid') return refuse(res, 403, 'This download link is not valid.');
+    if (check.kind === 'expired') return refuse(res, 410, 'This download link has expired. Ask for a new one.');
+    const lookup = await openGrantedFile(this.services, check.grant);
+    if (lookup.kind === 'notFound') return refuse(res, 404, 'This file is no longer available.');
+    if (lookup.kind === 'locked') return refuse(res, 423, 'This file is encrypted: unlock it and ask for a new link.');
+    await serveFile(req, res, lookup.file, this.log, { logPath: '/d/…' });
   }
 }
 
@@ -185,8 +198,7 @@ export async function serveFile(req: IncomingMessage, res: ServerResponse, file:
     'Content-Security-Policy': "default-src 'none'; sandbox",
   };
 
-  const ifNoneMatch = single(req.headers['if-none-match']);
-  if (ifNoneMatch !== undefined && noneMatch(ifNoneMatch, etag)) {
+  if (noneMatch(req.headers['if-none-match'], etag)) {
     res.writeHead(304, headers);
     res.end();
     return;
@@ -227,13 +239,17 @@ export async function serveFile(req: IncomingMessage, res: ServerResponse, file:
     throw error;
   }
   res.writeHead(status, headers);
+  await streamBody(body, res, log, options.logPath);
+}
+
+/** Sends `body` after the head, with backpressure; `logPath` is the route as logged. */
+export async function streamBody(body: NodeJS.ReadableStream, res: ServerResponse, log: Logger, logPath: string): Promise<void> {
   try {
     await pipeline(body, res);
   } catch (error) {
     // A client that goes away mid-download is ordinary; anything else is worth a log line.
     if (!res.destroyed || (error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-      const incident = newIncidentId();
-      log.error('incident', { incident, path: options.logPath, error: error instanceof Error ? error.message : String(error) });
+      log.error('incident', { incident: newIncidentId(), path: logPath, error: error instanceof Error ? error.message : String(error) });
     }
     res.destroy();
   }

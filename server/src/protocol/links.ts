@@ -16,32 +16,16 @@
  * - The code is a capability: the request log keeps only `/l/…` (request-target.ts loggablePath).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../log';
-import type { Services } from '../operations/context';
 import { openLinkedFile } from '../operations/links';
-import { refuse, serveFile } from './downloads';
-import { routePath, type RequestTarget } from './request-target';
+import { CapabilityRoute, refuse, serveFile } from './downloads';
 
-const LINK_PATH = /^\/l\/([^/]+)(?:\/[^/]*)?$/;
+export class LinkRoute extends CapabilityRoute {
+  protected readonly path = /^\/l\/([^/]+)(?:\/[^/]*)?$/;
 
-export class LinkRoute {
-  constructor(
-    private readonly services: Services,
-    private readonly log: Logger,
-  ) {}
-
-  /** Answers the request if it is a direct link; false when the path is not one. */
-  async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
-    const match = LINK_PATH.exec(routePath(url.pathname));
-    if (!match) return false;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });
-      return true;
-    }
-    const lookup = await openLinkedFile(this.services, match[1]);
-    if (lookup.kind === 'notFound') return refuse(res, 404, 'This link does not exist, or the file is no longer available.'), true;
-    if (lookup.kind === 'locked') return refuse(res, 423, 'This file is encrypted. Its owner must decrypt it before the link works again.'), true;
+  protected async answer(req: IncomingMessage, res: ServerResponse, [code]: readonly string[]): Promise<void> {
+    const lookup = await openLinkedFile(this.services, code);
+    if (lookup.kind === 'notFound') return refuse(res, 404, 'This link does not exist, or the file is no longer available.');
+    if (lookup.kind === 'locked') return refuse(res, 423, 'This file is encrypted. Its owner must decrypt it before the link works again.');
     await serveFile(req, res, lookup.file, this.log, { logPath: '/l/…', onTransfer: lookup.recordTransfer });
-    return true;
   }
 }

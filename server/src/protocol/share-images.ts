@@ -14,49 +14,17 @@
  * - The tag is a capability: the request log keeps only `/s/…` (request-target.ts loggablePath).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
-import type { Logger } from '../log';
-import type { Services } from '../operations/context';
 import { openShareImage } from '../operations/share-images';
-import { answer } from './http-common';
-import { newIncidentId } from './pipeline';
-import { routePath, type RequestTarget } from './request-target';
-
-const IMAGE_PATH = /^\/s\/image\/([^/]+)\/([^/]+)$/;
+import { CapabilityRoute, noneMatch, refuse, streamBody } from './downloads';
 
 export const SHARE_IMAGE_CACHE = 'private, max-age=3600';
 
-function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  answer(res, { status, contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', headers }, message + '\n');
-}
+export class ShareImageRoute extends CapabilityRoute {
+  protected readonly path = /^\/s\/image\/([^/]+)\/([^/]+)$/;
 
-/** If-None-Match (weak comparison): `*` or any listed tag with the same opaque value. */
-function noneMatch(header: string | string[] | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const value = Array.isArray(header) ? header.join(', ') : header;
-  if (value.trim() === '*') return true;
-  return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-export class ShareImageRoute {
-  constructor(
-    private readonly services: Services,
-    private readonly log: Logger,
-  ) {}
-
-  /** Answers the request if it is a cover image URL; false when the path is not one. */
-  async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
-    const match = IMAGE_PATH.exec(routePath(url.pathname));
-    if (!match) return false;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });
-      return true;
-    }
-    const image = await openShareImage(this.services, match[1], match[2]);
-    if (!image) {
-      refuse(res, 404, 'This image is not available.');
-      return true;
-    }
+  protected async answer(req: IncomingMessage, res: ServerResponse, [shareId, tag]: readonly string[]): Promise<void> {
+    const image = await openShareImage(this.services, shareId, tag);
+    if (!image) return refuse(res, 404, 'This image is not available.');
     const headers: Record<string, string | number> = {
       ETag: image.etag,
       'Cache-Control': SHARE_IMAGE_CACHE,
@@ -66,26 +34,18 @@ export class ShareImageRoute {
     if (noneMatch(req.headers['if-none-match'], image.etag)) {
       res.writeHead(304, headers);
       res.end();
-      return true;
+      return;
     }
     headers['Content-Type'] = image.contentType;
     headers['Content-Length'] = image.size;
     if (req.method === 'HEAD') {
       res.writeHead(200, headers);
       res.end();
-      return true;
+      return;
     }
     // Opened before the head goes out, so that a missing blob becomes a clean 500.
     const body = await image.open();
     res.writeHead(200, headers);
-    try {
-      await pipeline(body, res);
-    } catch (error) {
-      if (!res.destroyed || (error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
-        this.log.error('incident', { incident: newIncidentId(), path: '/s/…', error: error instanceof Error ? error.message : String(error) });
-      }
-      res.destroy();
-    }
-    return true;
+    await streamBody(body, res, this.log, '/s/…');
   }
 }

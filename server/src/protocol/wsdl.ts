@@ -13,7 +13,7 @@
  * `string[]` for byteFileStream, which the binding accepts as one base64 value.
  */
 import { operationsOf, serviceDocs, type OperationSpec, type ParamSpec, type ServiceName } from '../catalog/operations';
-import { StringSink, XmlWriter, type Attributes } from './xml-writer';
+import { createDocument, serializeDocument, type XMLBuilder } from './xml-documents';
 
 export interface DocOptions {
   /** The service namespace, {namespace} of the interface, e.g. http://tempuri.org/. */
@@ -58,203 +58,159 @@ function operationDocumentation(op: OperationSpec): string {
 
 export function renderWsdl(service: ServiceName, opts: DocOptions): string {
   const ops = operationsOf(service);
-  const sink = new StringSink();
-  const w = new XmlWriter(sink, { indent: true, emptyNamespaceOnTop: false });
-  w.raw('<?xml version="1.0" encoding="utf-8"?>\n');
-  w.start('wsdl:definitions', rootAttributes(opts.namespace, ops.some(takesBytes)));
-  writeTypes(w, ops, opts.namespace);
-  writeMessages(w, ops);
-  writePortTypes(w, service, ops);
-  writeBindings(w, service, ops, opts.namespace);
-  writeService(w, service, opts.location);
-  w.end();
-  void w.flush();
-  return sink.toString();
+  const definitions = createDocument('wsdl:definitions', rootAttributes(opts.namespace, ops.some(takesBytes)));
+  addTypes(definitions, ops, opts.namespace);
+  addMessages(definitions, ops);
+  addPortTypes(definitions, service, ops);
+  addBindings(definitions, service, ops, opts.namespace);
+  addService(definitions, service, opts.location);
+  // .NET repeats the wsdl namespace on its documentation elements, which xmlbuilder2 drops as redundant.
+  return serializeDocument(definitions).replaceAll('<wsdl:documentation>', `<wsdl:documentation xmlns:wsdl="${NS.wsdl}">`);
 }
+
+type Attributes = Record<string, string | undefined>;
 
 /** The prefixes in ASMX's order; s1 only where a byte[] parameter needs the abstract types. */
 function rootAttributes(namespace: string, needsAbstractTypes: boolean): Attributes {
-  return [
-    ['xmlns:soapenc', NS.soapenc],
-    ['xmlns:soap12', NS.soap12],
-    ['xmlns:s1', needsAbstractTypes ? abstractTypesNamespace(namespace) : undefined],
-    ['xmlns:http', NS.http],
-    ['xmlns:tns', namespace],
-    ['xmlns:mime', NS.mime],
-    ['xmlns:tm', NS.tm],
-    ['xmlns:s', NS.s],
-    ['xmlns:soap', NS.soap],
-    ['targetNamespace', namespace],
-    ['xmlns:wsdl', NS.wsdl],
-  ];
+  return {
+    'xmlns:soapenc': NS.soapenc,
+    'xmlns:soap12': NS.soap12,
+    'xmlns:s1': needsAbstractTypes ? abstractTypesNamespace(namespace) : undefined,
+    'xmlns:http': NS.http,
+    'xmlns:tns': namespace,
+    'xmlns:mime': NS.mime,
+    'xmlns:tm': NS.tm,
+    'xmlns:s': NS.s,
+    'xmlns:soap': NS.soap,
+    targetNamespace: namespace,
+    'xmlns:wsdl': NS.wsdl,
+  };
 }
 
-function writeDocumentation(w: XmlWriter, text: string): void {
-  // .NET repeats the wsdl namespace on its documentation elements; proxies copy the text as doc comments.
-  w.textElement('wsdl:documentation', [['xmlns:wsdl', NS.wsdl]], text);
+/** Proxies copy the text as doc comments. */
+function addDocumentation(parent: XMLBuilder, text: string): void {
+  parent.ele('wsdl:documentation').txt(text);
 }
 
 // ---- types --------------------------------------------------------------------------------------
 
-function writeTypes(w: XmlWriter, ops: readonly OperationSpec[], namespace: string): void {
-  w.start('wsdl:types');
-  w.start('s:schema', [['elementFormDefault', 'qualified'], ['targetNamespace', namespace]]);
+function addTypes(definitions: XMLBuilder, ops: readonly OperationSpec[], namespace: string): void {
+  const types = definitions.ele('wsdl:types');
+  const schema = types.ele('s:schema', { elementFormDefault: 'qualified', targetNamespace: namespace });
   for (const op of ops) {
-    writeRequestElement(w, op);
-    writeResponseElement(w, op);
+    addRequestElement(schema, op);
+    addResponseElement(schema, op);
   }
   // The root element of a string result over HTTP GET/POST: <string xmlns="{ns}">…</string>.
-  if (ops.some(returnsString)) w.empty('s:element', [['name', 'string'], ['nillable', 'true'], ['type', 's:string']]);
-  w.end();
-  if (ops.some(takesBytes)) writeAbstractTypes(w, namespace);
-  w.end();
+  if (ops.some(returnsString)) schema.ele('s:element', { name: 'string', nillable: 'true', type: 's:string' });
+  if (ops.some(takesBytes)) addAbstractTypes(types, namespace);
 }
 
-function writeRequestElement(w: XmlWriter, op: OperationSpec): void {
-  w.start('s:element', [['name', op.name]]);
-  w.start('s:complexType');
-  if (op.params.length > 0) {
-    w.start('s:sequence');
-    for (const param of op.params) w.empty('s:element', parameterElementAttributes(param));
-    w.end();
-  }
-  w.end();
-  w.end();
+function addRequestElement(schema: XMLBuilder, op: OperationSpec): void {
+  const type = schema.ele('s:element', { name: op.name }).ele('s:complexType');
+  if (op.params.length === 0) return;
+  const sequence = type.ele('s:sequence');
+  for (const param of op.params) sequence.ele('s:element', parameterElementAttributes(param));
 }
 
 /** Value types cannot be omitted (minOccurs 1); strings and byte[] can be null (minOccurs 0). */
 function parameterElementAttributes(param: ParamSpec): Attributes {
   const valueType = param.type === 'long' || param.type === 'int';
-  return [
-    ['minOccurs', valueType ? '1' : '0'],
-    ['maxOccurs', '1'],
-    ['name', param.name],
-    ['type', `s:${param.type}`],
-  ];
+  return { minOccurs: valueType ? '1' : '0', maxOccurs: '1', name: param.name, type: `s:${param.type}` };
 }
 
-function writeResponseElement(w: XmlWriter, op: OperationSpec): void {
-  const result: Attributes = [['minOccurs', '0'], ['maxOccurs', '1'], ['name', `${op.name}Result`]];
-  w.start('s:element', [['name', `${op.name}Response`]]);
-  w.start('s:complexType');
-  w.start('s:sequence');
-  if (returnsString(op)) {
-    w.empty('s:element', [...result, ['type', 's:string']]);
-  } else {
-    // An XmlNode result: any element, mixed content allowed.
-    w.start('s:element', result);
-    w.start('s:complexType', [['mixed', 'true']]);
-    w.start('s:sequence');
-    w.empty('s:any');
-    w.end();
-    w.end();
-    w.end();
-  }
-  w.end();
-  w.end();
-  w.end();
+function addResponseElement(schema: XMLBuilder, op: OperationSpec): void {
+  const result = { minOccurs: '0', maxOccurs: '1', name: `${op.name}Result` };
+  const sequence = schema.ele('s:element', { name: `${op.name}Response` }).ele('s:complexType').ele('s:sequence');
+  if (returnsString(op)) sequence.ele('s:element', { ...result, type: 's:string' });
+  // An XmlNode result: any element, mixed content allowed.
+  else sequence.ele('s:element', result).ele('s:complexType', { mixed: 'true' }).ele('s:sequence').ele('s:any');
 }
 
 /** StringArray without the soapenc:Array base (see the file comment for why). */
-function writeAbstractTypes(w: XmlWriter, namespace: string): void {
-  w.start('s:schema', [['targetNamespace', abstractTypesNamespace(namespace)]]);
-  w.start('s:complexType', [['name', 'StringArray']]);
-  w.start('s:sequence');
-  w.empty('s:element', [['minOccurs', '0'], ['maxOccurs', 'unbounded'], ['name', 'String'], ['type', 's:string']]);
-  w.end();
-  w.end();
-  w.end();
+function addAbstractTypes(types: XMLBuilder, namespace: string): void {
+  types
+    .ele('s:schema', { targetNamespace: abstractTypesNamespace(namespace) })
+    .ele('s:complexType', { name: 'StringArray' })
+    .ele('s:sequence')
+    .ele('s:element', { minOccurs: '0', maxOccurs: 'unbounded', name: 'String', type: 's:string' });
 }
 
 // ---- messages -----------------------------------------------------------------------------------
 
-function writeMessages(w: XmlWriter, ops: readonly OperationSpec[]): void {
+function addMessages(definitions: XMLBuilder, ops: readonly OperationSpec[]): void {
   for (const op of ops) {
-    writeMessage(w, `${op.name}SoapIn`, [[['name', 'parameters'], ['element', `tns:${op.name}`]]]);
-    writeMessage(w, `${op.name}SoapOut`, [[['name', 'parameters'], ['element', `tns:${op.name}Response`]]]);
+    addMessage(definitions, `${op.name}SoapIn`, [{ name: 'parameters', element: `tns:${op.name}` }]);
+    addMessage(definitions, `${op.name}SoapOut`, [{ name: 'parameters', element: `tns:${op.name}Response` }]);
   }
   for (const form of ['HttpGet', 'HttpPost'] as const) {
     for (const op of ops) {
-      writeMessage(w, `${op.name}${form}In`, op.params.map(httpPartAttributes));
-      writeMessage(w, `${op.name}${form}Out`, [[['name', 'Body'], ['element', returnsString(op) ? 'tns:string' : undefined]]]);
+      addMessage(definitions, `${op.name}${form}In`, op.params.map(httpPartAttributes));
+      addMessage(definitions, `${op.name}${form}Out`, [{ name: 'Body', element: returnsString(op) ? 'tns:string' : undefined }]);
     }
   }
 }
 
-function writeMessage(w: XmlWriter, name: string, parts: readonly Attributes[]): void {
-  w.start('wsdl:message', [['name', name]]);
-  for (const part of parts) w.empty('wsdl:part', part);
-  w.end();
+function addMessage(definitions: XMLBuilder, name: string, parts: readonly Attributes[]): void {
+  const message = definitions.ele('wsdl:message', { name });
+  for (const part of parts) message.ele('wsdl:part', part);
 }
 
 /** Over HTTP every parameter is text; a byte[] is the parameter repeated, one value per byte. */
 function httpPartAttributes(param: ParamSpec): Attributes {
-  return [['name', param.name], ['type', param.type === 'base64Binary' ? 's1:StringArray' : 's:string']];
+  return { name: param.name, type: param.type === 'base64Binary' ? 's1:StringArray' : 's:string' };
 }
 
 // ---- port types ---------------------------------------------------------------------------------
 
-function writePortTypes(w: XmlWriter, service: ServiceName, ops: readonly OperationSpec[]): void {
+function addPortTypes(definitions: XMLBuilder, service: ServiceName, ops: readonly OperationSpec[]): void {
   for (const form of ['Soap', 'HttpGet', 'HttpPost'] as const) {
-    w.start('wsdl:portType', [['name', `${service}${form}`]]);
+    const portType = definitions.ele('wsdl:portType', { name: `${service}${form}` });
     for (const op of ops) {
-      w.start('wsdl:operation', [['name', op.name]]);
-      writeDocumentation(w, operationDocumentation(op));
-      w.empty('wsdl:input', [['message', `tns:${op.name}${form}In`]]);
-      w.empty('wsdl:output', [['message', `tns:${op.name}${form}Out`]]);
-      w.end();
+      const operation = portType.ele('wsdl:operation', { name: op.name });
+      addDocumentation(operation, operationDocumentation(op));
+      operation.ele('wsdl:input', { message: `tns:${op.name}${form}In` });
+      operation.ele('wsdl:output', { message: `tns:${op.name}${form}Out` });
     }
-    w.end();
   }
 }
 
 // ---- bindings -----------------------------------------------------------------------------------
 
-function writeBindings(w: XmlWriter, service: ServiceName, ops: readonly OperationSpec[], namespace: string): void {
+function addBindings(definitions: XMLBuilder, service: ServiceName, ops: readonly OperationSpec[], namespace: string): void {
   for (const [suffix, prefix] of [['Soap', 'soap'], ['Soap12', 'soap12']] as const) {
-    w.start('wsdl:binding', [['name', `${service}${suffix}`], ['type', `tns:${service}Soap`]]);
-    w.empty(`${prefix}:binding`, [['transport', SOAP_HTTP_TRANSPORT]]);
+    const binding = definitions.ele('wsdl:binding', { name: `${service}${suffix}`, type: `tns:${service}Soap` });
+    binding.ele(`${prefix}:binding`, { transport: SOAP_HTTP_TRANSPORT });
     for (const op of ops) {
-      w.start('wsdl:operation', [['name', op.name]]);
-      w.empty(`${prefix}:operation`, [['soapAction', soapAction(namespace, op)], ['style', 'document']]);
-      writeBindingMessage(w, 'wsdl:input', `${prefix}:body`, [['use', 'literal']]);
-      writeBindingMessage(w, 'wsdl:output', `${prefix}:body`, [['use', 'literal']]);
-      w.end();
+      const operation = binding.ele('wsdl:operation', { name: op.name });
+      operation.ele(`${prefix}:operation`, { soapAction: soapAction(namespace, op), style: 'document' });
+      operation.ele('wsdl:input').ele(`${prefix}:body`, { use: 'literal' });
+      operation.ele('wsdl:output').ele(`${prefix}:body`, { use: 'literal' });
     }
-    w.end();
   }
 
   for (const [form, verb] of [['HttpGet', 'GET'], ['HttpPost', 'POST']] as const) {
-    w.start('wsdl:binding', [['name', `${service}${form}`], ['type', `tns:${service}${form}`]]);
-    w.empty('http:binding', [['verb', verb]]);
+    const binding = definitions.ele('wsdl:binding', { name: `${service}${form}`, type: `tns:${service}${form}` });
+    binding.ele('http:binding', { verb });
     for (const op of ops) {
-      w.start('wsdl:operation', [['name', op.name]]);
-      w.empty('http:operation', [['location', `/${op.name}`]]);
-      if (verb === 'GET') writeBindingMessage(w, 'wsdl:input', 'http:urlEncoded', []);
-      else writeBindingMessage(w, 'wsdl:input', 'mime:content', [['type', 'application/x-www-form-urlencoded']]);
-      if (returnsString(op)) writeBindingMessage(w, 'wsdl:output', 'mime:mimeXml', [['part', 'Body']]);
-      else writeBindingMessage(w, 'wsdl:output', 'mime:content', [['part', 'Body'], ['type', 'text/xml']]);
-      w.end();
+      const operation = binding.ele('wsdl:operation', { name: op.name });
+      operation.ele('http:operation', { location: `/${op.name}` });
+      const input = operation.ele('wsdl:input');
+      if (verb === 'GET') input.ele('http:urlEncoded');
+      else input.ele('mime:content', { type: 'application/x-www-form-urlencoded' });
+      const output = operation.ele('wsdl:output');
+      if (returnsString(op)) output.ele('mime:mimeXml', { part: 'Body' });
+      else output.ele('mime:content', { part: 'Body', type: 'text/xml' });
     }
-    w.end();
   }
-}
-
-function writeBindingMessage(w: XmlWriter, direction: string, extension: string, attributes: Attributes): void {
-  w.start(direction);
-  w.empty(extension, attributes);
-  w.end();
 }
 
 // ---- service ------------------------------------------------------------------------------------
 
-function writeService(w: XmlWriter, service: ServiceName, location: string): void {
-  w.start('wsdl:service', [['name', service]]);
-  writeDocumentation(w, serviceDocs[service]);
+function addService(definitions: XMLBuilder, service: ServiceName, location: string): void {
+  const serviceElement = definitions.ele('wsdl:service', { name: service });
+  addDocumentation(serviceElement, serviceDocs[service]);
   for (const [suffix, address] of [['Soap', 'soap'], ['Soap12', 'soap12'], ['HttpGet', 'http'], ['HttpPost', 'http']] as const) {
-    w.start('wsdl:port', [['name', `${service}${suffix}`], ['binding', `tns:${service}${suffix}`]]);
-    w.empty(`${address}:address`, [['location', location]]);
-    w.end();
+    serviceElement.ele('wsdl:port', { name: `${service}${suffix}`, binding: `tns:${service}${suffix}` }).ele(`${address}:address`, { location });
   }
-  w.end();
 }
