@@ -111,7 +111,8 @@ function FolderView({ dir }: { readonly dir: number }) {
   const openItem = useCallback(
     (item: Item) => {
       if (item.kind === 'folder') {
-        navigate(folderPath(item.id), { state: { name: item.name } satisfies FolderLinkState });
+        // navigate's promise settles once the route has loaded; the router shows its own errors.
+        void navigate(folderPath(item.id), { state: { name: item.name } satisfies FolderLinkState });
       } else {
         uploads.downloadFile(item.id).catch((error: unknown) => notify('error', `${t.download}: ${item.name}`, describeError(error, t).message));
       }
@@ -119,7 +120,7 @@ function FolderView({ dir }: { readonly dir: number }) {
     [navigate, uploads, t],
   );
   const parent = dirs && dirs.length >= 2 ? dirs[dirs.length - 2] : undefined;
-  const goUp = parent ? () => navigate(folderPath(parent.id), { state: { name: parent.name } satisfies FolderLinkState }) : undefined;
+  const goUp = parent ? () => void navigate(folderPath(parent.id), { state: { name: parent.name } satisfies FolderLinkState }) : undefined;
 
   const actions = useItemActions(controls, {
     primary: { label: t.open, run: openItem },

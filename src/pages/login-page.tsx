@@ -53,7 +53,8 @@ export function LoginPage() {
     login.mutate(
       { account, password, remember },
       {
-        onSuccess: () => navigate(returnPath(state), { replace: true }),
+        // navigate's promise settles once the route has loaded; the router shows its own errors.
+        onSuccess: () => void navigate(returnPath(state), { replace: true }),
         onError: (error) => {
           if (isApiError(error, 'LoginRefused')) {
             setPassword('');

@@ -42,8 +42,9 @@ export function FileResults({
   const controls = useSelection(items);
   const listId = useId();
 
+  // navigate's promise settles once the route has loaded; the router shows its own errors.
   const showInFolder = useCallback(
-    (item: Item) => navigate(folderPath(item.dir), { state: { select: itemKey(item) } }),
+    (item: Item) => void navigate(folderPath(item.dir), { state: { select: itemKey(item) } }),
     [navigate],
   );
   const actions = useItemActions(controls, { primary: { label: t.openContainingFolder, run: showInFolder } });

@@ -72,7 +72,8 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
     }
   }, [problemKind, client, code]);
 
-  const goTo = useCallback((folder: number) => navigate({ search: shareFolderSearch(folder, sort) }), [navigate, sort]);
+  // navigate's promise settles once the route has loaded; the router shows its own errors.
+  const goTo = useCallback((folder: number) => void navigate({ search: shareFolderSearch(folder, sort) }), [navigate, sort]);
 
   const downloadFiles = useCallback(
     async (files: readonly FileItem[]) => {
