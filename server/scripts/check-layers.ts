@@ -72,14 +72,13 @@ for (const file of files) {
     const specifier = match[1] ?? match[2];
     const target = resolveImport(file, specifier);
     if (!target) continue;
-    const isTypeOnly = /^\s*(?:import|export)\s+type\s/.test(match[0]);
     targets.push(target);
     const from = layerOf(file);
     const to = layerOf(target);
     if (!from || !to || from === to) continue;
     if (from === 'client') {
       problems.push(`${path.relative(root, file)} imports ${path.relative(root, target)}: the web client talks to the server only over HTTP`);
-    } else if (!allowed[from].includes(to) && !(isTypeOnly && from === 'storage' && to === 'operations')) {
+    } else if (!allowed[from].includes(to)) {
       problems.push(`${path.relative(root, file)} (${from}) imports ${path.relative(root, target)} (${to})`);
     }
   }
