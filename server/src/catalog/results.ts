@@ -120,8 +120,8 @@ type ItemOf<K extends 'folder' | 'file'> = Fields<Own<K>> & {
   readonly link?: LinkAttributes;
 };
 
-export interface FolderItem extends ItemOf<'folder'> {}
-export interface FileItem extends ItemOf<'file'> {}
+export type FolderItem = ItemOf<'folder'>;
+export type FileItem = ItemOf<'file'>;
 export type Item = FolderItem | FileItem;
 
 /** One recipient of an e-mail share: `<email to time status error/>`. */
