@@ -31,19 +31,11 @@ const allowed = {
   protocol: ['catalog', 'foundation', 'operations'],
 };
 
-/**
- * Named exceptions, each an upward import the layers would refuse. Storage's listings read item
- * shapes that operations define; the shared model is moving below storage (issue 20, point 5).
- */
-const exceptions = {
-  storage: [server('operations/@(context).ts')],
-};
-
 // A zone per layer: from its files, nothing else in server/src except what it may import.
 const layerZones = Object.entries(layers).map(([layer, files]) => ({
   target: files,
   from: [server('**')],
-  except: [...files, ...allowed[layer].flatMap((other) => layers[other]), ...(exceptions[layer] ?? [])],
+  except: [...files, ...allowed[layer].flatMap((other) => layers[other])],
   message: `The ${layer} layer may import only ${allowed[layer].join(', ') || 'itself'} (docs/design.md §2).`,
 }));
 

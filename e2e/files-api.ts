@@ -1,66 +1,51 @@
 /**
  * Calls to the real service from the tests' Node side, to set up what a test needs quickly (a
- * 10,000-item folder, files to search for) without clicking: Login, then signed HTTP POST calls
- * with the sign computed as docs/protocol.md §6 says (node:crypto HMAC-SHA256), and tus uploads.
+ * 10,000-item folder, files to search for) without clicking: the web app's own typed client
+ * (src/api) with a session of its own, and tus uploads.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Page } from '@playwright/test';
+import { createApi, type Api } from '../src/api/client';
+import { extensionOf } from '../src/api/generated/name-rule';
+import { operations, type OperationName } from '../src/api/generated/operations';
+import { createSessionStore, memoryStorage, type Session } from '../src/api/session';
+import { createTransport } from '../src/api/transport';
 
-export interface ApiSession {
+export interface ApiSession extends Session {
   readonly base: string;
-  readonly uid: number;
-  readonly token: string;
-  readonly key: string;
-  readonly expires: string;
-  readonly account: string;
+  /** The typed client, calling as this session. */
+  readonly api: Api;
 }
-
-const attribute = (xml: string, name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(xml)?.[1];
 
 export async function apiLogin(base: string, account: string, password: string): Promise<ApiSession> {
-  const response = await fetch(`${base}/OAuthService.asmx/Login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ uid: account, pwd: password }),
-  });
-  const xml = await response.text();
-  const token = />([^<]*)<\/token>/.exec(xml)?.[1];
-  const uid = attribute(xml, 'uid');
-  const key = attribute(xml, 'key');
-  if (!token || token === '0' || !uid || !key) throw new Error(`Login failed: ${xml}`);
-  return { base, uid: Number(uid), token, key, expires: attribute(xml, 'expires') ?? '', account };
+  const sessions = createSessionStore({ session: memoryStorage(), local: memoryStorage() });
+  const api = createApi(createTransport({ baseUrl: base, session: sessions }));
+  const issued = await api.login({ uid: account, pwd: password });
+  const session: Session = { uid: issued.uid, token: issued.token, key: issued.key, expires: issued.expires, account };
+  sessions.set(session);
+  return { ...session, base, api };
 }
 
-const SERVICE_OF: Readonly<Record<string, string>> = {
-  FolderAdd: 'FileService',
-  FileAdd: 'FileService',
-  FolderAndFileDelete: 'FileService',
-  GetFiles: 'UserService',
-};
+type Operations = typeof operations;
+type ResultOf<N extends OperationName> = Awaited<ReturnType<Api[Operations[N]['method']]>>;
 
-/** A signed call by HTTP POST; answers the XML, or throws with the service's refusal. */
-export async function call(session: ApiSession, operation: string, params: Readonly<Record<string, string | number>>): Promise<string> {
-  const values: Record<string, string> = { uid: String(session.uid), token: session.token };
-  for (const [name, value] of Object.entries(params)) values[name] = String(value);
-  const canonical = `${operation}\n${Object.keys(values)
-    .sort()
-    .map((name) => `${name}=${encodeURIComponent(values[name])}`)
-    .join('&')}`;
-  const sign = createHmac('sha256', session.key).update(canonical, 'utf8').digest('hex');
-  const response = await fetch(`${session.base}/${SERVICE_OF[operation] ?? 'FileService'}.asmx/${operation}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...values, sign }),
-  });
-  const xml = await response.text();
-  if (!response.ok || attribute(xml, 'code') !== '0') throw new Error(`${operation} failed: ${response.status} ${xml}`);
-  return xml;
+/**
+ * An operation through the typed client, its parameters given loosely (numbers or their text) and
+ * typed here by the catalog; answers the typed result, or throws the service's refusal.
+ */
+export async function call<N extends OperationName>(session: ApiSession, operation: N, params: Readonly<Record<string, string | number>> = {}): Promise<ResultOf<N>> {
+  const descriptor = operations[operation];
+  const typed: Record<string, string | number> = {};
+  for (const { name, type } of descriptor.params) {
+    if (name in params) typed[name] = type === 'long' || type === 'int' ? Number(params[name]) : String(params[name]);
+  }
+  const method = session.api[descriptor.method] as (params: object) => Promise<ResultOf<N>>;
+  return method(typed);
 }
 
 /** FolderAdd; answers the new folder's id. */
 export async function addFolder(session: ApiSession, dir: number, name: string): Promise<number> {
-  const xml = await call(session, 'FolderAdd', { dirid: dir, name });
-  return Number(attribute(xml, 'id'));
+  return (await call(session, 'FolderAdd', { dirid: dir, name })).id;
 }
 
 /** Many folders at once, a few calls in flight at a time; stops early when `signal` aborts. */
@@ -112,10 +97,8 @@ export async function addFile(session: ApiSession, dir: number, name: string, co
     });
     if (patched.status !== 204) throw new Error(`tus PATCH answered ${patched.status}: ${await patched.text()}`);
   }
-  const dot = name.lastIndexOf('.');
-  const ext = dot > 0 && dot < name.length - 1 ? name.slice(dot + 1).toLowerCase() : '';
-  const xml = await call(session, 'FileAdd', { name, ext, size: bytes.length, dirid: dir, hash });
-  return Number(attribute(xml, 'id'));
+  const file = await session.api.fileAdd({ name, ext: extensionOf(name), size: bytes.length, dirid: dir, hash });
+  return file.id;
 }
 
 /** Opens the app already logged in as `session` (the session store's sessionStorage entry). */
@@ -134,18 +117,10 @@ export interface ShareSettings {
 
 /** FileShare or FolderShare of one item; answers the share's code and page URL. */
 export async function shareItem(session: ApiSession, item: { readonly file: number } | { readonly folder: number }, settings: ShareSettings = {}) {
-  const ids: Record<string, number> = 'file' in item ? { fids: item.file } : { dirids: item.folder };
-  const xml = await call(session, 'file' in item ? 'FileShare' : 'FolderShare', {
-    ...ids,
-    downpwd: settings.downpwd ?? '',
-    downValue: settings.downValue ?? 0,
-    description: settings.description ?? '',
-  });
-  // The item's attributes, not the result's (<result code="0">).
-  const element = /<(?:file|folder)\s[^>]*>/.exec(xml)?.[0] ?? '';
-  const code = attribute(element, 'code');
-  const url = attribute(element, 'url');
-  if (!code || !url) throw new Error(`no share in ${xml}`);
+  const share = { downpwd: settings.downpwd ?? '', downValue: settings.downValue ?? 0, description: settings.description ?? '' };
+  const shared = 'file' in item ? await call(session, 'FileShare', { fids: item.file, ...share }) : await call(session, 'FolderShare', { dirids: item.folder, ...share });
+  const { code, url } = [...shared.folders, ...shared.files][0] ?? {};
+  if (!code || !url) throw new Error(`no share in ${JSON.stringify(shared)}`);
   return { code, url };
 }
 
@@ -156,12 +131,7 @@ export async function unshareItem(session: ApiSession, item: { readonly file: nu
 
 /** ShareImageUpload (token, no sign): the cover image of a file's share (shared first); answers its URL. */
 export async function uploadShareImage(session: ApiSession, fid: number, image: Buffer): Promise<string> {
-  const response = await fetch(`${session.base}/FileService.asmx/ShareImageUpload`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ uid: String(session.uid), token: session.token, fid: String(fid), ImagefileName: 'cover.png', byteFileStream: image.toString('base64') }),
-  });
-  const text = />([^<]*)<\/string>/.exec(await response.text())?.[1];
-  if (!response.ok || !text || text.startsWith('ERROR')) throw new Error(`ShareImageUpload failed: ${response.status} ${text}`);
-  return text.replace(/&amp;/g, '&');
+  const text = await session.api.shareImageUpload({ fid, ImagefileName: 'cover.png', byteFileStream: new Uint8Array(image) });
+  if (text.startsWith('ERROR')) throw new Error(`ShareImageUpload failed: ${text}`);
+  return text;
 }

@@ -14,10 +14,7 @@ const LINK_URL = /^https?:\/\/[^/]+\/l\/[A-Za-z0-9_-]{22}\/[^/]+$/;
 
 /** FileLink through the API; answers the URL. */
 async function linkFile(api: Parameters<typeof call>[0], fid: number): Promise<string> {
-  const xml = await call(api, 'FileLink', { fid });
-  const url = /\burl="([^"]*)"/.exec(xml)?.[1];
-  if (!url) throw new Error(`FileLink answered no url: ${xml}`);
-  return url;
+  return (await call(api, 'FileLink', { fid })).url;
 }
 
 const readClipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());

@@ -6,13 +6,15 @@
  */
 import type { Locator, Page } from '@playwright/test';
 import { addFile, addFolder, call, type ApiSession } from './files-api';
+import type { Items } from '../src/api/results';
 import { expect, expectNoSeriousViolations, filterView, folderList, keepScreenshot, test } from './fixtures';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
 const SHARE_URL = /^http:\/\/[^/]+\/s\/[A-Za-z0-9_-]{22}$/;
 /** An attribute of the first item (`<folder …/>` or `<file …/>`) of an answer. */
-const itemAttribute = (xml: string, name: string) => new RegExp(`<(?:folder|file)\\b[^>]*\\b${name}="([^"]*)"`).exec(xml)?.[1] ?? '';
+/** The share attribute of the one item a FolderShare or FileShare answered. */
+const itemAttribute = (shared: Items, name: 'code' | 'url') => [...shared.folders, ...shared.files][0]?.[name] ?? '';
 
 /** A PNG drawn on a canvas in the page. */
 async function pngFromCanvas(page: Page): Promise<Buffer> {
@@ -45,13 +47,7 @@ const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readTe
 
 /** ShareDownload, as a visitor of the share page: counts one download. */
 async function downloadAsVisitor(api: ApiSession, code: string, downpwd: string, fid: number): Promise<void> {
-  const response = await fetch(`${api.base}/ShareService.asmx/ShareDownload`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ code, downpwd, fid: String(fid) }),
-  });
-  const xml = await response.text();
-  if (!/<result code="0"/.test(xml)) throw new Error(`ShareDownload failed: ${xml}`);
+  await call(api, 'ShareDownload', { code, downpwd, fid });
 }
 
 /** The card of one shared item in the shares view. */

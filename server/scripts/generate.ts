@@ -6,7 +6,7 @@
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GENERATED_CLIENT_PATH, generateClientSource } from './client-generator';
+import { GENERATED_CLIENT_PATH, GENERATED_RESULTS_PATH, generateClientSource, generateResultsSource } from './client-generator';
 import { GENERATED_NAME_RULE_PATH, generateNameRuleSource } from './name-rule-copy';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -14,6 +14,7 @@ const check = process.argv.includes('--check');
 
 const outputs = [
   { file: GENERATED_CLIENT_PATH, source: generateClientSource() },
+  { file: GENERATED_RESULTS_PATH, source: generateResultsSource() },
   { file: GENERATED_NAME_RULE_PATH, source: generateNameRuleSource() },
 ];
 

@@ -5,11 +5,11 @@
  */
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api } from './client';
+import { SORT_KEYS, type SortKey } from './generated/results';
 import type { FileItem, FolderItem, Item, Listing } from './results';
 
-/** The sort keys of every listing (DECISIONS.md §13). */
-export const SORT_KEYS = ['name', 'time', 'size', 'share', 'link'] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
+/** The sort keys of every listing (DECISIONS.md §13), from the catalog. */
+export { SORT_KEYS, type SortKey };
 
 export interface Sort {
   readonly order: SortKey;

@@ -12,7 +12,7 @@
  * never sends it, and silently dropping it would hide a broken answer.
  */
 import { ApiError } from './errors';
-import { parseFile, parseFolder, type FileItem, type FolderItem, type FolderPath, type Listing, type PathSegment } from './results';
+import { parseFile, parseFolder, parsePathSegment, type FileItem, type FolderItem, type FolderPath, type Listing, type PathSegment } from './results';
 
 /** The attributes of one element, unescaped, by name. */
 export type Attributes = Record<string, string>;
@@ -250,7 +250,7 @@ export class ListingReader {
         return;
       case Place.Path:
         if (name !== 'dir' || !empty) throw malformed(`<${name}> in <path>`);
-        this.path!.dirs.push(pathSegment(attributes));
+        this.path!.dirs.push(parsePathSegment(attributes));
         return;
       case Place.Epilog:
         throw malformed(`<${name}> after the listing`);
@@ -262,12 +262,6 @@ export class ListingReader {
     else if (this.place === Place.Result && name === 'result') this.place = Place.Epilog;
     else throw malformed(`</${name}> out of place`);
   }
-}
-
-function pathSegment(attributes: Attributes): PathSegment {
-  const id = Number(attributes.id);
-  if (attributes.id === undefined || attributes.id.trim() === '' || !Number.isFinite(id)) throw malformed('<dir> has no id');
-  return { id, name: attributes.name ?? '' };
 }
 
 /**

@@ -1,88 +1,32 @@
 /**
  * The result documents of DECISIONS.md §2 as TypeScript types, and the parsers from the parsed XML
  * (fast-xml-parser output, attributes without prefix, repeated items as arrays) to those types.
- * Numbers become numbers, 0/1 flags booleans; times stay ISO 8601 strings.
+ * The elements and their attributes are generated from the server's catalog (generated/results.ts);
+ * this file puts them together. Numbers become numbers, 0/1 flags booleans; times stay ISO 8601.
  */
 import { ApiError } from './errors';
 import type { ResultKind } from './generated/operations';
+import {
+  DIR_ATTRIBUTES,
+  EMAIL_ATTRIBUTES,
+  ITEM_ATTRIBUTES,
+  PATH_ATTRIBUTES,
+  TOKEN_ATTRIBUTES,
+  type AttributeSpec,
+  type EmailRecipient,
+  type FileItem,
+  type FolderItem,
+  type Item,
+  type PathSegment,
+  type TokenResult,
+} from './generated/results';
+
+export type { EmailRecipient, FileItem, FolderItem, Item, PathSegment, TokenResult } from './generated/results';
 
 /** One parsed element: attributes by name, child elements by name (items as arrays), text as '#text'. */
 export type XmlElement = Readonly<Record<string, unknown>>;
 
-// ---- Items ------------------------------------------------------------------------------------
-
-interface ItemBase {
-  readonly id: number;
-  /** Parent folder id; 0 is the account's root. */
-  readonly dir: number;
-  readonly name: string;
-  /** Last modification, ISO 8601 UTC. */
-  readonly time: string;
-  /** Bytes; for a folder the total of the files beneath it. */
-  readonly size: number;
-  readonly shared: boolean;
-  readonly linked: boolean;
-  readonly encrypted: boolean;
-  /** The password hint, only when encrypted. */
-  readonly tip?: string;
-  /** Absolute path (`/A/B/x.txt`), where the operation gives paths. */
-  readonly path?: string;
-
-  // Recycle-bin items
-  /** When the item was deleted, ISO 8601. */
-  readonly deleted?: string;
-  /** The original parent folder's path. */
-  readonly from?: string;
-  /** When the retention sweep removes it for good, ISO 8601. */
-  readonly purge?: string;
-
-  // Folders being encrypted or decrypted in the background
-  /** Percent done. */
-  readonly progress?: number;
-
-  // Shared items
-  readonly code?: string;
-  /** The share page URL (shared items) or the direct link (linked files). */
-  readonly url?: string;
-  readonly downpwd?: string;
-  readonly downValue?: number;
-  readonly downloads?: number;
-  readonly description?: string;
-  /** The share's cover image URL. */
-  readonly image?: string;
-
-  // Linked files
-  readonly hits?: number;
-}
-
-export interface FolderItem extends ItemBase {
-  readonly kind: 'folder';
-}
-
-export interface FileItem extends ItemBase {
-  readonly kind: 'file';
-  /** Lowercase extension without the dot; "" if none. */
-  readonly ext: string;
-  /** SHA-256 of the content, lowercase hex. */
-  readonly hash: string;
-}
-
-export type Item = FolderItem | FileItem;
-
 // ---- Documents --------------------------------------------------------------------------------
-
-/** Login and APILogin: `<token uid key expires>TOKEN</token>`. */
-export interface TokenResult {
-  readonly token: string;
-  readonly uid: number;
-  readonly key: string;
-  readonly expires: string;
-}
-
-export interface PathSegment {
-  readonly id: number;
-  readonly name: string;
-}
 
 /** GetFilesWhitPath: `<path value="/A/B"><dir id name/>…</path>`, the root first. */
 export interface FolderPath {
@@ -113,14 +57,6 @@ export interface PathListing extends Listing {
 export interface Items {
   readonly folders: readonly FolderItem[];
   readonly files: readonly FileItem[];
-}
-
-export interface EmailRecipient {
-  readonly to: string;
-  readonly time: string;
-  /** queued, sent or failed. */
-  readonly status: string;
-  readonly error?: string;
 }
 
 /** Get*EmailShareInfo: the shared item and one entry per recipient. */
@@ -183,11 +119,6 @@ function optionalNumber(element: XmlElement, name: string): number | undefined {
   return number;
 }
 
-function requiredNumber(element: XmlElement, name: string, where: string): number {
-  const number = optionalNumber(element, name);
-  if (number === undefined) throw malformed(`<${where}> has no ${name}`);
-  return number;
-}
 
 const flag = (element: XmlElement, name: string) => text(element, name) === '1';
 
@@ -204,45 +135,38 @@ export function children(element: XmlElement, name: string): XmlElement[] {
   return list.map((child) => (typeof child === 'object' && child !== null ? (child as XmlElement) : { '#text': String(child) }));
 }
 
-// The optional attributes, set only where present so that items compare and print cleanly.
-const OPTIONAL_TEXTS = ['tip', 'path', 'deleted', 'from', 'purge', 'code', 'url', 'downpwd', 'description', 'image'] as const;
-const OPTIONAL_NUMBERS = ['downValue', 'downloads', 'hits', 'progress'] as const;
-
-// One object per item, built in place: a listing may hold 100,000 of them, and every object made
-// on the way would be garbage to collect while the list scrolls.
-function item(element: XmlElement, kind: 'folder' | 'file'): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    kind,
-    id: requiredNumber(element, 'id', kind),
-    dir: optionalNumber(element, 'dir') ?? 0,
-    name: requiredText(element, 'name', kind),
-    time: text(element, 'time') ?? '',
-    size: optionalNumber(element, 'size') ?? 0,
-    shared: flag(element, 'shared'),
-    linked: flag(element, 'linked'),
-    encrypted: flag(element, 'encrypted'),
-  };
-  for (const name of OPTIONAL_TEXTS) {
-    const value = text(element, name);
+/**
+ * Reads the attributes of one element as the catalog describes them into `out`: a required one
+ * missing is a Protocol error, an always-written one defaults to 0, "" or false, an optional one is
+ * set only when present (so that objects compare and print cleanly). One object per element, built
+ * in place: a listing may hold 100,000 items, and every object made on the way is garbage.
+ */
+function readAttributes(element: XmlElement, specs: readonly AttributeSpec[], where: string, out: Record<string, unknown>): Record<string, unknown> {
+  for (const spec of specs) {
+    if (spec.only !== undefined && spec.only !== where) continue;
+    const { name } = spec;
+    let value: unknown;
+    if (spec.type === 'int') value = optionalNumber(element, name);
+    else if (spec.type === 'flag') value = flag(element, name);
+    else value = text(element, name);
     if (value !== undefined) out[name] = value;
-  }
-  for (const name of OPTIONAL_NUMBERS) {
-    const value = optionalNumber(element, name);
-    if (value !== undefined) out[name] = value;
-  }
-  if (kind === 'file') {
-    out.ext = text(element, 'ext') ?? '';
-    out.hash = text(element, 'hash') ?? '';
+    else if (spec.presence === 'required') throw malformed(`<${where}> has no ${name}`);
+    else if (spec.presence === 'always') out[name] = spec.type === 'int' ? 0 : '';
   }
   return out;
 }
 
 export function parseFolder(element: XmlElement): FolderItem {
-  return item(element, 'folder') as unknown as FolderItem;
+  return readAttributes(element, ITEM_ATTRIBUTES, 'folder', { kind: 'folder' }) as unknown as FolderItem;
 }
 
 export function parseFile(element: XmlElement): FileItem {
-  return item(element, 'file') as unknown as FileItem;
+  return readAttributes(element, ITEM_ATTRIBUTES, 'file', { kind: 'file' }) as unknown as FileItem;
+}
+
+/** `<dir id name/>` of a path. */
+export function parsePathSegment(element: XmlElement): PathSegment {
+  return readAttributes(element, DIR_ATTRIBUTES, 'dir', {}) as unknown as PathSegment;
 }
 
 function parseItems(result: XmlElement): Items {
@@ -260,21 +184,13 @@ function onlyItem(result: XmlElement): Item | undefined {
 function parsePath(result: XmlElement): FolderPath | undefined {
   const [path] = children(result, 'path');
   if (!path) return undefined;
-  return {
-    value: text(path, 'value') ?? '',
-    dirs: children(path, 'dir').map((dir) => ({ id: requiredNumber(dir, 'id', 'dir'), name: text(dir, 'name') ?? '' })),
-  };
+  return readAttributes(path, PATH_ATTRIBUTES, 'path', { dirs: children(path, 'dir').map(parsePathSegment) }) as unknown as FolderPath;
 }
 
 // ---- Parsers per result kind ------------------------------------------------------------------
 
 export function parseToken(token: XmlElement): TokenResult {
-  return {
-    token: elementText(token),
-    uid: requiredNumber(token, 'uid', 'token'),
-    key: requiredText(token, 'key', 'token'),
-    expires: text(token, 'expires') ?? '',
-  };
+  return readAttributes(token, TOKEN_ATTRIBUTES, 'token', { token: elementText(token) }) as unknown as TokenResult;
 }
 
 export function parseListing(result: XmlElement): Listing {
@@ -317,15 +233,7 @@ export const resultParsers: { readonly [R in ResultKind]: (element: XmlElement) 
     const item = onlyItem(result);
     return {
       ...(item ? { item } : {}),
-      emails: children(result, 'email').map((email) => {
-        const error = text(email, 'error');
-        return {
-          to: text(email, 'to') ?? '',
-          time: text(email, 'time') ?? '',
-          status: text(email, 'status') ?? '',
-          ...(error ? { error } : {}),
-        };
-      }),
+      emails: children(result, 'email').map((email) => readAttributes(email, EMAIL_ATTRIBUTES, 'email', {}) as unknown as EmailRecipient),
     };
   },
   url(result) {

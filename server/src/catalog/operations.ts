@@ -5,6 +5,7 @@
  * the typed client in src/api are all derived from this file. Nothing about an operation is
  * written anywhere else. Keep it free of imports from the rest of the server: it is pure data.
  */
+import { SORT_KEYS } from './results';
 
 /** The SOAP types that parameters have on the wire (XML Schema names without the prefix). */
 export type WireType = 'string' | 'long' | 'int' | 'base64Binary';
@@ -64,7 +65,7 @@ const p = <N extends string, T extends WireType>(name: N, type: T, doc: string) 
 const uid = p('uid', 'long', 'The numeric id of the account, as returned by Login.');
 const token = p('token', 'string', 'The token returned by Login or APILogin.');
 const sign = p('sign', 'string', 'Request signature: lowercase hex HMAC-SHA256 (see the protocol documentation).');
-const order = p('order', 'string', 'Sort key: exactly one of name, time, size, share, link.');
+const order = p('order', 'string', `Sort key: exactly one of ${SORT_KEYS.join(', ')}.`);
 const desc = p('desc', 'string', '1 = descending, 0 = ascending.');
 const dir = p('dir', 'string', 'Folder id; "0" or empty is the root.');
 const dirid = p('dirid', 'long', 'Folder id.');

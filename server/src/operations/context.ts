@@ -6,6 +6,7 @@ import type { CallCaches } from './caches';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config';
 import type { Operation, OperationName, WireType } from '../catalog/operations';
+import type { EmailDelivery, FileItem, FolderItem, Item, ItemSource, PathDir } from '../catalog/results';
 import type { Database } from '../storage/db/schema';
 import type { HashQueue } from './crypto/hash-queue';
 
@@ -52,6 +53,10 @@ export interface Services {
   readonly nudgeMailSender?: () => void;
 }
 
+// The item model lives in the catalog (below storage, which reads items): re-exported for operations.
+export type { BatchedItemSource, BinAttributes, EmailDelivery, FileItem, FolderItem, Item, ItemSource, ShareAttributes } from '../catalog/results';
+export { isBatched } from '../catalog/results';
+
 export interface CallContext<C extends Caller | null = Caller | null> {
   readonly services: Services;
   /** Who is calling: checked by dispatch wherever the catalog entry asks for a token; null for anonymous calls. */
@@ -87,76 +92,6 @@ export interface PlainString {
   readonly value: string;
 }
 
-/** Attributes a shared item adds in listings (DECISIONS.md §2). */
-export interface ShareAttributes {
-  readonly code: string;
-  readonly url: string;
-  readonly downpwd: string;
-  readonly downValue: number;
-  readonly downloads: number;
-  readonly description: string;
-  readonly image: string;
-}
-
-/** What the recycle bin adds to an item deleted directly. */
-export interface BinAttributes {
-  readonly deleted: Date;
-  /** The original parent path, `/A/B` ("/" for the root). */
-  readonly from: string;
-  /** When the retention sweep removes it for good. */
-  readonly purge: Date;
-}
-
-interface ItemCommon {
-  readonly id: number;
-  /** Parent folder id; 0 is the root. */
-  readonly dir: number;
-  readonly name: string;
-  readonly size: number;
-  /** Last modification. */
-  readonly time: Date;
-  readonly shared: boolean;
-  readonly linked: boolean;
-  readonly encrypted: boolean;
-  /** The password tip, only when encrypted. */
-  readonly tip?: string;
-  /** Absolute path (`/A/B/x.txt`), where the operation gives paths. */
-  readonly path?: string;
-  readonly bin?: BinAttributes;
-  readonly share?: ShareAttributes;
-  readonly link?: { readonly url: string; readonly hits: number };
-}
-
-export interface FolderItem extends ItemCommon {
-  readonly type: 'folder';
-  /** Percent done of a background encryption or decryption job running for the folder. */
-  readonly progress?: number;
-}
-
-export interface FileItem extends ItemCommon {
-  readonly type: 'file';
-  readonly ext: string;
-  readonly hash: string;
-}
-
-export type Item = FolderItem | FileItem;
-
-/** Items may come from a database cursor: a listing of 100,000 items is never held whole. */
-export type ItemSource<T> = Iterable<T> | AsyncIterable<T>;
-
-/**
- * Items read from the database a batch at a time (the streamed listings): iterated item by item
- * like any source, or by batches, which is how the protocol layer writes them, so that a listing of
- * 100,000 items takes an await per batch of rows rather than one per item.
- */
-export interface BatchedItemSource<T> extends AsyncIterable<T> {
-  batches(): AsyncIterable<readonly T[]>;
-}
-
-export function isBatched<T>(items: ItemSource<T>): items is BatchedItemSource<T> {
-  return typeof (items as Partial<BatchedItemSource<T>>).batches === 'function';
-}
-
 /** `<result code="0" count="N">`, the path (GetFilesWhitPath), then all folders, then all files. */
 export interface Listing {
   readonly kind: 'listing';
@@ -164,7 +99,7 @@ export interface Listing {
   /** Set when a search stopped at its limit. */
   readonly truncated?: boolean;
   /** The folder's own path, root first (GetFilesWhitPath): `<path value><dir id name/>…</path>`. */
-  readonly path?: { readonly value: string; readonly dirs: ReadonlyArray<{ readonly id: number; readonly name: string }> };
+  readonly path?: { readonly value: string; readonly dirs: readonly PathDir[] };
   readonly folders: ItemSource<FolderItem>;
   readonly files: ItemSource<FileItem>;
 }
@@ -180,16 +115,6 @@ export interface UrlResult {
   readonly kind: 'url';
   readonly url: string;
   readonly expires?: Date;
-}
-
-/** One recipient of an e-mail share: `<email to time status error/>`. */
-export interface EmailDelivery {
-  readonly to: string;
-  /** When the message was sent; for queued and failed ones, when it was queued. */
-  readonly time: Date;
-  readonly status: 'queued' | 'sent' | 'failed';
-  /** The last delivery error, while queued for a retry and once failed. */
-  readonly error?: string;
 }
 
 /**

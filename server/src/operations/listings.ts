@@ -25,8 +25,8 @@ import {
   streamSharedFolders,
   type ListingOrder,
   type PublicUrls,
-  type SortKey,
 } from '../storage/db/listings-repository';
+import { SORT_KEYS, type SortKey } from '../catalog/results';
 import { findFileIdsByName } from '../storage/db/search-repository';
 import type { AuthenticatedContext, CallContext, Listing, ParamsOf } from './context';
 import { callVersionOf, folderState } from './account-reads';
@@ -37,9 +37,8 @@ import { nameKey, nameLength } from './names';
 import { shareRendering, shareUrl } from './shares';
 import { linkUrl } from './links';
 
-export type { ListingOrder, SortKey } from '../storage/db/listings-repository';
-
-export const SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size', 'share', 'link'];
+export type { ListingOrder } from '../storage/db/listings-repository';
+export { SORT_KEYS, type SortKey } from '../catalog/results';
 
 /** GetNewUploadFiles: files added in the last 30 days, the newest 500 of them. */
 export const NEW_UPLOADS_DAYS = 30;

@@ -5,7 +5,9 @@
  */
 import type { ItemName } from '../storage/db/items-repository';
 import { invalidArgument } from './errors';
-import { nameProblem, nameProblemMessage } from './name-rule';
+import { extensionOf, nameProblem, nameProblemMessage } from './name-rule';
+
+export { extensionOf };
 
 /** Length in characters (code points), as users count them. */
 export function nameLength(name: string): number {
@@ -45,11 +47,6 @@ export function naturalSortKey(name: string): string {
   });
 }
 
-/** The lowercase extension without the dot, "" if none: "a.tar.GZ" → "gz", ".profile" → "". */
-export function extensionOf(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1).toLowerCase() : '';
-}
 
 /**
  * Splits "report.pdf" into "report" and ".pdf" (folders, and names without extension, have none).

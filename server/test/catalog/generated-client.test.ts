@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../src/catalog/operations';
-import { GENERATED_CLIENT_PATH, clientMethodName, generateClientSource } from '../../scripts/client-generator';
+import { GENERATED_CLIENT_PATH, GENERATED_RESULTS_PATH, clientMethodName, generateClientSource, generateResultsSource } from '../../scripts/client-generator';
 import { GENERATED_NAME_RULE_PATH, generateNameRuleSource } from '../../scripts/name-rule-copy';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -16,6 +16,11 @@ describe('the generated web client declarations', () => {
       committed === generated,
       `${GENERATED_CLIENT_PATH} is out of date with server/src/catalog/operations.ts: run npm run generate`,
     ).toBe(true);
+  });
+
+  it("the client's result types and attribute tables are exactly what the result catalog generates (no drift)", async () => {
+    const committed = await readFile(path.join(root, GENERATED_RESULTS_PATH), 'utf8').catch(() => '(missing)');
+    expect(committed === generateResultsSource(), `${GENERATED_RESULTS_PATH} is out of date with server/src/catalog/results.ts: run npm run generate`).toBe(true);
   });
 
   it('start with the generated-file notice', () => {

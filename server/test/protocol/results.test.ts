@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
+import { itemAttributes, resultElements } from '../../src/catalog/results';
 import type { BatchedItemSource, FileItem, FolderItem, Listing } from '../../src/operations/context';
 import { isoTime, writeResultElement } from '../../src/protocol/results';
 import { StringSink, XmlWriter, escapeAttribute } from '../../src/protocol/xml-writer';
@@ -39,6 +40,33 @@ describe('a long listing written to a client that never makes it wait', () => {
     writing = false;
     expect(timerRanWhileWriting).toBe(true);
     expect(text.match(/<file /g)).toHaveLength(100_000);
+  });
+});
+
+describe('the items and e-mails written', () => {
+  const attributeNames = (text: string, element: string) =>
+    [...(new RegExp(`<${element} ([^>]*)/>`).exec(text)?.[1] ?? '').matchAll(/(\w+)="/g)].map((match) => match[1]);
+  const catalogOrder = (element: 'folder' | 'file', group?: string) =>
+    itemAttributes.filter((spec) => (!('only' in spec) || spec.only === element) && (!('group' in spec) || spec.group === group)).map((spec) => spec.name);
+  const bin = { deleted: time, from: '/A', purge: time };
+  const share = { code: 'c', url: 'u', downpwd: '', downValue: 0, downloads: 1, description: '', image: '' };
+
+  it('carry every attribute the catalog names for them, in the catalog\'s order (the client is generated from it)', async () => {
+    const full = { path: '/A/x', tip: '', progress: 5 };
+    const written = async (item: FolderItem | FileItem) =>
+      attributeNames(await render({ kind: 'listing', count: 1, ...(item.type === 'folder' ? { folders: [item], files: [] } : { folders: [], files: [item] }) }, false), item.type);
+    expect(await written({ ...folder(1, 'a'), ...full, encrypted: true, bin })).toEqual(catalogOrder('folder', 'bin'));
+    expect(await written({ ...folder(1, 'a'), ...full, encrypted: true, share })).toEqual(catalogOrder('folder', 'share'));
+    expect(await written({ ...file(2, 'b'), path: '/b', link: { url: 'l', hits: 3 } })).toEqual(catalogOrder('file', 'link'));
+  });
+
+  it('e-mail recipients carry the catalog\'s attributes in its order', async () => {
+    const sink = new StringSink();
+    const writer = new XmlWriter(sink, { indent: false, emptyNamespaceOnTop: true });
+    const info = { kind: 'emailShareInfo' as const, count: 1, item: file(2, 'b'), emails: [{ to: 'a@b.c', time, status: 'failed' as const, error: 'no' }] };
+    await writeResultElement(writer, findOperation('FileService', 'GetFileEmailShareInfo')!, { kind: 'result', result: info });
+    await writer.flush();
+    expect(attributeNames(sink.toString(), 'email')).toEqual(resultElements.email.map((spec) => spec.name));
   });
 });
 

@@ -123,3 +123,12 @@ export function nameProblemMessage(problem: NameProblem, what = 'name'): string 
       return `${what} has no visible character`;
   }
 }
+
+/**
+ * The extension FileAdd expects (docs/protocol.md §10.1), lowercase without the dot: after the last
+ * dot, unless that dot is first or last ("a.tar.GZ" → "gz", ".profile" → "", "notes." → "").
+ */
+export function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1).toLowerCase() : '';
+}

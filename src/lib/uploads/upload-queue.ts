@@ -19,6 +19,7 @@
 import { ApiError, isApiError } from '../../api/errors';
 import type { FileItem, FolderItem } from '../../api/results';
 import { checkName, nameProblemMessage } from '../name-check';
+import { extensionOf } from '../../api/generated/name-rule';
 import { createFolderResolver } from './folder-tree';
 import {
   ACTIVE_STATES,
@@ -133,11 +134,8 @@ export function fingerprint(scope: string, folderId: number, source: UploadSourc
   return JSON.stringify([scope, folderId, source.name, source.size, source.lastModified]);
 }
 
-/** The extension FileAdd expects (docs/protocol.md §10.1): after the last dot, unless that dot is first or last. */
-export function extensionOf(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1).toLowerCase() : '';
-}
+/** The extension FileAdd expects: the service's rule (generated/name-rule.ts). */
+export { extensionOf };
 
 /** Worth another attempt: the service was unreachable or failed, not a refusal. */
 export function isRetryable(error: unknown): boolean {

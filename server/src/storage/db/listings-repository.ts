@@ -22,13 +22,11 @@
  * records. Both read the same columns; if they drift, unify them.
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { BatchedItemSource, BinAttributes, FileItem, FolderItem, ShareAttributes } from '../../operations/context';
+import type { BatchedItemSource, BinAttributes, FileItem, FolderItem, ShareAttributes, SortKey } from '../../catalog/results';
 import { engineOf } from './dialect';
 import { fileTipColumn, folderJobProgressColumn, folderTipColumn } from './encryption-repository';
 import { connectionWanted } from './sqlite-driver';
 import type { Database } from './schema';
-
-export type SortKey = 'name' | 'time' | 'size' | 'share' | 'link';
 
 export interface ListingOrder {
   readonly key: SortKey;

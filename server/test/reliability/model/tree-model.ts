@@ -11,6 +11,7 @@
  * commands run it on a clone and keep the clone only on success).
  */
 import { extensionOf, nameKey, naturalSortKey } from '../../../src/operations/names';
+import type { SortKey } from '../../../src/catalog/results';
 
 /** A refusal the model expects: the `code` of `<result code="…">`. */
 export class Refusal extends Error {
@@ -118,8 +119,7 @@ export function compareCodePoints(a: string, b: string): number {
   return x.length - y.length;
 }
 
-export type SortKey = 'name' | 'time' | 'size' | 'share' | 'link';
-export const SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size', 'share', 'link'];
+export { SORT_KEYS, type SortKey } from '../../../src/catalog/results';
 
 export class TreeModel {
   folders = new Map<number, FolderModel>();
