@@ -3,11 +3,11 @@
  * built once as raw request bytes (what the load generator replays: a sign carries no nonce, so the same
  * signed call may be sent again and again, as a client polling a folder does) and sent over a
  * keep-alive connection. The sign is computed by the protocol's reference implementation
- * (server/src/operations/signing.ts signRequest: docs/protocol.md §6).
+ * (server/src/operations/accounts/signing.ts signRequest: docs/protocol.md §6).
  */
 import http from 'node:http';
 import { findOperation, type OperationSpec, type ServiceName } from '../server/src/catalog/operations';
-import { signRequest } from '../server/src/operations/signing';
+import { signRequest } from '../server/src/operations/accounts/signing';
 
 export type Form = 'soap11' | 'soap12' | 'get' | 'post';
 export const FORMS: readonly Form[] = ['soap11', 'soap12', 'get', 'post'];

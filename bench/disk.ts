@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { SQLITE_FILE_NAME } from '../server/src/storage/db/database';
+import { SQLITE_FILE_NAME } from '../server/src/storage/db/engine/database';
 import { MiB, run } from './util';
 
 const BLOCK = 8 * MiB;

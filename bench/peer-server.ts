@@ -24,7 +24,7 @@ import { passwordHashQueue } from '../server/src/operations/crypto/hash-queue';
 import { callCaches } from '../server/src/operations/caches';
 import { invokeOperation } from '../server/src/operations/dispatch';
 import { OpError } from '../server/src/operations/errors';
-import { openDatabase } from '../server/src/storage/db/database';
+import { openDatabase } from '../server/src/storage/db/engine/database';
 import { loadServerSecret } from '../server/src/storage/secret';
 
 const [dataDir, wsdlFile] = process.argv.slice(2);

@@ -25,12 +25,12 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { loadConfig } from '../server/src/config';
-import { createAccount } from '../server/src/operations/accounts';
+import { createAccount } from '../server/src/operations/accounts/accounts';
 import { passwordHashQueue } from '../server/src/operations/crypto/hash-queue';
 import { callCaches } from '../server/src/operations/caches';
-import { extensionOf, nameKey, naturalSortKey } from '../server/src/operations/names';
+import { extensionOf, nameKey, naturalSortKey } from '../server/src/operations/tree/names';
 import { contentStoreFor } from '../server/src/storage/content/stores';
-import { closeDatabase, openDatabase, SQLITE_FILE_NAME } from '../server/src/storage/db/database';
+import { closeDatabase, openDatabase, SQLITE_FILE_NAME } from '../server/src/storage/db/engine/database';
 import { loadServerSecret } from '../server/src/storage/secret';
 import { CACHE_DIR, FSS_BIN, ROOT, log, run, seededRandom } from './util';
 

@@ -3,7 +3,7 @@
  * .eml file into the folder named by FSS_E2E_MAILBOX): waits for the message to a recipient,
  * decodes its headers and its text and HTML parts (quoted-printable, base64, encoded words), and
  * finds the share page's link in it. Small on purpose: it reads what the service sends
- * (server/src/operations/mail-messages.ts through nodemailer), not every possible message.
+ * (server/src/operations/sharing/mail-messages.ts through nodemailer), not every possible message.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -274,7 +274,7 @@ visitorTest.describe('the share page', () => {
     const { code } = await shareItem(api, { file: fid }, { downpwd: CODE });
     await visitor.goto(`/s/${code}`);
     const field = visitor.getByLabel('Extraction code', { exact: true });
-    // Five wrong codes block this share for this address (operations/throttle.ts shareRules.pair).
+    // Five wrong codes block this share for this address (operations/accounts/throttle.ts shareRules.pair).
     for (let attempt = 1; attempt <= 5; attempt++) {
       await enterCode(visitor, `wrong${attempt}`);
       await expect(visitor.getByRole('alert').filter({ hasText: 'That extraction code is not right' })).toBeVisible();

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const NAME_RULE_SOURCE_PATH = 'server/src/operations/name-rule.ts';
+export const NAME_RULE_SOURCE_PATH = 'server/src/operations/tree/name-rule.ts';
 export const GENERATED_NAME_RULE_PATH = 'src/api/generated/name-rule.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

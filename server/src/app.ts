@@ -10,24 +10,24 @@ import type { Services } from './operations/context';
 import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
-import { scheduleEncryptionJobs } from './operations/encryption-jobs';
-import { scheduleHousekeeping } from './operations/housekeeping';
+import { scheduleEncryptionJobs } from './operations/encryption/encryption-jobs';
+import { scheduleHousekeeping } from './operations/admin/housekeeping';
 import { requestTaken } from './time-slices';
-import { MailSender, type MailSenderOptions } from './operations/mail-queue';
+import { MailSender, type MailSenderOptions } from './operations/sharing/mail-queue';
 import { clientAddressOf } from './protocol/client-address';
-import { DownloadRoute } from './protocol/downloads';
+import { DownloadRoute } from './protocol/files/downloads';
 import { answerPlainText, ClientGoneError } from './protocol/http-common';
-import { LinkRoute } from './protocol/links';
+import { LinkRoute } from './protocol/files/links';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
 import { loggablePath, requestTarget, type RequestTarget } from './protocol/request-target';
-import type { Outcome } from './protocol/results';
+import type { Outcome } from './protocol/asmx/results';
 import { ServiceRouter } from './protocol/router';
-import { ShareImageRoute } from './protocol/share-images';
-import { SharePreviews } from './protocol/share-preview';
-import { UploadEndpoint } from './protocol/uploads';
-import { WebApp } from './protocol/web-app';
+import { ShareImageRoute } from './protocol/files/share-images';
+import { SharePreviews } from './protocol/web/share-preview';
+import { UploadEndpoint } from './protocol/files/uploads';
+import { WebApp } from './protocol/web/web-app';
 import { prepareContentStores } from './storage/content/stores';
-import { closeDatabase, openDatabase } from './storage/db/database';
+import { closeDatabase, openDatabase } from './storage/db/engine/database';
 import { loadServerSecret } from './storage/secret';
 
 export interface App {
@@ -42,10 +42,10 @@ export interface App {
 export interface AppOptions {
   /** Periodic housekeeping (sessions, bin, uploads); tests that control time turn it off. */
   readonly housekeeping?: boolean;
-  /** The background runner of encryption jobs (operations/encryption-jobs.ts); tests that drive jobs themselves turn it off. */
+  /** The background runner of encryption jobs (operations/encryption/encryption-jobs.ts); tests that drive jobs themselves turn it off. */
   readonly encryptionJobs?: boolean;
   /**
-   * The e-mail sender (operations/mail-queue.ts): on by default, delivering as the settings say;
+   * The e-mail sender (operations/sharing/mail-queue.ts): on by default, delivering as the settings say;
    * options change its delivery or timing; false leaves the queue to a sender the caller drives.
    */
   readonly mailSender?: false | MailSenderOptions;
@@ -54,7 +54,7 @@ export interface AppOptions {
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = createLogger(config.log);
   if (config.publicUrl === undefined) {
-    // Share e-mails take their links from FSS_PUBLIC_URL only (operations/email-shares.ts
+    // Share e-mails take their links from FSS_PUBLIC_URL only (operations/sharing/email-shares.ts
     // mailLinkBase): without it they are refused with 503, which this line explains to the operator.
     log.info('share e-mails off', { reason: 'FSS_PUBLIC_URL is not set', refusal: 503 });
   }

@@ -20,15 +20,15 @@ import {
   setQuota,
   ACCOUNT_NAME_RULE,
   PASSWORD_RULE,
-} from './operations/accounts';
+} from './operations/accounts/accounts';
 import type { Services } from './operations/context';
 import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { callCaches } from './operations/caches';
 import { OpError } from './operations/errors';
-import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/integrity';
-import { migrateInstallation } from './operations/migrate-installation';
+import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/admin/integrity';
+import { migrateInstallation } from './operations/admin/migrate-installation';
 import { prepareContentStores } from './storage/content/stores';
-import { closeDatabase, openDatabase } from './storage/db/database';
+import { closeDatabase, openDatabase } from './storage/db/engine/database';
 import { loadServerSecret } from './storage/secret';
 
 export interface CliIo {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import type { Config } from './config';
 import { createLogger, logDrained, logFatalErrors, logProcessWarnings } from './log';
-import { ensureDemoAccount } from './operations/accounts';
+import { ensureDemoAccount } from './operations/accounts/accounts';
 
 export interface RunningServer {
   readonly url: string;

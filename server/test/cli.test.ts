@@ -7,9 +7,9 @@ import { describe, expect, test } from 'vitest';
 import { main } from '../src/cli';
 import { callCaches } from '../src/operations/caches';
 import { passwordHashQueue } from '../src/operations/crypto/hash-queue';
-import { hashSecret } from '../src/operations/passwords';
-import { apiLogin, login } from '../src/operations/sessions';
-import { closeDatabase, openDatabase } from '../src/storage/db/database';
+import { hashSecret } from '../src/operations/accounts/passwords';
+import { apiLogin, login } from '../src/operations/accounts/sessions';
+import { closeDatabase, openDatabase } from '../src/storage/db/engine/database';
 import { callContext, tempDir, testConfig, testEnv } from './helpers/database';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,5 +1,5 @@
 /**
- * `fss migrate` (operations/migrate-installation.ts): an embedded installation, made through the
+ * `fss migrate` (operations/admin/migrate-installation.ts): an embedded installation, made through the
  * real service (accounts, folders, files over tus incl. a multi-MiB one, a protected share with a
  * cover image, an open folder share, a direct link, an encrypted file, the recycle bin, e-mail
  * shares, an API key, an unfinished upload), moved into a PostgreSQL database and an S3 server
@@ -23,9 +23,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { findOperation, type OperationSpec } from '../src/catalog/operations';
 import { main } from '../src/cli';
 import { loadConfig } from '../src/config';
-import { migrateInstallation } from '../src/operations/migrate-installation';
-import { closeDatabase, openDatabase } from '../src/storage/db/database';
-import { continueIdsAfterCopy, lastIssuedId } from '../src/storage/db/dialect';
+import { migrateInstallation } from '../src/operations/admin/migrate-installation';
+import { closeDatabase, openDatabase } from '../src/storage/db/engine/database';
+import { continueIdsAfterCopy, lastIssuedId } from '../src/storage/db/engine/dialect';
 import type { ContentStore } from '../src/storage/content/content-store';
 import { contentStoreFor, prepareContentStores } from '../src/storage/content/stores';
 import { addAccount, addApiKey, callSigned, element, logIn, startTestApp, type Session, type TestApp } from './helpers/app-server';

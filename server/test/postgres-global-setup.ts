@@ -7,7 +7,7 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../src/config';
-import { closeDatabase, openDatabase } from '../src/storage/db/database';
+import { closeDatabase, openDatabase } from '../src/storage/db/engine/database';
 import { startPostgres, TEMPLATE_DATABASE } from './helpers/postgres';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

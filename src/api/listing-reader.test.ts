@@ -34,7 +34,7 @@ function protocolError(work: () => unknown): ApiError {
   throw new Error('no error');
 }
 
-// What the service writes (server/src/protocol/xml-writer.ts): a declaration, two-space
+// What the service writes (server/src/protocol/asmx/xml-writer.ts): a declaration, two-space
 // indentation, `<a x="1" />`, and &, <, >, ", tab, LF and CR escaped in attributes.
 const PATH_LISTING = `<?xml version="1.0" encoding="utf-8"?>
 <result code="0" msg="" count="4">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressProblem as serviceAddressProblem, parseRecipients } from '../../server/src/operations/email-shares';
+import { addressProblem as serviceAddressProblem, parseRecipients } from '../../server/src/operations/sharing/email-shares';
 import {
   addRecipients,
   addressProblem,

@@ -1,6 +1,6 @@
 /**
  * The recipients of an e-mail share: reading typed or pasted address lists, and the service's
- * rule for each address (server/src/operations/email-shares.ts addressProblem, docs/protocol.md
+ * rule for each address (server/src/operations/sharing/email-shares.ts addressProblem, docs/protocol.md
  * §16.1), so that the dialog refuses exactly what the service would refuse, while the user types.
  *
  * The field is more lenient about separators than the service: commas, semicolons, spaces and

@@ -1,5 +1,5 @@
 /**
- * The service's rules for encryption passwords and hints (server/src/operations/encryption.ts,
+ * The service's rules for encryption passwords and hints (server/src/operations/encryption/encryption.ts,
  * docs/encryption.md §1), checked in the browser first so that the dialog can say what is wrong
  * next to the field. Lengths are in characters (code points) after NFC, as the service counts.
  */

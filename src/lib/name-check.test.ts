@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validName } from '../../server/src/operations/names';
+import { validName } from '../../server/src/operations/tree/names';
 import { checkName, nameProblemMessage } from './name-check';
 
 /** What the service answers for a name: its message, or null when it takes the name. */

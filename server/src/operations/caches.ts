@@ -5,15 +5,15 @@
  *
  * Kept sessions, folder states and listings share one least-recently-used order and one memory
  * budget, FSS_CACHE_MB: whichever is used most stays. Each value is kept with the account's version
- * it was read at (storage/db/hot-queries.ts accountVersion: a counter the database moves with every
+ * it was read at (storage/db/engine/hot-queries.ts accountVersion: a counter the database moves with every
  * committed change, whoever makes it) and used only while that is still the account's version.
  */
 import type { Config } from '../config';
 import { Lru } from '../lru';
-import { AccountVersions } from '../storage/db/hot-queries';
-import type { FolderState } from './account-reads';
-import type { KeptListing } from './listing-cache';
-import type { KeptSession } from './sessions';
+import { AccountVersions } from '../storage/db/engine/hot-queries';
+import type { FolderState } from './accounts/account-reads';
+import type { KeptListing } from './tree/listing-cache';
+import type { KeptSession } from './accounts/sessions';
 
 const MIB = 1024 * 1024;
 

@@ -47,7 +47,7 @@ export interface Services {
   /** What the call path keeps in memory (caches.ts callCaches(config)), built once per app. */
   readonly caches: CallCaches;
   /**
-   * Wakes the e-mail sender (operations/mail-queue.ts) once messages are queued, so that they go
+   * Wakes the e-mail sender (operations/sharing/mail-queue.ts) once messages are queued, so that they go
    * out at once rather than at its next round; absent where no sender runs (the CLI, some tests).
    */
   readonly nudgeMailSender?: () => void;
@@ -129,7 +129,7 @@ export interface EmailShareInfo {
   readonly emails: ItemSource<EmailDelivery>;
 }
 
-/** What operations return; the protocol layer renders each kind (server/src/protocol/results.ts). */
+/** What operations return; the protocol layer renders each kind (server/src/protocol/asmx/results.ts). */
 export type OpResult = TokenIssued | TokenRefused | Empty | PlainString | Listing | ItemResult | UrlResult | EmailShareInfo;
 
 /** The context of an operation whose catalog entry asks for a token: its caller cannot be null. */

@@ -6,8 +6,8 @@ import type { OperationName, OperationSpec } from '../catalog/operations';
 import type { CallContext, Caller, OpResult, Services } from './context';
 import { forbidden } from './errors';
 import { handlers } from './registry';
-import { authenticate } from './sessions';
-import { signedNames, verifySign } from './signing';
+import { authenticate } from './accounts/sessions';
+import { signedNames, verifySign } from './accounts/signing';
 
 export interface Call {
   readonly op: OperationSpec;

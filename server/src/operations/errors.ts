@@ -1,4 +1,4 @@
-import type { ItemLock } from '../storage/db/encryption-repository';
+import type { ItemLock } from '../storage/db/repositories/encryption-repository';
 
 /**
  * Result codes of refused calls (DECISIONS.md §3, layer 2): HTTP 200 with <result code msg />.

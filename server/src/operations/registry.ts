@@ -4,18 +4,18 @@
  */
 import type { OperationName } from '../catalog/operations';
 import type { Handler } from './context';
-import { fileDownload } from './downloads';
-import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './email-shares';
-import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption';
-import { fileAdd } from './file-add';
-import { fileRename, folderAdd, folderRename, move } from './folders';
-import { fileLink, fileUnlink } from './links';
-import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './listings';
-import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './recycle-bin';
-import { shareImageUpload } from './share-images';
-import { shareDownload, shareList, shareOpen } from './share-service';
-import { fileShare, folderShare, unshare } from './shares';
-import { apiLogin, login, logout } from './sessions';
+import { fileDownload } from './content/downloads';
+import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './sharing/email-shares';
+import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryption';
+import { fileAdd } from './content/file-add';
+import { fileRename, folderAdd, folderRename, move } from './tree/folders';
+import { fileLink, fileUnlink } from './sharing/links';
+import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
+import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
+import { shareImageUpload } from './sharing/share-images';
+import { shareDownload, shareList, shareOpen } from './sharing/share-service';
+import { fileShare, folderShare, unshare } from './sharing/shares';
+import { apiLogin, login, logout } from './accounts/sessions';
 
 export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   Login: login,

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
 import { clientAddressOf, requestSchemeOf } from './client-address';
-import { XmlWriter, type XmlSink, type XmlWriterOptions } from './xml-writer';
+import { XmlWriter, type XmlSink, type XmlWriterOptions } from './asmx/xml-writer';
 
 export interface ContentType {
   readonly mediaType: string;

@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import type { CallCaches } from '../operations/caches';
-import type { BoundCall } from './binding';
+import type { BoundCall } from './asmx/binding';
 import type { RequestFacts } from './http-common';
-import type { Outcome } from './results';
+import type { Outcome } from './asmx/results';
 
 export interface ProtocolEnv {
   readonly config: Config;

@@ -4,9 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { services, type ServiceName } from '../catalog/operations';
-import { renderDisco } from './disco';
-import { messages, processFailure, renderSoapFault, SOAP_CONTENT_TYPE, type SoapVersion } from './faults';
-import { renderHelpPage, renderOperationPage } from './help-pages';
+import { renderDisco } from './asmx/disco';
+import { messages, processFailure, renderSoapFault, SOAP_CONTENT_TYPE, type SoapVersion } from './asmx/faults';
+import { renderHelpPage, renderOperationPage } from './asmx/help-pages';
 import {
   answer,
   answerPlainText,
@@ -17,11 +17,11 @@ import {
   readBody,
   requestFacts,
 } from './http-common';
-import { answerHttpForm, operationForPath } from './http-forms';
+import { answerHttpForm, operationForPath } from './asmx/http-forms';
 import type { ProtocolEnv } from './pipeline';
-import { answerSoap, declaredAction, largestBodyLimit, operationForAction, soapVersionOf } from './soap';
-import { renderWsdl } from './wsdl';
-import { escapeText } from './xml-writer';
+import { answerSoap, declaredAction, largestBodyLimit, operationForAction, soapVersionOf } from './asmx/soap';
+import { renderWsdl } from './asmx/wsdl';
+import { escapeText } from './asmx/xml-writer';
 import type { RequestTarget } from './request-target';
 
 const SERVICE_PATH = /^\/([A-Za-z]+)\.asmx(?:\/(.*))?$/i;

@@ -51,7 +51,7 @@ describe('the generated web client declarations', () => {
 });
 
 describe("the web app's copy of the name rule", () => {
-  it('is server/src/operations/name-rule.ts word for word (no drift): the app refuses exactly what the service refuses', async () => {
+  it('is server/src/operations/tree/name-rule.ts word for word (no drift): the app refuses exactly what the service refuses', async () => {
     const committed = await readFile(path.join(root, GENERATED_NAME_RULE_PATH), 'utf8').catch(() => '(missing)');
     expect(committed === generateNameRuleSource(), `${GENERATED_NAME_RULE_PATH} is out of date: run npm run generate`).toBe(true);
   });

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClientAsync, type Client, type IOptions } from 'soap';
-import { signRequest } from '../../src/operations/signing';
+import { signRequest } from '../../src/operations/accounts/signing';
 import { addAccount, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 
 type Service = 'OAuthService' | 'FileService' | 'UserService';

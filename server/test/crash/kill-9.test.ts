@@ -30,8 +30,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { nameKey, naturalSortKey } from '../../src/operations/names';
-import { signRequest } from '../../src/operations/signing';
+import { nameKey, naturalSortKey } from '../../src/operations/tree/names';
+import { signRequest } from '../../src/operations/accounts/signing';
 import { element } from '../helpers/app-server';
 import { callInForm, resultXml, send, type Value } from '../helpers/requests';
 import { fsck, killAllServices, runFss, startService, type FssResult, type ServiceProcess } from '../helpers/service-process';
@@ -126,7 +126,7 @@ interface Answer {
   readonly files: Array<Record<string, string>>;
 }
 
-/** A signed call in the HTTP POST form, the way a client signs it (operations/signing.ts). */
+/** A signed call in the HTTP POST form, the way a client signs it (operations/accounts/signing.ts). */
 async function call(url: string, operation: OperationSpec, session: Session, params: Record<string, Value>): Promise<Answer> {
   const values: Record<string, Value> = { uid: session.uid, token: session.token, ...params };
   const text: Record<string, string> = {};

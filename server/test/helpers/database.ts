@@ -12,7 +12,7 @@ import type { CallContext, Caller, Services } from '../../src/operations/context
 import { passwordHashQueue } from '../../src/operations/crypto/hash-queue';
 import { callCaches } from '../../src/operations/caches';
 import { prepareContentStores } from '../../src/storage/content/stores';
-import { closeDatabase, openDatabase } from '../../src/storage/db/database';
+import { closeDatabase, openDatabase } from '../../src/storage/db/engine/database';
 import { testS3SettingsOrNone } from './content';
 import { perTestDatabaseUrl, testEngine } from './postgres';
 

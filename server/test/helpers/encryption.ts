@@ -5,10 +5,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { createAccount } from '../../src/operations/accounts';
+import { createAccount } from '../../src/operations/accounts/accounts';
 import type { AuthenticatedContext, Caller, FileItem, Services, TokenIssued } from '../../src/operations/context';
-import { addFileRecord } from '../../src/operations/file-records';
-import { authenticate, login } from '../../src/operations/sessions';
+import { addFileRecord } from '../../src/operations/tree/file-records';
+import { authenticate, login } from '../../src/operations/accounts/sessions';
 import { S3ContentStore } from '../../src/storage/content/s3-store';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { callContext } from './database';

@@ -4,9 +4,9 @@
  * name_key = nameKey(name), sort_key = naturalSortKey(name).
  */
 import type { Kysely } from 'kysely';
-import { createAccount } from '../../src/operations/accounts';
+import { createAccount } from '../../src/operations/accounts/accounts';
 import type { AuthenticatedContext, Item, Listing, Services } from '../../src/operations/context';
-import { extensionOf, nameKey, naturalSortKey } from '../../src/operations/names';
+import { extensionOf, nameKey, naturalSortKey } from '../../src/operations/tree/names';
 import type { Database } from '../../src/storage/db/schema';
 import { callContext } from './database';
 

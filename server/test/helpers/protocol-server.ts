@@ -6,8 +6,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../src/config';
-import type { BoundCall } from '../../src/protocol/binding';
-import type { Outcome } from '../../src/protocol/results';
+import type { BoundCall } from '../../src/protocol/asmx/binding';
+import type { Outcome } from '../../src/protocol/asmx/results';
 import { ServiceRouter } from '../../src/protocol/router';
 import { callCaches } from '../../src/operations/caches';
 

@@ -5,9 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { extensionOf, nameKey, naturalSortKey } from '../../src/operations/names';
+import { extensionOf, nameKey, naturalSortKey } from '../../src/operations/tree/names';
 import type { Services } from '../../src/operations/context';
-import { beginUpload } from '../../src/operations/uploads';
+import { beginUpload } from '../../src/operations/content/uploads';
 import { contentStoreFor, localUploadAreaFor } from '../../src/storage/content/stores';
 import { testContent, writeArrivedUpload } from './content';
 

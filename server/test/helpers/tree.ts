@@ -5,9 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, KyselyPlugin } from 'kysely';
 import type { AuthenticatedContext, FileItem, FolderItem, Services } from '../../src/operations/context';
-import { addFileRecord, type NewFileRecord } from '../../src/operations/file-records';
-import { folderAdd } from '../../src/operations/folders';
-import { insertAccount } from '../../src/storage/db/accounts-repository';
+import { addFileRecord, type NewFileRecord } from '../../src/operations/tree/file-records';
+import { folderAdd } from '../../src/operations/tree/folders';
+import { insertAccount } from '../../src/storage/db/repositories/accounts-repository';
 import type { Database } from '../../src/storage/db/schema';
 import { callContext } from './database';
 

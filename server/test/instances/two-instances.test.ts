@@ -26,7 +26,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { signRequest } from '../../src/operations/signing';
+import { signRequest } from '../../src/operations/accounts/signing';
 import { element } from '../helpers/app-server';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 import { callInForm, resultXml, send, type HttpAnswer, type Value } from '../helpers/requests';

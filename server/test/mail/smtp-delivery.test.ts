@@ -11,11 +11,11 @@ import { findOperation, type OperationSpec } from '../../src/catalog/operations'
 import type { Config } from '../../src/config';
 import { createLogger } from '../../src/log';
 import type { EmailDelivery, Services } from '../../src/operations/context';
-import { fileEmailShare, folderEmailShare, getFileEmailShareInfo } from '../../src/operations/email-shares';
-import { MailSender, messageIdOf, type MailSenderSettings } from '../../src/operations/mail-queue';
-import { fileShare } from '../../src/operations/shares';
-import { claimDueEmail } from '../../src/storage/db/emails-repository';
-import { closeDatabase, openDatabase } from '../../src/storage/db/database';
+import { fileEmailShare, folderEmailShare, getFileEmailShareInfo } from '../../src/operations/sharing/email-shares';
+import { MailSender, messageIdOf, type MailSenderSettings } from '../../src/operations/sharing/mail-queue';
+import { fileShare } from '../../src/operations/sharing/shares';
+import { claimDueEmail } from '../../src/storage/db/repositories/emails-repository';
+import { closeDatabase, openDatabase } from '../../src/storage/db/engine/database';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { freePort, parseMail, smtpUrl, SMTP_PASSWORD, startSmtpServer, type TestSmtpServer } from '../helpers/mail';

@@ -1,5 +1,5 @@
 /**
- * Reads kept at the account's version (operations/account-reads.ts, sessions.ts): a call whose
+ * Reads kept at the account's version (operations/accounts/account-reads.ts, sessions.ts): a call whose
  * token and folder are kept reads one row, and every change to them, by this instance or another
  * on the same database, is seen by the next call (SQLite, or PostgreSQL with the postgres project).
  */
@@ -10,16 +10,16 @@ import { KeptReads, type Kept } from '../../src/operations/caches';
 import { Lru } from '../../src/lru';
 import type { Services, TokenIssued } from '../../src/operations/context';
 import { invokeOperation } from '../../src/operations/dispatch';
-import { folderEncrypt } from '../../src/operations/encryption';
-import { folderAdd } from '../../src/operations/folders';
+import { folderEncrypt } from '../../src/operations/encryption/encryption';
+import { folderAdd } from '../../src/operations/tree/folders';
 import { ResultCode } from '../../src/operations/errors';
-import { login } from '../../src/operations/sessions';
-import { folderAndFileDelete } from '../../src/operations/recycle-bin';
-import { signRequest } from '../../src/operations/signing';
-import { createAccount } from '../../src/operations/accounts';
-import { hashSecret } from '../../src/operations/passwords';
-import { closeDatabase, openDatabase } from '../../src/storage/db/database';
-import { accountVersion } from '../../src/storage/db/hot-queries';
+import { login } from '../../src/operations/accounts/sessions';
+import { folderAndFileDelete } from '../../src/operations/tree/recycle-bin';
+import { signRequest } from '../../src/operations/accounts/signing';
+import { createAccount } from '../../src/operations/accounts/accounts';
+import { hashSecret } from '../../src/operations/accounts/passwords';
+import { closeDatabase, openDatabase } from '../../src/storage/db/engine/database';
+import { accountVersion } from '../../src/storage/db/engine/hot-queries';
 import { callContext, openTestServices, type TestServices } from '../helpers/database';
 import { openSession, signed } from '../helpers/encryption';
 import { rejected } from '../helpers/refusals';

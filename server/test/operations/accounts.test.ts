@@ -9,9 +9,9 @@ import {
   parseAccountRef,
   setPassword,
   setQuota,
-} from '../../src/operations/accounts';
+} from '../../src/operations/accounts/accounts';
 import { OpError, ResultCode } from '../../src/operations/errors';
-import { login } from '../../src/operations/sessions';
+import { login } from '../../src/operations/accounts/sessions';
 import { callContext, openTestServices } from '../helpers/database';
 
 async function refusal(promise: Promise<unknown>): Promise<OpError> {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { callCaches } from '../../src/operations/caches';
-import type { KeptSession } from '../../src/operations/sessions';
+import type { KeptSession } from '../../src/operations/accounts/sessions';
 
 describe('the call caches', () => {
   it('take their budget from FSS_CACHE_MB, or from FSS_LISTING_CACHE_MB, its former name, when it is not set', () => {

@@ -7,13 +7,13 @@
  */
 import { describe, expect, test } from 'vitest';
 import { OpError, ResultCode } from '../../src/operations/errors';
-import { addFileRecord, inTreeTransaction } from '../../src/operations/file-records';
-import { folderAdd, move } from '../../src/operations/folders';
-import { folderAndFileDelete } from '../../src/operations/recycle-bin';
-import { beginUpload } from '../../src/operations/uploads';
-import { findAccount } from '../../src/storage/db/accounts-repository';
-import { countShareDownload, upsertShares } from '../../src/storage/db/shares-repository';
-import { folderSizeMismatches, misplacedItems, usedBytesMismatches } from '../../src/storage/db/integrity-repository';
+import { addFileRecord, inTreeTransaction } from '../../src/operations/tree/file-records';
+import { folderAdd, move } from '../../src/operations/tree/folders';
+import { folderAndFileDelete } from '../../src/operations/tree/recycle-bin';
+import { beginUpload } from '../../src/operations/content/uploads';
+import { findAccount } from '../../src/storage/db/repositories/accounts-repository';
+import { countShareDownload, upsertShares } from '../../src/storage/db/repositories/shares-repository';
+import { folderSizeMismatches, misplacedItems, usedBytesMismatches } from '../../src/storage/db/repositories/integrity-repository';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { addContent, addFolder, as, testAccount } from '../helpers/tree';
 

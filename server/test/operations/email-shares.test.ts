@@ -20,12 +20,12 @@ import {
   getFolderEmailShareInfo,
   parseRecipients,
   PUBLIC_URL_UNSET,
-} from '../../src/operations/email-shares';
+} from '../../src/operations/sharing/email-shares';
 import { ResultCode } from '../../src/operations/errors';
-import { shareMessage } from '../../src/operations/mail-messages';
-import { MailSender, nextAttemptAt, defaultMailSenderSettings } from '../../src/operations/mail-queue';
-import { moveToBin } from '../../src/operations/recycle-bin';
-import { fileShare, unshare } from '../../src/operations/shares';
+import { shareMessage } from '../../src/operations/sharing/mail-messages';
+import { MailSender, nextAttemptAt, defaultMailSenderSettings } from '../../src/operations/sharing/mail-queue';
+import { moveToBin } from '../../src/operations/tree/recycle-bin';
+import { fileShare, unshare } from '../../src/operations/sharing/shares';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { parseMail } from '../helpers/mail';
 import { rejected } from '../helpers/refusals';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { ResultCode } from '../../src/operations/errors';
-import { extensionOf, naturalSortKey } from '../../src/operations/names';
+import { extensionOf, naturalSortKey } from '../../src/operations/tree/names';
 import { openTestServices } from '../helpers/database';
 import { addFile, addFolder, addFolderChain, countingStatements, folderSizes, snapshot, testAccount } from '../helpers/tree';
 import { rejected } from '../helpers/refusals';

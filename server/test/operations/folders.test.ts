@@ -6,10 +6,10 @@ import { describe, expect, test } from 'vitest';
 import { defaultLimits } from '../../src/config';
 import type { FileItem, FolderItem, Services } from '../../src/operations/context';
 import { ResultCode } from '../../src/operations/errors';
-import { inTreeTransaction } from '../../src/operations/file-records';
-import { fileRename, folderAdd, folderRename, move } from '../../src/operations/folders';
-import { naturalSortKey } from '../../src/operations/names';
-import { folderEncrypt } from '../../src/operations/encryption';
+import { inTreeTransaction } from '../../src/operations/tree/file-records';
+import { fileRename, folderAdd, folderRename, move } from '../../src/operations/tree/folders';
+import { naturalSortKey } from '../../src/operations/tree/names';
+import { folderEncrypt } from '../../src/operations/encryption/encryption';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { openSession, signed as encryptionSigned, storeFile } from '../helpers/encryption';
 import {

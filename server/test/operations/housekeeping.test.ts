@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import type { Logger } from '../../src/log';
-import { scheduleHousekeeping } from '../../src/operations/housekeeping';
-import { closeDatabase } from '../../src/storage/db/database';
+import { scheduleHousekeeping } from '../../src/operations/admin/housekeeping';
+import { closeDatabase } from '../../src/storage/db/engine/database';
 import { openTestServices } from '../helpers/database';
 
 function capturingLogger(errors: unknown[]): Logger {

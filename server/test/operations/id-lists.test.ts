@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { OpError, ResultCode } from '../../src/operations/errors';
-import { itemIdOf, parseIdList, parseIdLists, requireFiles, requireFolder, requireFolders, requireParent } from '../../src/operations/id-lists';
+import { itemIdOf, parseIdList, parseIdLists, requireFiles, requireFolder, requireFolders, requireParent } from '../../src/operations/tree/id-lists';
 import { openTestServices } from '../helpers/database';
 import { addFile, addFolder, testAccount } from '../helpers/tree';
 import { rejected } from '../helpers/refusals';

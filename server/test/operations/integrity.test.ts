@@ -4,9 +4,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { Services } from '../../src/operations/context';
-import { addFileRecord } from '../../src/operations/file-records';
-import { checkIntegrity, problemCount } from '../../src/operations/integrity';
-import { deleteForGood, moveToBin, restoreItems } from '../../src/operations/recycle-bin';
+import { addFileRecord } from '../../src/operations/tree/file-records';
+import { checkIntegrity, problemCount } from '../../src/operations/admin/integrity';
+import { deleteForGood, moveToBin, restoreItems } from '../../src/operations/tree/recycle-bin';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { openTestServices } from '../helpers/database';
 import { storeTestContent } from '../helpers/stored-files';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Services } from '../../src/operations/context';
 import { ResultCode } from '../../src/operations/errors';
-import { fileLink, fileUnlink, openLinkedFile, startsTransfer, type LinkLookup } from '../../src/operations/links';
+import { fileLink, fileUnlink, openLinkedFile, startsTransfer, type LinkLookup } from '../../src/operations/sharing/links';
 import { callContext, openTestServices } from '../helpers/database';
 import { rejected } from '../helpers/refusals';
 import { insertTestAccount, insertTestFile, storeTestContent } from '../helpers/stored-files';

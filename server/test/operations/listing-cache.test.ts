@@ -1,5 +1,5 @@
 /**
- * The listing cache (operations/listing-cache.ts) on a real database (SQLite, or PostgreSQL with
+ * The listing cache (operations/tree/listing-cache.ts) on a real database (SQLite, or PostgreSQL with
  * the postgres project): every kind of change to a folder's items shows up in the next GetFiles,
  * whoever makes it (this instance's operations, or another instance writing to the same database),
  * because the database moves the account's listing version (0008_listing_versions); the bounds
@@ -7,14 +7,14 @@
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { FileItem, FolderItem, Listing, Services } from '../../src/operations/context';
-import { folderEncrypt } from '../../src/operations/encryption';
-import { fileRename, folderAdd, folderRename, move } from '../../src/operations/folders';
-import { fileLink } from '../../src/operations/links';
+import { folderEncrypt } from '../../src/operations/encryption/encryption';
+import { fileRename, folderAdd, folderRename, move } from '../../src/operations/tree/folders';
+import { fileLink } from '../../src/operations/sharing/links';
 import { callCaches } from '../../src/operations/caches';
-import { getFiles, getFilesWhitPath } from '../../src/operations/listings';
-import { folderAndFileDelete, folderAndFileRestore } from '../../src/operations/recycle-bin';
-import { folderShare } from '../../src/operations/shares';
-import { closeDatabase, openDatabase } from '../../src/storage/db/database';
+import { getFiles, getFilesWhitPath } from '../../src/operations/tree/listings';
+import { folderAndFileDelete, folderAndFileRestore } from '../../src/operations/tree/recycle-bin';
+import { folderShare } from '../../src/operations/sharing/shares';
+import { closeDatabase, openDatabase } from '../../src/storage/db/engine/database';
 import { findOperation } from '../../src/catalog/operations';
 import { addAccount, callSigned, logIn, startTestApp } from '../helpers/app-server';
 import { callContext, openTestServices, type TestServices } from '../helpers/database';
@@ -210,7 +210,7 @@ function jobRow(accountId: number, keyId: number, folderId: number, now: number)
   };
 }
 
-describe('over the wire, with the rendered answers kept (protocol/rendered-answers.ts)', () => {
+describe('over the wire, with the rendered answers kept (protocol/asmx/rendered-answers.ts)', () => {
   const GetFiles = findOperation('UserService', 'GetFiles')!;
   const FolderAdd = findOperation('FileService', 'FolderAdd')!;
 

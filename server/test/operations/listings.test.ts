@@ -13,8 +13,8 @@ import {
   getRecycleFiles,
   getShareFiles,
   parseListingOrder,
-} from '../../src/operations/listings';
-import { CURSOR_IDLE_MS, childCountQuery } from '../../src/storage/db/listings-repository';
+} from '../../src/operations/tree/listings';
+import { CURSOR_IDLE_MS, childCountQuery } from '../../src/storage/db/repositories/listings-repository';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { readListing, testAccount, type TestAccount } from '../helpers/listing-fixtures';
 import { testEngine } from '../helpers/postgres';

@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Services } from '../../src/operations/context';
-import { fileDownload } from '../../src/operations/downloads';
-import { fileEmailShare } from '../../src/operations/email-shares';
-import { fileEncrypt, folderEncrypt } from '../../src/operations/encryption';
+import { fileDownload } from '../../src/operations/content/downloads';
+import { fileEmailShare } from '../../src/operations/sharing/email-shares';
+import { fileEncrypt, folderEncrypt } from '../../src/operations/encryption/encryption';
 import { ResultCode } from '../../src/operations/errors';
-import { folderAdd } from '../../src/operations/folders';
-import { fileLink } from '../../src/operations/links';
-import { fileShare } from '../../src/operations/shares';
+import { folderAdd } from '../../src/operations/tree/folders';
+import { fileLink } from '../../src/operations/sharing/links';
+import { fileShare } from '../../src/operations/sharing/shares';
 import { openTestServices } from '../helpers/database';
 import { openSession, signed, storeFile, type TestSession } from '../helpers/encryption';
 import { rejected } from '../helpers/refusals';

@@ -13,7 +13,7 @@ import {
   storedName,
   validName,
   withSuffix,
-} from '../../src/operations/names';
+} from '../../src/operations/tree/names';
 
 const MAX = 255;
 

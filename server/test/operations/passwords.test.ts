@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { HashQueue } from '../../src/operations/crypto/hash-queue';
-import { defaultScryptParams, DUMMY_PASSWORD_HASH, hashPassword, hashSecret, verifyPassword } from '../../src/operations/passwords';
+import { defaultScryptParams, DUMMY_PASSWORD_HASH, hashPassword, hashSecret, verifyPassword } from '../../src/operations/accounts/passwords';
 
 const fast = { N: 1024, r: 8, p: 1 };
 const queue = new HashQueue(2, 8);

@@ -4,11 +4,11 @@
  */
 import { CompiledQuery, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { folderEncrypt, unlock } from '../../src/operations/encryption';
-import { folderAdd } from '../../src/operations/folders';
-import { fileSearch } from '../../src/operations/listings';
-import { fileNameMatches } from '../../src/storage/db/dialect';
-import { fileSearchCandidates } from '../../src/storage/db/search-repository';
+import { folderEncrypt, unlock } from '../../src/operations/encryption/encryption';
+import { folderAdd } from '../../src/operations/tree/folders';
+import { fileSearch } from '../../src/operations/tree/listings';
+import { fileNameMatches } from '../../src/storage/db/engine/dialect';
+import { fileSearchCandidates } from '../../src/storage/db/repositories/search-repository';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { openSession, signed, storeFile } from '../helpers/encryption';
 import { testEngine } from '../helpers/postgres';

@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { defaultLimits, loadConfig } from '../../src/config';
-import { createAccount, createApiKey, revokeApiKey, setPassword } from '../../src/operations/accounts';
+import { createAccount, createApiKey, revokeApiKey, setPassword } from '../../src/operations/accounts/accounts';
 import type { TokenIssued } from '../../src/operations/context';
 import { HashQueue } from '../../src/operations/crypto/hash-queue';
 import { OpError, ResultCode } from '../../src/operations/errors';
-import { hashPassword, hashSecret } from '../../src/operations/passwords';
-import { apiLogin, authenticate, login, logout, openWithToken } from '../../src/operations/sessions';
-import { hmacSha256Hex } from '../../src/operations/signing';
-import { insertAccount } from '../../src/storage/db/accounts-repository';
+import { hashPassword, hashSecret } from '../../src/operations/accounts/passwords';
+import { apiLogin, authenticate, login, logout, openWithToken } from '../../src/operations/accounts/sessions';
+import { hmacSha256Hex } from '../../src/operations/accounts/signing';
+import { insertAccount } from '../../src/storage/db/repositories/accounts-repository';
 import { callContext, openTestServices, type TestServices } from '../helpers/database';
 
 const HOUR = 3600_000;

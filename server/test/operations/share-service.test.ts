@@ -5,13 +5,13 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { CallContext, FileItem, FolderItem, ItemResult, Listing, Services, UrlResult } from '../../src/operations/context';
-import { openGrantedFile, verifyDownloadToken } from '../../src/operations/downloads';
+import { openGrantedFile, verifyDownloadToken } from '../../src/operations/content/downloads';
 import { ResultCode } from '../../src/operations/errors';
-import { move } from '../../src/operations/folders';
-import { folderAndFileDelete, folderAndFileRestore } from '../../src/operations/recycle-bin';
-import { shareDownload, shareList, shareOpen } from '../../src/operations/share-service';
-import { fileShare, folderShare, unshare } from '../../src/operations/shares';
-import { shareRules } from '../../src/operations/throttle';
+import { move } from '../../src/operations/tree/folders';
+import { folderAndFileDelete, folderAndFileRestore } from '../../src/operations/tree/recycle-bin';
+import { shareDownload, shareList, shareOpen } from '../../src/operations/sharing/share-service';
+import { fileShare, folderShare, unshare } from '../../src/operations/sharing/shares';
+import { shareRules } from '../../src/operations/accounts/throttle';
 import { callContext, openTestServices, type TestServices } from '../helpers/database';
 import { rejected } from '../helpers/refusals';
 import { addFile, addFolder, as, testAccount } from '../helpers/tree';

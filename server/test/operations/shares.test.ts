@@ -9,13 +9,13 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { FileItem, FolderItem, Listing, Services } from '../../src/operations/context';
 import { ResultCode } from '../../src/operations/errors';
-import { getShareFiles } from '../../src/operations/listings';
-import { removeUnreferencedContent } from '../../src/operations/content-removal';
-import { checkIntegrity, problemCount } from '../../src/operations/integrity';
-import { openShareImage, shareImageUpload } from '../../src/operations/share-images';
+import { getShareFiles } from '../../src/operations/tree/listings';
+import { removeUnreferencedContent } from '../../src/operations/content/content-removal';
+import { checkIntegrity, problemCount } from '../../src/operations/admin/integrity';
+import { openShareImage, shareImageUpload } from '../../src/operations/sharing/share-images';
 import { contentStoreFor } from '../../src/storage/content/stores';
-import { usedBytesMismatches } from '../../src/storage/db/integrity-repository';
-import { folderAndFileDelete } from '../../src/operations/recycle-bin';
+import { usedBytesMismatches } from '../../src/storage/db/repositories/integrity-repository';
+import { folderAndFileDelete } from '../../src/operations/tree/recycle-bin';
 import {
   ensureShare,
   extractionCodeStamp,
@@ -26,7 +26,7 @@ import {
   SHARE_CODE_FORMAT,
   shareImageTag,
   unshare,
-} from '../../src/operations/shares';
+} from '../../src/operations/sharing/shares';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { rejected } from '../helpers/refusals';
 import { addFile, addFolder, as, testAccount } from '../helpers/tree';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { canonicalString, hmacSha256Hex, SigningKey, signedNames, signRequest, verifySign } from '../../src/operations/signing';
+import { canonicalString, hmacSha256Hex, SigningKey, signedNames, signRequest, verifySign } from '../../src/operations/accounts/signing';
 
 const key = 'key-123';
 const signingKey = new SigningKey(key);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { addressCounter, loginCounters, purgeStaleCounters, recordFailure, secondsBlocked } from '../../src/operations/throttle';
+import { addressCounter, loginCounters, purgeStaleCounters, recordFailure, secondsBlocked } from '../../src/operations/accounts/throttle';
 import { openTestServices } from '../helpers/database';
 
 const MINUTE = 60_000;

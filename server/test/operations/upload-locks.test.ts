@@ -1,13 +1,13 @@
 /**
- * The upload lock in the database (operations/upload-locks.ts), on SQLite and on PostgreSQL: two
+ * The upload lock in the database (operations/content/upload-locks.ts), on SQLite and on PostgreSQL: two
  * UploadLockers on one database stand for two instances (each has an instance id of its own and
  * talks to the other only through the table); one locker with two locks stands for two requests of
  * one instance. The services' clock stands still, so leases run out only when a test moves it.
  */
 import { ERRORS } from '@tus/server';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { claimUploadLock } from '../../src/storage/db/upload-locks-repository';
-import { purgeExpiredUploadLocks, UploadLocker, withUploadLock, type UploadLockTimings } from '../../src/operations/upload-locks';
+import { claimUploadLock } from '../../src/storage/db/repositories/upload-locks-repository';
+import { purgeExpiredUploadLocks, UploadLocker, withUploadLock, type UploadLockTimings } from '../../src/operations/content/upload-locks';
 import { openTestServices, type TestServices } from '../helpers/database';
 
 const fast: Partial<UploadLockTimings> = { leaseMs: 1_000, renewEveryMs: 50, watchEveryMs: 20, acquireTimeoutMs: 3_000, firstRetryMs: 5, maxRetryMs: 20 };

@@ -14,11 +14,11 @@ import {
   purgeExpiredUploads,
   sha256OfFile,
   UPLOAD_LIFETIME_MS,
-} from '../../src/operations/uploads';
-import { removeUnreferencedContent } from '../../src/operations/content-removal';
+} from '../../src/operations/content/uploads';
+import { removeUnreferencedContent } from '../../src/operations/content/content-removal';
 import { contentStoreFor, localUploadAreaFor } from '../../src/storage/content/stores';
-import { queueRemoval } from '../../src/storage/db/content-repository';
-import { stageUpload } from '../../src/storage/db/uploads-repository';
+import { queueRemoval } from '../../src/storage/db/repositories/content-repository';
+import { stageUpload } from '../../src/storage/db/repositories/uploads-repository';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { insertTestAccount, insertTestFile, sha256Of, stageTestUpload, storeTestContent } from '../helpers/stored-files';
 

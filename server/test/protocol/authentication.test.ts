@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec } from '../../src/catalog/operations';
-import { signRequest } from '../../src/operations/signing';
+import { signRequest } from '../../src/operations/accounts/signing';
 import { addAccount, addApiKey, callSigned, element, startTestApp, type Session, type TestApp, logIn } from '../helpers/app-server';
 import { callInForm, FORMS, resultXml, type Form } from '../helpers/requests';
 

@@ -4,8 +4,8 @@
  * with the capture byte for byte around the result element.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BoundCall } from '../../src/protocol/binding';
-import type { Outcome } from '../../src/protocol/results';
+import type { BoundCall } from '../../src/protocol/asmx/binding';
+import type { Outcome } from '../../src/protocol/asmx/results';
 import { notImplemented } from '../../src/operations/errors';
 import { captureNames, echoedParameters, loadRequest, loadResponse, replay, type RawResponse } from '../helpers/captures';
 import { startProtocolServer, type ProtocolServer } from '../helpers/protocol-server';

@@ -1,5 +1,5 @@
 /**
- * The reader of the common SOAP envelope (protocol/common-envelope.ts) against the general reader
+ * The reader of the common SOAP envelope (protocol/asmx/common-envelope.ts) against the general reader
  * and binding (xml-reader.ts, binding.ts): on every SOAP request of the ASMX captures, on the
  * envelopes .NET, zeep and node-soap write, and on many thousands of random edits of them, whatever
  * the common reader accepts reads and binds exactly as the general path reads and binds it, and
@@ -7,9 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { operations, type OperationSpec } from '../../src/catalog/operations';
-import { bindSoapParameters, SoapBase64Error, SoapValueError } from '../../src/protocol/binding';
-import { bindCommonParameters, readCommonEnvelope } from '../../src/protocol/common-envelope';
-import { readXml, type XmlElement } from '../../src/protocol/xml-reader';
+import { bindSoapParameters, SoapBase64Error, SoapValueError } from '../../src/protocol/asmx/binding';
+import { bindCommonParameters, readCommonEnvelope } from '../../src/protocol/asmx/common-envelope';
+import { readXml, type XmlElement } from '../../src/protocol/asmx/xml-reader';
 import { captureNames, loadRequest } from '../helpers/captures';
 
 const NS = 'http://tempuri.org/';

@@ -16,7 +16,7 @@ import { buildApp, type AppOptions } from '../../src/app';
 import { findOperation } from '../../src/catalog/operations';
 import { loadConfig, type Config } from '../../src/config';
 import type { Services } from '../../src/operations/context';
-import { encryptionProgress, INLINE_JOB_LIMITS, runEncryptionJobs } from '../../src/operations/encryption-jobs';
+import { encryptionProgress, INLINE_JOB_LIMITS, runEncryptionJobs } from '../../src/operations/encryption/encryption-jobs';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { testEnv } from '../helpers/database';
 import { contentStoreHolds, patternedBytes } from '../helpers/encryption';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
-import { setQuota } from '../../src/operations/accounts';
+import { setQuota } from '../../src/operations/accounts/accounts';
 import { addAccount, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { callInForm, FORMS, resultXml, send } from '../helpers/requests';
 

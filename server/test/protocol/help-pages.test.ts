@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { operationsOf, services, type ServiceName } from '../../src/catalog/operations';
-import { renderHelpPage, renderOperationPage } from '../../src/protocol/help-pages';
-import type { DocOptions } from '../../src/protocol/wsdl';
+import { renderHelpPage, renderOperationPage } from '../../src/protocol/asmx/help-pages';
+import type { DocOptions } from '../../src/protocol/asmx/wsdl';
 
 const optionsFor = (service: ServiceName, namespace = 'http://tempuri.org/'): DocOptions => ({
   namespace,

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec } from '../../src/catalog/operations';
-import { nameKey, naturalSortKey } from '../../src/operations/names';
+import { nameKey, naturalSortKey } from '../../src/operations/tree/names';
 import { addAccount, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { callInForm, FORMS, resultXml, type Form } from '../helpers/requests';
 

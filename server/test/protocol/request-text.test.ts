@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseContentType } from '../../src/protocol/http-common';
-import { decodeRequestText } from '../../src/protocol/soap';
+import { decodeRequestText } from '../../src/protocol/asmx/soap';
 
 const textXml = (charset: string) => parseContentType(`text/xml; charset=${charset}`)!;
 const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);

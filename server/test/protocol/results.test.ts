@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
 import { itemAttributes, resultElements } from '../../src/catalog/results';
 import type { BatchedItemSource, FileItem, FolderItem, Listing } from '../../src/operations/context';
-import { isoTime, writeResultElement } from '../../src/protocol/results';
-import { StringSink, XmlWriter, escapeAttribute } from '../../src/protocol/xml-writer';
+import { isoTime, writeResultElement } from '../../src/protocol/asmx/results';
+import { StringSink, XmlWriter, escapeAttribute } from '../../src/protocol/asmx/xml-writer';
 import { startProtocolServer, type ProtocolServer } from '../helpers/protocol-server';
 import { callInForm, send } from '../helpers/requests';
 

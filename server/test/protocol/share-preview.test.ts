@@ -1,5 +1,5 @@
 /**
- * Link previews of share pages (protocol/share-preview.ts, docs/sharing.md §7): GET /s/{code}
+ * Link previews of share pages (protocol/web/share-preview.ts, docs/sharing.md §7): GET /s/{code}
  * answers the web app's index.html with a <title> and Open Graph / Twitter tags built from the
  * share: the item for an open share, nothing of it for a share with an extraction code, a generic
  * preview otherwise; every value HTML-escaped; lookups throttled exactly like ShareOpen.
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { escapeHtml, formatPreviewSize, withPreview } from '../../src/protocol/share-preview';
+import { escapeHtml, formatPreviewSize, withPreview } from '../../src/protocol/web/share-preview';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { callInForm, resultXml, send, type HttpAnswer, type Value } from '../helpers/requests';
 import { addFile, addFolder } from '../helpers/tree';

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
-import { claimContent } from '../../src/operations/uploads';
+import { claimContent } from '../../src/operations/content/uploads';
 import { addAccount, element, startTestApp, type TestApp } from '../helpers/app-server';
 import { uploadAreaHolds, writeArrivedUpload } from '../helpers/content';
 import { callInForm, resultXml, send, type HttpAnswer } from '../helpers/requests';

@@ -8,7 +8,7 @@ import {
   parseFormEncoded,
   parseInt32,
   parseLong,
-} from '../../src/protocol/wire-values';
+} from '../../src/protocol/asmx/wire-values';
 
 describe('numbers', () => {
   it('accept surrounding whitespace and a sign, as xs:long does', () => {

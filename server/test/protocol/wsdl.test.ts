@@ -5,8 +5,8 @@ import { XMLParser } from 'fast-xml-parser';
 import soap from 'soap';
 import { describe, expect, it } from 'vitest';
 import { operationsOf, type ServiceName } from '../../src/catalog/operations';
-import { renderDisco } from '../../src/protocol/disco';
-import { abstractTypesNamespace, renderWsdl, type DocOptions } from '../../src/protocol/wsdl';
+import { renderDisco } from '../../src/protocol/asmx/disco';
+import { abstractTypesNamespace, renderWsdl, type DocOptions } from '../../src/protocol/asmx/wsdl';
 import { loadResponse } from '../helpers/captures';
 
 const CAPTURED_SERVICES = ['OAuthService', 'FileService', 'UserService'] as const;

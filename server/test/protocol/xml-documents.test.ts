@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderDisco } from '../../src/protocol/disco';
-import { createDocument, serializeDocument } from '../../src/protocol/xml-documents';
+import { renderDisco } from '../../src/protocol/asmx/disco';
+import { createDocument, serializeDocument } from '../../src/protocol/asmx/xml-documents';
 
 describe('documents built with xmlbuilder2', () => {
   it('are written as .NET writes them: declaration, two-space indentation, a space before />', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linePosition, offsetAfter, readXml, XmlReadError } from '../../src/protocol/xml-reader';
+import { linePosition, offsetAfter, readXml, XmlReadError } from '../../src/protocol/asmx/xml-reader';
 
 const limits = { maxDepth: 32, maxElements: 1000 };
 const read = (xml: string) => readXml(xml, limits);

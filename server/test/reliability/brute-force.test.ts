@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { signRequest } from '../../src/operations/signing';
+import { signRequest } from '../../src/operations/accounts/signing';
 import { addAccount, addApiKey, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { resultXml, send, type HttpAnswer } from '../helpers/requests';
 import { insertTestFile, sha256Of, storeTestContent } from '../helpers/stored-files';

@@ -15,7 +15,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
 import { defaultLimits } from '../../src/config';
-import { signRequest } from '../../src/operations/signing';
+import { signRequest } from '../../src/operations/accounts/signing';
 import { callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { testAccount } from '../helpers/listing-fixtures';
 import { resultXml, type HttpAnswer } from '../helpers/requests';

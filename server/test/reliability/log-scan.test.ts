@@ -22,7 +22,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { signRequest } from '../../src/operations/signing';
+import { signRequest } from '../../src/operations/accounts/signing';
 import { element } from '../helpers/app-server';
 import { SMTP_PASSWORD, smtpUrl, startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { resultXml, send, soapEnvelope, type HttpAnswer } from '../helpers/requests';

@@ -16,8 +16,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationSpec } from '../../src/catalog/operations';
-import { nameProblem } from '../../src/operations/name-rule';
-import { extensionOf } from '../../src/operations/names';
+import { nameProblem } from '../../src/operations/tree/name-rule';
+import { extensionOf } from '../../src/operations/tree/names';
 import { startTestApp, type TestApp } from '../helpers/app-server';
 import { addFolder, addFile as addFileRecord } from '../helpers/tree';
 import type { Form } from '../helpers/requests';

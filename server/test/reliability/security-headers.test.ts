@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { APP_SECURITY_HEADERS } from '../../src/protocol/web-app';
+import { APP_SECURITY_HEADERS } from '../../src/protocol/web/web-app';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { callInForm, resultXml, send, soapEnvelope, type HttpAnswer } from '../helpers/requests';
 import { insertTestFile, sha256Of, storeTestContent } from '../helpers/stored-files';

@@ -10,7 +10,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
-import { touchIntervalMs } from '../../src/operations/sessions';
+import { touchIntervalMs } from '../../src/operations/accounts/sessions';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { resultXml } from '../helpers/requests';
 

@@ -1,11 +1,11 @@
 /**
- * Batched changes (storage/db/batches.ts): the rows of a query read a chunk at a time, and a
+ * Batched changes (storage/db/engine/batches.ts): the rows of a query read a chunk at a time, and a
  * change run over a list in statements of a few milliseconds each, with the event loop given back
  * in between. On SQLite and PostgreSQL.
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { inBatches, ROWS_PER_STATEMENT, selectInChunks, TimeSlices } from '../../src/storage/db/batches';
+import { inBatches, ROWS_PER_STATEMENT, selectInChunks, TimeSlices } from '../../src/storage/db/engine/batches';
 import { openTestServices } from '../helpers/database';
 import { testAccount } from '../helpers/listing-fixtures';
 

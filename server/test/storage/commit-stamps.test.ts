@@ -1,5 +1,5 @@
 /**
- * Commit stamps (storage/db/commit-stamps.ts): the WAL-index header of an SQLite file, read from
+ * Commit stamps (storage/db/engine/commit-stamps.ts): the WAL-index header of an SQLite file, read from
  * its `-shm` file, is the same between two readings exactly when nothing committed between them,
  * from this connection, another one, or another process. And what the account's version keeps by
  * it (hot-queries.ts accountVersion) is read again after any commit.
@@ -10,8 +10,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { CommitStamps, WAL_INDEX_HEADER_BYTES } from '../../src/storage/db/commit-stamps';
-import { accountVersion } from '../../src/storage/db/hot-queries';
+import { CommitStamps, WAL_INDEX_HEADER_BYTES } from '../../src/storage/db/engine/commit-stamps';
+import { accountVersion } from '../../src/storage/db/engine/hot-queries';
 import { openTestServices, tempDir } from '../helpers/database';
 import { testAccount } from '../helpers/listing-fixtures';
 import { testEngine } from '../helpers/postgres';

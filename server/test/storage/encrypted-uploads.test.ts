@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { Upload } from '@tus/server';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_CHUNK_SIZE, RECORD_OVERHEAD } from '../../src/operations/crypto/content-cipher';
-import { uploadCipherOf } from '../../src/operations/encrypted-content';
+import { uploadCipherOf } from '../../src/operations/encryption/encrypted-content';
 import { tailPathOf } from '../../src/storage/content/encrypted-uploads';
 import { LocalDiskStore } from '../../src/storage/content/local-disk-store';
 import { sha256OfStream } from '../../src/storage/content/running-hashes';

@@ -1,11 +1,11 @@
 /**
- * The compiled hot queries (storage/db/hot-queries.ts, prepared-query.ts) read what Kysely would
+ * The compiled hot queries (storage/db/engine/hot-queries.ts, prepared-query.ts) read what Kysely would
  * read: on SQLite they run at once on a connection that is free (sqlite-driver.ts immediateRows),
  * the read-only one beside an open transaction, so they never see its uncommitted rows. On SQLite
  * and PostgreSQL.
  */
 import { describe, expect, it } from 'vitest';
-import { accountVersion, isLiveFolderOf } from '../../src/storage/db/hot-queries';
+import { accountVersion, isLiveFolderOf } from '../../src/storage/db/engine/hot-queries';
 import { openTestServices } from '../helpers/database';
 import { testAccount } from '../helpers/listing-fixtures';
 

@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { FileItem } from '../../src/operations/context';
 import type { SortKey } from '../../src/catalog/results';
-import { CURSOR_IDLE_MS, streamChildFiles, type ListingOrder } from '../../src/storage/db/listings-repository';
+import { CURSOR_IDLE_MS, streamChildFiles, type ListingOrder } from '../../src/storage/db/repositories/listings-repository';
 import { openTestServices } from '../helpers/database';
 import { testEngine } from '../helpers/postgres';
 import { testAccount, type TestAccount } from '../helpers/listing-fixtures';

@@ -1,7 +1,7 @@
 /**
  * Reads outside a transaction are answered while another call's transaction is open, and read what
  * is committed (docs/design.md §8, "Long work in slices"): on PostgreSQL from the pool, on SQLite
- * from the driver's read-only connection beside the writer (storage/db/sqlite-driver.ts). Before
+ * from the driver's read-only connection beside the writer (storage/db/engine/sqlite-driver.ts). Before
  * that, on SQLite, one account's long change (emptying a bin of 100,000 items) kept every other
  * account's reads waiting. Where a test awaits a read while a transaction is held open, a read that
  * waited for the transaction would never come: the test then fails by its timeout.
@@ -11,7 +11,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { getFiles } from '../../src/operations/listings';
+import { getFiles } from '../../src/operations/tree/listings';
 import type { Database } from '../../src/storage/db/schema';
 import { openTestServices } from '../helpers/database';
 import { testEngine } from '../helpers/postgres';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, test } from 'vitest';
-import { isCheckViolation, isForeignKeyViolation, isUniqueViolation } from '../../src/storage/db/dialect';
+import { isCheckViolation, isForeignKeyViolation, isUniqueViolation } from '../../src/storage/db/engine/dialect';
 import type { Database } from '../../src/storage/db/schema';
 import { openTestServices } from '../helpers/database';
 

@@ -1,6 +1,6 @@
 /**
  * On SQLite, a stream that the database must sort before its first row (a listing in an order no
- * index serves) is read in a worker thread (storage/db/sorting-worker.ts, routed by
+ * index serves) is read in a worker thread (storage/db/engine/sorting-worker.ts, routed by
  * sqlite-driver.ts): the sort does not hold the event loop, and the rows are the same. The engine's
  * own behaviour, so SQLite only.
  */

@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints off the event loop (storage/db/wal-checkpoints.ts): the service's own SQLite
+ * WAL checkpoints off the event loop (storage/db/engine/wal-checkpoints.ts): the service's own SQLite
  * connection never copies the WAL back into the database file in its commits; a worker thread
  * does it once a thousand pages wait. A change made of many transactions waits for it between
  * them when the WAL grows long, so that the WAL starts over. SQLite only ("sqliteOnly" in
@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { walCaughtUp } from '../../src/storage/db/sqlite-driver';
-import { CHECKPOINT_PAGES } from '../../src/storage/db/wal-checkpoints';
+import { walCaughtUp } from '../../src/storage/db/engine/sqlite-driver';
+import { CHECKPOINT_PAGES } from '../../src/storage/db/engine/wal-checkpoints';
 import { openTestServices } from '../helpers/database';
 
 /** The WAL index header's last frame and the frames already copied back (commit-stamps.ts, walformat.html). */

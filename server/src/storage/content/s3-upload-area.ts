@@ -9,7 +9,7 @@
  * - `<id>.part`: the tail shorter than 5 MiB that the last PATCH left, prepended to the next;
  * - `<id>`: the whole upload, once tus has received the last byte and completed the multipart upload.
  *
- * Completion (operations/uploads.ts) takes the SHA-256 computed while the PATCHes arrived when this
+ * Completion (operations/content/uploads.ts) takes the SHA-256 computed while the PATCHes arrived when this
  * instance received all of them (running-hashes.ts), else reads `<id>` once to hash it; then
  * storeInto copies it inside the store to its content key (CopyObject, or UploadPartCopy beyond
  * 5 GiB): the bytes never pass through this instance again.

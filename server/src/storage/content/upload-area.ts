@@ -1,7 +1,7 @@
 /**
  * Where unfinished uploads are staged: the folder `<dataDir>/uploads/` in the embedded default
  * (LocalUploadArea, with @tus/file-store), the bucket's `<prefix>uploads/` when content is in S3
- * (s3-upload-area.ts, with @tus/s3-store). The tus endpoint (protocol/uploads.ts) writes through
+ * (s3-upload-area.ts, with @tus/s3-store). The tus endpoint (protocol/files/uploads.ts) writes through
  * the area's datastore; the rest of the server reads, stores and removes what it wrote through
  * this interface, without knowing tus or where the bytes are.
  *

@@ -25,7 +25,7 @@ export interface AccountsTable {
   name: string;
   /** `name` in lower case: the unique, case-insensitive login name. */
   name_key: string;
-  /** `scrypt$N$r$p$salt$hash` (operations/passwords.ts). */
+  /** `scrypt$N$r$p$salt$hash` (operations/accounts/passwords.ts). */
   password_hash: string;
   quota_bytes: number;
   used_bytes: Defaulted<number>;
@@ -89,7 +89,7 @@ interface ItemColumns {
   name: string;
   /** NFC-normalized, lower-cased name: what "unique per folder, case-insensitively" compares. */
   name_key: string;
-  /** operations/names.ts naturalSortKey(name): listings order by it (0002_item_order_and_search). */
+  /** operations/tree/names.ts naturalSortKey(name): listings order by it (0002_item_order_and_search). */
   sort_key: Defaulted<string>;
   size: Defaulted<number>;
   created_at: Millis;
@@ -223,7 +223,7 @@ export interface ContentRemovalsTable {
   last_error: string | null;
 }
 
-// ---- Encryption (0006_encryption; rules in operations/encryption.ts) ------------------------
+// ---- Encryption (0006_encryption; rules in operations/encryption/encryption.ts) ------------------------
 
 /** One password: its tip, key derivation and the wrapped data key of a file or folder. */
 export interface EncryptionKeysTable {

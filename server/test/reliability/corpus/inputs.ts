@@ -8,8 +8,8 @@
  * the binding can change anything, and the snapshot around each group proves it.
  */
 import { operations, type OperationSpec, type ParamSpec } from '../../../src/catalog/operations';
-import { validName } from '../../../src/operations/names';
-import { ConversionError, decodeByteArray, decodeBase64, parseInt32, parseLong } from '../../../src/protocol/wire-values';
+import { validName } from '../../../src/operations/tree/names';
+import { ConversionError, decodeByteArray, decodeBase64, parseInt32, parseLong } from '../../../src/protocol/asmx/wire-values';
 import type { Form } from '../../helpers/requests';
 import { forOperation, refused, REFUSAL_CODES, type Expected } from './answers';
 import {

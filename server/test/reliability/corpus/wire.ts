@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { OperationSpec } from '../../../src/catalog/operations';
-import { signRequest } from '../../../src/operations/signing';
+import { signRequest } from '../../../src/operations/accounts/signing';
 import type { Form } from '../../helpers/requests';
 
 export const NAMESPACE = 'http://tempuri.org/';

@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { findOperation, type OperationName, type ServiceName } from '../../../src/catalog/operations';
 import type { Services } from '../../../src/operations/context';
-import { addFileRecord } from '../../../src/operations/file-records';
-import { extensionOf } from '../../../src/operations/names';
+import { addFileRecord } from '../../../src/operations/tree/file-records';
+import { extensionOf } from '../../../src/operations/tree/names';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../../helpers/app-server';
 import { resultXml, type Value } from '../../helpers/requests';
 import { sha256Of, storeTestContent } from '../../helpers/stored-files';

@@ -1,6 +1,6 @@
 /**
  * A small client of the service for the reliability suite: signed calls in the HTTP POST form (the
- * way a client signs them, operations/signing.ts), tus uploads whose body can be sent slowly so
+ * way a client signs them, operations/accounts/signing.ts), tus uploads whose body can be sent slowly so
  * that a kill lands in the middle of it, and downloads hashed as they stream.
  *
  * A call that gets no answer (the server died, the connection broke) rejects with CallFailed: to
@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findOperation, type OperationSpec, type ServiceName } from '../../../src/catalog/operations';
-import { signRequest } from '../../../src/operations/signing';
+import { signRequest } from '../../../src/operations/accounts/signing';
 import { element } from '../../helpers/app-server';
 import { callInForm, resultXml, send, type Value } from '../../helpers/requests';
 

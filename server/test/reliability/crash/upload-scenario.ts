@@ -6,7 +6,7 @@
  * file must have exactly the bytes generated.
  *
  * An upload whose PATCH the kill cut off stays locked by the dead process until the lock's lease
- * runs out (15 s, operations/upload-locks.ts): the client resumes it 16 s after the kill, in a later
+ * runs out (15 s, operations/content/upload-locks.ts): the client resumes it 16 s after the kill, in a later
  * round, and meanwhile uploads other files; the last ones are resumed at the end.
  */
 import { CallFailed, bytesOf, createUpload, download, patchSlowly, sha256, uploadOffset } from './client';
@@ -120,7 +120,7 @@ export const uploadsScenario: Scenario = {
       }
     }
     // A PATCH that the kill cut off left its upload locked by the dead process until the lock's
-    // lease runs out (operations/upload-locks.ts: 15 s); the client resumes once it has.
+    // lease runs out (operations/content/upload-locks.ts: 15 s); the client resumes once it has.
     const due = state.stalled.filter((s) => performance.now() - s.since > UPLOAD_LOCK_LEASE_MS);
     for (const stalled of due) {
       state.stalled.splice(state.stalled.indexOf(stalled), 1);

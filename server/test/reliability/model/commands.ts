@@ -9,7 +9,7 @@
  * meaning while fast-check shrinks it to the shortest one that still fails.
  */
 import fc from 'fast-check';
-import { extensionOf } from '../../../src/operations/names';
+import { extensionOf } from '../../../src/operations/tree/names';
 import { FORMS, type Form } from '../../helpers/requests';
 import { expectedAttrs, type Checker, type View } from './checks';
 import type { Answer, ServiceClient } from './service-client';

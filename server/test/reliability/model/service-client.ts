@@ -5,8 +5,8 @@
  * clock the test sets before every call, so that each item's time is known to the second.
  */
 import { findOperation, type OperationSpec } from '../../../src/catalog/operations';
-import { hashPassword } from '../../../src/operations/passwords';
-import { insertAccount } from '../../../src/storage/db/accounts-repository';
+import { hashPassword } from '../../../src/operations/accounts/passwords';
+import { insertAccount } from '../../../src/storage/db/repositories/accounts-repository';
 import { callSigned, element, logIn, type Session, type TestApp } from '../../helpers/app-server';
 import { resultXml, send, type Form, type Value } from '../../helpers/requests';
 

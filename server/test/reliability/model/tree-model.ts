@@ -10,7 +10,7 @@
  * the model and returns, or throws a Refusal with the documented code and changes nothing (the
  * commands run it on a clone and keep the clone only on success).
  */
-import { extensionOf, nameKey, naturalSortKey } from '../../../src/operations/names';
+import { extensionOf, nameKey, naturalSortKey } from '../../../src/operations/tree/names';
 import type { SortKey } from '../../../src/catalog/results';
 
 /** A refusal the model expects: the `code` of `<result code="…">`. */

@@ -31,7 +31,7 @@
  *   and the embedded default creates `<dataDir>/secret.key` (mode 0600) on its first start.
  */
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
-import { addIdColumn, migrateAtomically, startIdsAt } from '../dialect';
+import { addIdColumn, migrateAtomically, startIdsAt } from '../engine/dialect';
 
 const FIRST_ACCOUNT_ID = 1001;
 

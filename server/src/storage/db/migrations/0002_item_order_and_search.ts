@@ -1,5 +1,5 @@
 /**
- * Natural order for listings: every folder and file gets `sort_key` (operations/names.ts
+ * Natural order for listings: every folder and file gets `sort_key` (operations/tree/names.ts
  * naturalSortKey), and listing a folder reads its children in that order from an index, so the
  * 100,000 items of a big folder stream without sorting in memory.
  *
@@ -8,7 +8,7 @@
  * otherwise, so there the column is declared COLLATE "C".
  */
 import { sql, type Kysely } from 'kysely';
-import { engineOf, migrateAtomically } from '../dialect';
+import { engineOf, migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

@@ -18,7 +18,7 @@
  * `started_at` marks a key whose deletion has begun: from then on no content row may adopt it.
  */
 import { sql, type Kysely } from 'kysely';
-import { migrateAtomically } from '../dialect';
+import { migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

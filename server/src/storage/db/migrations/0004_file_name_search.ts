@@ -5,13 +5,13 @@
  * narrows to one account's live files), so moving a file to the bin or restoring it costs nothing
  * here.
  *
- * What is indexed is name_key (NFC, lower case: operations/names.ts nameKey), and the keyword is
+ * What is indexed is name_key (NFC, lower case: operations/tree/names.ts nameKey), and the keyword is
  * turned into its key the same way, so the match is case-insensitive in every script. Both
  * engines index trigrams, so keys shorter than 3 characters cannot use the index (the search
  * repository scans the account's names for those).
  */
 import { sql, type Kysely } from 'kysely';
-import { engineOf, migrateAtomically } from '../dialect';
+import { engineOf, migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

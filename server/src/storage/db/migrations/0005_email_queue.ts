@@ -18,7 +18,7 @@
  * day's worth.
  */
 import type { Kysely } from 'kysely';
-import { addIdColumn, migrateAtomically } from '../dialect';
+import { addIdColumn, migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

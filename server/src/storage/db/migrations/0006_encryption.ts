@@ -19,7 +19,7 @@
  * into every chunk, the plaintext size. It goes with its content row (on delete cascade).
  *
  * `unlocks`: an item's data key for one session (token), sealed (AES-256-GCM) under a key derived
- * from the token itself (operations/sessions.ts sealWithToken), so a copy of the database alone
+ * from the token itself (operations/accounts/sessions.ts sealWithToken), so a copy of the database alone
  * opens nothing, while any instance given the token can. Deleted with the token (Logout, expiry,
  * password change: on delete cascade) and with the key.
  *
@@ -30,7 +30,7 @@
  * instance died) lets another take over. Progress is counted in files and bytes.
  */
 import { sql, type Kysely } from 'kysely';
-import { addIdColumn, migrateAtomically } from '../dialect';
+import { addIdColumn, migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

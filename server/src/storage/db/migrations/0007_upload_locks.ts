@@ -1,6 +1,6 @@
 /**
  * The upload lock shared by every instance (docs/design.md, "Running several instances";
- * operations/upload-locks.ts): tus serializes the requests on one upload (a PATCH writing, a
+ * operations/content/upload-locks.ts): tus serializes the requests on one upload (a PATCH writing, a
  * HEAD reading the offset, a DELETE) with a lock per upload, which @tus/server keeps in one
  * process's memory by default. With several instances behind a load balancer, two requests on one
  * upload may reach two instances, so the lock is a row here.
@@ -18,7 +18,7 @@
  * took over are deleted by housekeeping.
  */
 import { sql, type Kysely } from 'kysely';
-import { migrateAtomically } from '../dialect';
+import { migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

@@ -2,7 +2,7 @@
  * Listing versions (docs/design.md §8, "The call path"): a counter per account that every change to
  * what a GetFiles answer shows moves on, whoever makes it (this process, another instance on
  * PostgreSQL, the CLI), because the database moves it itself, in triggers. The listing cache
- * (operations/listing-cache.ts) keys what it keeps by it: a cached listing is served only while the
+ * (operations/tree/listing-cache.ts) keys what it keeps by it: a cached listing is served only while the
  * account's version is the one it was read at.
  *
  * What a listing shows comes from `folders` and `files` (the rows, their flags, deleted_at and
@@ -24,7 +24,7 @@
  * No foreign key to accounts: an account's rows are few and outlive nothing that matters.
  */
 import { sql, type Kysely } from 'kysely';
-import { engineOf, migrateAtomically } from '../dialect';
+import { engineOf, migrateAtomically } from '../engine/dialect';
 
 /** The tables whose changes a listing shows. */
 const WATCHED_TABLES = ['folders', 'files', 'encryption_keys', 'encryption_jobs'] as const;

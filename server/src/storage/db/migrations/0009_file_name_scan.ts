@@ -20,7 +20,7 @@
  * pg_trgm index, which serves keys of 3 characters or more.
  */
 import { sql, type Kysely } from 'kysely';
-import { migrateAtomically } from '../dialect';
+import { migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

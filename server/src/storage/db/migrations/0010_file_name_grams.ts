@@ -31,7 +31,7 @@
  * keys keep the scan of 0009's index there (search-repository.ts).
  */
 import { sql, type Kysely } from 'kysely';
-import { engineOf, migrateAtomically } from '../dialect';
+import { engineOf, migrateAtomically } from '../engine/dialect';
 
 /** Longest name_key whose grams are all indexed: 4,096 characters × 3 code points each when lower-cased, and more. */
 const POSITIONS = 16_384;

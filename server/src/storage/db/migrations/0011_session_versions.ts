@@ -5,8 +5,8 @@
  * change, an account or API key removed) or a column of it rewritten that decides whether the token
  * is good and what it signs with (its hash, account, API key, sealed signing key, creation or
  * absolute expiry). So the account's version stands for "nothing a call of this account checks has
- * changed": the token check of every call (operations/sessions.ts) and the folder checks of the
- * listings (operations/account-reads.ts) keep what they read while the version is the same, as the
+ * changed": the token check of every call (operations/accounts/sessions.ts) and the folder checks of the
+ * listings (operations/accounts/account-reads.ts) keep what they read while the version is the same, as the
  * listing cache already does.
  *
  * The touch of a token in use (last_seen_at and idle_expires_at, at most once a minute) does not
@@ -19,7 +19,7 @@
  *   tables cannot name columns, so the update trigger compares old and new rows itself.
  */
 import { sql, type Kysely } from 'kysely';
-import { engineOf, migrateAtomically } from '../dialect';
+import { engineOf, migrateAtomically } from '../engine/dialect';
 
 /** The columns of a token whose change makes what was read of it stale. */
 const DECIDING_COLUMNS = ['account_id', 'api_key_id', 'token_hash', 'sealed_signing_key', 'created_at', 'expires_at'] as const;

@@ -8,7 +8,7 @@
  * upload of its own. Replacing such a cover counts the new one.
  */
 import type { Kysely } from 'kysely';
-import { migrateAtomically } from '../dialect';
+import { migrateAtomically } from '../engine/dialect';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {

@@ -1,0 +1,59 @@
+/**
+ * Periodic work that keeps the stores tidy: expired sessions and throttle counters, expired
+ * uploads, the recycle bin's retention sweep, unreferenced content, planner statistics. Every task
+ * is idempotent, so several instances may run it at the same time without harm.
+ */
+import type { Logger } from '../../log';
+import { refreshPlannerStatistics } from '../../storage/db/engine/dialect';
+import type { Services } from '../context';
+import { removeUnreferencedContent } from '../content/content-removal';
+import { purgeEncryptionLeftovers } from '../encryption/encryption-jobs';
+import { purgeExpiredBinItems } from '../tree/recycle-bin';
+import { purgeExpiredSessions } from '../accounts/sessions';
+import { purgeExpiredUploadLocks } from '../content/upload-locks';
+import { purgeExpiredUploads } from '../content/uploads';
+
+// Expired uploads go before content removal, so that content they alone held goes in the same run.
+const tasks: ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]> = [
+  ['sessions', purgeExpiredSessions],
+  ['uploads', purgeExpiredUploads],
+  // Upload locks left behind by an instance that died (operations/content/upload-locks.ts).
+  ['upload locks', purgeExpiredUploadLocks],
+  // The bin's expired entries before content removal too, so that their content goes in the same run.
+  ['recycle-bin', purgeExpiredBinItems],
+  // Keys of items deleted for good, expired unlocks, encryption work files (encryption-jobs.ts).
+  ['encryption', purgeEncryptionLeftovers],
+  ['content', removeUnreferencedContent],
+  ['planner statistics', (services) => refreshPlannerStatistics(services.db)],
+];
+
+export async function runHousekeeping(services: Services, log: Logger, stopping: () => boolean = () => false): Promise<void> {
+  for (const [name, task] of tasks) {
+    if (stopping()) return;
+    try {
+      await task(services);
+    } catch (error) {
+      log.error('housekeeping failed', { task: name, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+}
+
+/**
+ * Runs housekeeping now and then every `intervalMs`; returns a function that stops it and resolves
+ * once the round under way has finished its task (the database must stay open until then).
+ */
+export function scheduleHousekeeping(services: Services, log: Logger, intervalMs = 10 * 60_000): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const run = () => {
+    running ??= runHousekeeping(services, log, () => stopped).finally(() => (running = null));
+  };
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  run();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The upload lock, shared by every instance through the database (docs/design.md, "Running
+ * several instances"; migration 0007_upload_locks). @tus/server takes a lock on an upload for
+ * each request on it (PATCH, HEAD, POST, DELETE) through a `Locker`; its default, MemoryLocker,
+ * lives in one process, so two PATCHes of one upload on two instances would write at once. This
+ * `Locker` keeps each lock as a row instead, on SQLite and PostgreSQL alike (one path, tested on
+ * both; on a single SQLite instance it costs two small writes per request and one cheap read a
+ * few times a second while locks are held).
+ *
+ * - Taking a lock is one statement: insert the row, or take over a row whose lease has run out
+ *   (the instance holding it died). Otherwise the request asks the holder to let go and tries
+ *   again with a growing pause (10 ms up to 250 ms), until it gets the lock, its request is
+ *   aborted, or 30 s pass (tus answers 500; the client retries).
+ * - Asking the holder to let go: when the holder is a request of this same instance, its
+ *   `requestRelease` is called at once (as MemoryLocker does); otherwise the waiting instance sets
+ *   `release_requested` on the row, and the holding instance, which looks for such rows of its own
+ *   every 250 ms, calls it. @tus/server then ends the older request (after its lockDrainTimeout,
+ *   3 s), as a client resuming on a new connection expects: a HEAD or PATCH of the client's new
+ *   connection ends the PATCH of its old one, wherever each arrived.
+ * - Holding: one statement per instance every 5 s extends the lease (15 s) of every lock it holds.
+ *   A lock found taken over (the instance was cut off from the database for longer than the lease)
+ *   is treated as a release request: the request ends before it can write after the new holder.
+ * - Letting go deletes the row if this acquisition still holds it, and wakes the requests of this
+ *   instance waiting for it at once. If the delete fails, the lease runs out.
+ *
+ * The same lock serializes completing an upload (operations/content/uploads.ts, lock `<id>/completion`,
+ * so that two instances never hash and store one upload at once) and cancelling one (lock `<id>`,
+ * which first ends a PATCH in progress anywhere).
+ *
+ * Times: leases are on the services' clock, as the e-mail and job leases are, so instances' clocks
+ * must agree to well within the lease (NTP); waits and pauses are on this process's timers.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { ERRORS, type Lock, type Locker, type RequestRelease } from '@tus/server';
+import { createLogger } from '../../log';
+import {
+  claimUploadLock,
+  deleteExpiredUploadLocks,
+  releaseUploadLock,
+  renewUploadLocks,
+  requestUploadLockRelease,
+  uploadLocksToRelease,
+} from '../../storage/db/repositories/upload-locks-repository';
+import type { Services } from '../context';
+
+export interface UploadLockTimings {
+  /** How long a lock lasts without renewal: what a request waits at most after its holder died. */
+  readonly leaseMs: number;
+  /** How often the holding instance extends its locks' leases. */
+  readonly renewEveryMs: number;
+  /** How often the holding instance looks for requests (from other instances) to let go. */
+  readonly watchEveryMs: number;
+  /** How long a tus request waits for a lock before giving up (ERR_LOCK_TIMEOUT, 500). */
+  readonly acquireTimeoutMs: number;
+  /** The first, and the longest, pause between two attempts at a held lock. */
+  readonly firstRetryMs: number;
+  readonly maxRetryMs: number;
+}
+
+export const DEFAULT_UPLOAD_LOCK_TIMINGS: UploadLockTimings = {
+  leaseMs: 15_000,
+  renewEveryMs: 5_000,
+  watchEveryMs: 250,
+  // Longer than a lease, so that a lock left by an instance that died is taken over in time.
+  acquireTimeoutMs: 30_000,
+  firstRetryMs: 10,
+  maxRetryMs: 250,
+};
+
+/** A lock this instance holds. */
+interface Holding {
+  readonly holder: string;
+  readonly requestRelease: RequestRelease;
+  /** When it was taken (this process's clock): a renewal that began earlier cannot have seen it. */
+  readonly since: number;
+  asked: boolean;
+}
+
+export class UploadLocker implements Locker {
+  /** This instance, as the rows name it: `host:pid:random`. */
+  readonly instance = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  readonly timings: UploadLockTimings;
+  private readonly holdings = new Map<string, Holding>();
+  /** Requests of this instance waiting for a lock, woken when this instance lets go of it. */
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  private lastRenewal = 0;
+
+  constructor(
+    private readonly services: Pick<Services, 'db' | 'now'>,
+    timings: Partial<UploadLockTimings> = {},
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {
+    this.timings = { ...DEFAULT_UPLOAD_LOCK_TIMINGS, ...timings };
+  }
+
+  newLock(name: string): Lock {
+    return new UploadLock(this, name);
+  }
+
+  /** The names of the locks this instance holds (for tests and diagnostics). */
+  heldNames(): string[] {
+    return [...this.holdings.keys()];
+  }
+
+  /**
+   * Takes lock `name`, asking its holder to let go meanwhile; resolves with this acquisition's
+   * holder id. Rejects with ERRORS.ABORTED once `signal` aborts, ERRORS.ERR_LOCK_TIMEOUT after
+   * `timeoutMs`. `requestRelease` is called (once) when another request wants the lock.
+   */
+  async acquire(name: string, signal: AbortSignal | undefined, requestRelease: RequestRelease, timeoutMs = this.timings.acquireTimeoutMs): Promise<string> {
+    const { db } = this.services;
+    const deadline = Date.now() + timeoutMs;
+    let pause = this.timings.firstRetryMs;
+    for (;;) {
+      if (signal?.aborted) throw ERRORS.ABORTED;
+      const holder = randomBytes(12).toString('hex');
+      const now = this.services.now();
+      const claimed = await claimUploadLock(db, {
+        name,
+        holder,
+        instance: this.instance,
+        now,
+        expiresAt: new Date(now.getTime() + this.timings.leaseMs),
+      });
+      if (claimed) {
+        // A holding of ours still listed lost its lease (it was taken over, and has since ended):
+        // make sure its request stops.
+        const stale = this.holdings.get(name);
+        if (stale) this.askToRelease(stale);
+        if (signal?.aborted) {
+          await this.release(name, holder);
+          throw ERRORS.ABORTED;
+        }
+        this.holdings.set(name, { holder, requestRelease, since: Date.now(), asked: false });
+        this.startWatching();
+        return holder;
+      }
+      const local = this.holdings.get(name);
+      if (local) this.askToRelease(local);
+      else await requestUploadLockRelease(db, name);
+      const left = deadline - Date.now();
+      if (left <= 0) throw ERRORS.ERR_LOCK_TIMEOUT;
+      await this.pause(name, Math.min(pause, left), signal);
+      pause = Math.min(pause * 2, this.timings.maxRetryMs);
+    }
+  }
+
+  /** Lets go of lock `name` if `holder` still holds it, and wakes this instance's waiters. */
+  async release(name: string, holder: string): Promise<void> {
+    if (this.holdings.get(name)?.holder === holder) this.holdings.delete(name);
+    if (this.holdings.size === 0) this.stopWatching();
+    try {
+      await releaseUploadLock(this.services.db, name, holder);
+    } catch (error) {
+      // The lease runs out instead.
+      this.onError(error);
+    } finally {
+      for (const wake of this.waiters.get(name) ?? []) wake();
+    }
+  }
+
+  /** Stops the periodic work (the locks still held then expire with their leases). */
+  close(): void {
+    this.stopWatching();
+  }
+
+  private askToRelease(holding: Holding): void {
+    if (holding.asked) return;
+    holding.asked = true;
+    void Promise.resolve()
+      .then(() => holding.requestRelease())
+      .catch((error: unknown) => this.onError(error));
+  }
+
+  private pause(name: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let waiting = this.waiters.get(name);
+      if (!waiting) this.waiters.set(name, (waiting = new Set()));
+      const set = waiting;
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        set.delete(done);
+        if (set.size === 0 && this.waiters.get(name) === set) this.waiters.delete(name);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      set.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private startWatching(): void {
+    if (this.timer) return;
+    // The lock just taken has a fresh lease: the first renewal is due a period from now.
+    this.lastRenewal = Date.now();
+    this.timer = setInterval(() => void this.tick(), this.timings.watchEveryMs);
+    this.timer.unref();
+  }
+
+  private stopWatching(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.holdings.size === 0) return;
+    this.ticking = true;
+    const { db } = this.services;
+    try {
+      const started = Date.now();
+      if (started - this.lastRenewal >= this.timings.renewEveryMs) {
+        const now = this.services.now();
+        const kept = await renewUploadLocks(db, this.instance, new Date(now.getTime() + this.timings.leaseMs));
+        this.lastRenewal = started;
+        const still = new Set(kept.map((row) => `${row.name}\n${row.holder}`));
+        for (const [name, holding] of this.holdings) {
+          // Taken over by another instance: this request must stop before it writes after them.
+          if (holding.since < started && !still.has(`${name}\n${holding.holder}`)) this.askToRelease(holding);
+        }
+      }
+      for (const row of await uploadLocksToRelease(db, this.instance)) {
+        const holding = this.holdings.get(row.name);
+        if (holding?.holder === row.holder) this.askToRelease(holding);
+      }
+    } catch (error) {
+      this.onError(error);
+    } finally {
+      this.ticking = false;
+    }
+  }
+}
+
+class UploadLock implements Lock {
+  private holder: string | null = null;
+
+  constructor(
+    private readonly locker: UploadLocker,
+    private readonly name: string,
+  ) {}
+
+  async lock(signal: AbortSignal, requestRelease: RequestRelease): Promise<void> {
+    this.holder = await this.locker.acquire(this.name, signal, requestRelease);
+  }
+
+  async unlock(): Promise<void> {
+    const holder = this.holder;
+    if (holder === null) throw new Error('Releasing an unlocked lock!');
+    this.holder = null;
+    await this.locker.release(this.name, holder);
+  }
+}
+
+const lockers = new WeakMap<Services, UploadLocker>();
+
+/** The upload locker of these services (one per instance: buildApp's services). */
+export function uploadLockerOf(services: Services): UploadLocker {
+  let locker = lockers.get(services);
+  if (!locker) {
+    const log = createLogger(services.config.log);
+    locker = new UploadLocker(services, {}, (error) => log.error('upload lock', { error: error instanceof Error ? error.message : String(error) }));
+    lockers.set(services, locker);
+  }
+  return locker;
+}
+
+/**
+ * Runs `work` holding lock `name` (an upload id, or `<id>/completion`): waits up to `timeoutMs` for
+ * it, asking its holder to let go. Work under this lock cannot be asked to stop: it finishes.
+ */
+export async function withUploadLock<T>(services: Services, name: string, work: () => Promise<T>, timeoutMs?: number): Promise<T> {
+  const locker = uploadLockerOf(services);
+  let holder: string;
+  try {
+    holder = await locker.acquire(name, undefined, () => {}, timeoutMs);
+  } catch (error) {
+    if (error === ERRORS.ERR_LOCK_TIMEOUT) throw new Error(`upload lock ${name} was not free within ${timeoutMs ?? locker.timings.acquireTimeoutMs} ms`);
+    throw error;
+  }
+  try {
+    return await work();
+  } finally {
+    await locker.release(name, holder);
+  }
+}
+
+/**
+ * Housekeeping: deletes the locks whose lease has run out (left by an instance that died) and that
+ * no request has taken over since. Such a lock is free already; this only keeps the table small.
+ */
+export async function purgeExpiredUploadLocks(services: Services): Promise<number> {
+  return deleteExpiredUploadLocks(services.db, services.now());
+}

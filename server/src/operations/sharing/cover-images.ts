@@ -1,0 +1,127 @@
+/**
+ * Cover images decoded and encoded anew (docs/sharing.md §4). ShareImageUpload never stores the
+ * bytes it was sent: sharp (libvips) decodes them as a PNG, JPEG, GIF or WebP image, and what is
+ * stored is that image turned upright (EXIF orientation), at most COVER_MAX_SIDE pixels on its
+ * longest side, in sRGB, without any metadata (EXIF, GPS, XMP, ICC, comments), encoded again:
+ * as a JPEG, or as a PNG (at most 256 colours) when it has transparency. Bytes that only start
+ * like an image, a truncated image and a decompression bomb are refused before anything is stored.
+ *
+ * Decoding runs on libuv's threadpool, which file I/O, scrypt (logins) and zlib share: at most
+ * MAX_CONCURRENT_DECODES images are decoded at once, each with one libvips thread, so the pool
+ * always keeps threads for everything else, and the event loop only waits on a promise.
+ */
+import type { Metadata, OutputInfo, Sharp, SharpOptions } from 'sharp';
+import { invalidArgument, tooLarge } from '../errors';
+
+/** The longest side of a stored cover, in pixels: twice what a share page or a link preview shows. */
+export const COVER_MAX_SIDE = 1600;
+
+/**
+ * Images with more pixels than this are not decoded at all (413): read from the header, before
+ * any pixel is. A 5 MiB image of a real photo has far fewer; a few KB of PNG can claim 400 million.
+ */
+export const COVER_MAX_INPUT_PIXELS = 50_000_000;
+
+/** Images decoded at once; the others wait their turn, first come first served. */
+const MAX_CONCURRENT_DECODES = 1;
+
+/** A decode this slow is an image built to be slow (a sane one takes well under a second). */
+const DECODE_TIMEOUT_SECONDS = 20;
+
+/** The formats decoded: what ShareImageUpload accepts (and nothing else libvips could read: SVG, TIFF, PDF…). */
+const ACCEPTED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'gif', 'webp']);
+
+type SharpOf = (input: Buffer, options?: SharpOptions) => Sharp;
+let loading: Promise<SharpOf> | undefined;
+
+/**
+ * sharp, loaded on the first cover (libvips costs some 20 MB of memory and time at start that a
+ * service which never sees one should not pay), and set up once.
+ */
+function loadSharp(): Promise<SharpOf> {
+  loading ??= import('sharp').then(({ default: sharp }) => {
+    // One libvips thread per image, and no cache of decoded images kept between calls.
+    sharp.concurrency(1);
+    sharp.cache(false);
+    // libvips reads many more formats (SVG, PDF, TIFF, HEIF, …), each a parser open to attack: in
+    // this process only the loaders of the four accepted formats run, whatever the bytes claim.
+    sharp.block({ operation: ['VipsForeignLoad'] });
+    sharp.unblock({ operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'] });
+    return sharp;
+  });
+  return loading;
+}
+
+export interface CoverImage {
+  readonly bytes: Buffer;
+  readonly contentType: 'image/jpeg' | 'image/png';
+  readonly width: number;
+  readonly height: number;
+}
+
+const UNREADABLE = 'the image cannot be read: it is damaged, truncated, or not a PNG, JPEG, GIF or WebP image';
+
+/** Runs at most `limit` tasks at once, the others in the order they came. */
+class TaskGate {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next task waiting, if any.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
+
+const decodes = new TaskGate(MAX_CONCURRENT_DECODES);
+
+/** The header's facts, without decoding a pixel; null when the bytes are no image sharp can read. */
+async function headerOf(sharp: SharpOf, input: Buffer): Promise<Metadata | null> {
+  try {
+    return await sharp(input, { limitInputPixels: false }).metadata();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The cover to store for the image `input` (already checked: not empty, at most 5 MiB). 400 when
+ * it is not a whole PNG, JPEG, GIF or WebP image; 413 when it has more than COVER_MAX_INPUT_PIXELS.
+ */
+export function reencodeCover(input: Buffer): Promise<CoverImage> {
+  return decodes.run(async () => {
+    const sharp = await loadSharp();
+    const header = await headerOf(sharp, input);
+    if (!header || !header.format || !ACCEPTED_FORMATS.has(header.format) || !header.width || !header.height) throw invalidArgument(UNREADABLE);
+    if (header.width * header.height > COVER_MAX_INPUT_PIXELS) {
+      throw tooLarge(`the image has more than ${COVER_MAX_INPUT_PIXELS / 1_000_000} million pixels (it is ${header.width} × ${header.height})`);
+    }
+    let resized: { data: Buffer; info: OutputInfo };
+    try {
+      // failOn 'error': a truncated or corrupt image is refused rather than stored half grey.
+      resized = await sharp(input, { failOn: 'error', limitInputPixels: COVER_MAX_INPUT_PIXELS, sequentialRead: true })
+        .autoOrient()
+        .resize({ width: COVER_MAX_SIDE, height: COVER_MAX_SIDE, fit: 'inside', withoutEnlargement: true })
+        .timeout({ seconds: DECODE_TIMEOUT_SECONDS })
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+    } catch {
+      throw invalidArgument(UNREADABLE);
+    }
+    const { width, height, channels } = resized.info;
+    const pixels = () => sharp(resized.data, { raw: { width, height, channels } });
+    // A GIF always decodes with an alpha channel: only one that is used makes a PNG.
+    const transparent = (channels === 2 || channels === 4) && !(await pixels().stats()).isOpaque;
+    const bytes = transparent ? await pixels().png({ palette: true, quality: 90 }).toBuffer() : await pixels().removeAlpha().jpeg({ quality: 85 }).toBuffer();
+    return { bytes, contentType: transparent ? 'image/png' : 'image/jpeg', width, height };
+  });
+}

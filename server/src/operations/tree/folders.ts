@@ -1,0 +1,211 @@
+/**
+ * Changes to the tree (DECISIONS.md §7, extensions §16): FolderAdd, FolderRename, FileRename, Move.
+ *
+ * Names are unique per folder, case-insensitively, across its folders and files together. A clash
+ * is refused with 409 naming the item that has the name; renaming an item to another case of its
+ * own name ("report" → "Report") is not a clash. Nothing here renames silently: only FileAdd makes
+ * a taken name unique (file-records.ts).
+ *
+ * Folders nest at most limits.maxFolderDepth deep (a folder in the root is at depth 1): FolderAdd
+ * and Move refuse with 413 what would go deeper, so that every walk up the tree stays short
+ * (docs/protocol.md §7). Restores keep to it too (recycle-bin.ts).
+ */
+import type { Kysely } from 'kysely';
+import {
+  adjustFolderSizes,
+  findTakenNames,
+  folderChain,
+  folderDepth,
+  insertFolder,
+  liveSubtreeHeights,
+  lockAccountTree,
+  moveFiles,
+  moveFolders,
+  renameFile,
+  renameFolder,
+  type FileRecord,
+  type FolderRecord,
+} from '../../storage/db/repositories/items-repository';
+import type { Database } from '../../storage/db/schema';
+import type { AuthenticatedContext, Empty, ItemResult, ParamsOf } from '../context';
+import { applyEncryptionToMove, encryptionOfNewFolder, withTip } from '../encryption/encryption';
+import { kickEncryptionJobs } from '../encryption/encryption-jobs';
+import { conflict, tooLarge } from '../errors';
+import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
+import { itemIdOf, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders, requireParent } from './id-lists';
+import { extensionOf, nameKey, storedName, validName } from './names';
+
+/** 409 when `name` is taken in the folder (by a folder or a file), saying by what. */
+async function refuseTakenName(tx: Kysely<Database>, accountId: number, folderId: number, name: string): Promise<void> {
+  const [taken] = await findTakenNames(tx, accountId, folderId, [nameKey(name)]);
+  if (taken) throw conflict(`a ${taken.kind} named "${taken.name}" already exists in this folder`);
+}
+
+/** The 413 of a folder that would lie deeper than `maxDepth` (docs/protocol.md §7). */
+export function tooDeep(maxDepth: number, what: string) {
+  return tooLarge(`${what}: folders nest at most ${maxDepth} levels deep`);
+}
+
+export async function folderAdd(ctx: AuthenticatedContext, params: ParamsOf<'FolderAdd'>): Promise<ItemResult> {
+  const accountId = ctx.caller.uid;
+  const { db, config, now } = ctx.services;
+  const name = validName(params.name, config.limits.maxNameLength);
+  const { maxFolderDepth } = config.limits;
+  return inTreeTransaction(db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const parentId = await requireParent(tx, accountId, params.dirid);
+    await refuseTakenName(tx, accountId, parentId, name);
+    if ((await folderDepth(tx, accountId, parentId, maxFolderDepth)) >= maxFolderDepth) {
+      throw tooDeep(maxFolderDepth, 'no folder can be added here');
+    }
+    const folder = await insertFolder(tx, { accountId, parentId, name: storedName(name), at: now() });
+    // Inside an encrypted folder it is encrypted too (423 when that folder is locked).
+    const encryption = await encryptionOfNewFolder(tx, ctx.caller, { id: folder.id, parentId });
+    return { kind: 'item', item: { ...toFolderItem(folder), ...encryption } };
+  });
+}
+
+export async function folderRename(ctx: AuthenticatedContext, params: ParamsOf<'FolderRename'>): Promise<ItemResult> {
+  const accountId = ctx.caller.uid;
+  const { db, config, now } = ctx.services;
+  const name = validName(params.newname, config.limits.maxNameLength, 'newname');
+  return inTreeTransaction(db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const folder = await requireFolder(tx, accountId, params.dirid);
+    // The same name again changes nothing, not even the time.
+    if (folder.name === name) return { kind: 'item', item: await withTip(tx, accountId, toFolderItem(folder)) };
+    if (nameKey(name) !== nameKey(folder.name)) await refuseTakenName(tx, accountId, folder.parentId, name);
+    const renamed = await renameFolder(tx, accountId, folder.id, storedName(name), now());
+    return { kind: 'item', item: await withTip(tx, accountId, toFolderItem(renamed!)) };
+  });
+}
+
+export async function fileRename(ctx: AuthenticatedContext, params: ParamsOf<'FileRename'>): Promise<ItemResult> {
+  const accountId = ctx.caller.uid;
+  const { db, config, now } = ctx.services;
+  const name = validName(params.newname, config.limits.maxNameLength, 'newname');
+  return inTreeTransaction(db, async (tx) => {
+    await lockAccountTree(tx, accountId);
+    const file = await requireFile(tx, accountId, params.fid);
+    if (file.name === name) return { kind: 'item', item: await withTip(tx, accountId, toFileItem(file)) };
+    if (nameKey(name) !== nameKey(file.name)) await refuseTakenName(tx, accountId, file.folderId, name);
+    // The extension follows the name: "a.txt" renamed "a.md" is a .md file.
+    const renamed = await renameFile(tx, accountId, file.id, storedName(name), extensionOf(name), now());
+    return { kind: 'item', item: await withTip(tx, accountId, toFileItem(renamed!)) };
+  });
+}
+
+type Moving = { readonly kind: 'folder'; readonly record: FolderRecord } | { readonly kind: 'file'; readonly record: FileRecord };
+
+const parentOf = (item: Moving) => (item.kind === 'folder' ? item.record.parentId : item.record.folderId);
+
+/** 409 when two moving items share a name, or one's name is taken in the destination. Nothing moves. */
+async function refuseNameClashes(tx: Kysely<Database>, accountId: number, destination: number, moving: readonly Moving[]): Promise<void> {
+  const byKey = new Map<string, Moving>();
+  for (const item of moving) {
+    const key = nameKey(item.record.name);
+    const other = byKey.get(key);
+    if (other) throw conflict(`two of the items to move are named "${other.record.name}" and "${item.record.name}"`);
+    byKey.set(key, item);
+  }
+  const [taken] = await findTakenNames(tx, accountId, destination, [...byKey.keys()]);
+  if (taken) {
+    const item = byKey.get(taken.key)!;
+    throw conflict(`"${item.record.name}" cannot be moved: a ${taken.kind} named "${taken.name}" already exists in the destination`);
+  }
+}
+
+/**
+ * Each moved item takes its size (as it was before the move) away from its old parent and gives
+ * it to the destination; adjustFolderSizes carries both up to every ancestor, in one statement,
+ * along the tree's new shape. That shape is what makes a folder moved together with something
+ * inside it come out right: the inner item's subtraction travels up through the moved folder's new
+ * place, cancelling there the part of the folder's old size that no longer travels with it.
+ */
+function sizeChanges(moving: readonly Moving[], destination: number): Map<number, number> {
+  const deltas = new Map<number, number>();
+  const add = (folderId: number, delta: number) => deltas.set(folderId, (deltas.get(folderId) ?? 0) + delta);
+  for (const item of moving) {
+    add(parentOf(item), -item.record.size);
+    add(destination, item.record.size);
+  }
+  return deltas;
+}
+
+/**
+ * 413 when a moving folder's subtree would reach deeper than the limit in `destination` (at
+ * `destinationDepth`). Each subtree is walked down only as far as the room left, so the check
+ * costs what lies within that many levels, however deep the subtree goes.
+ */
+async function refuseTooDeep(
+  tx: Kysely<Database>,
+  accountId: number,
+  moving: readonly Moving[],
+  destinationDepth: number,
+  maxDepth: number,
+): Promise<void> {
+  const folders = moving.filter((item) => item.kind === 'folder');
+  if (folders.length === 0) return;
+  // Levels a moving folder may have beneath it: it lies at destinationDepth + 1 itself.
+  const room = maxDepth - destinationDepth - 1;
+  let offender: Moving | undefined;
+  if (room < 0) offender = folders[0];
+  else {
+    const heights = await liveSubtreeHeights(tx, accountId, folders.map((item) => item.record.id), room);
+    offender = folders.find((item) => (heights.get(item.record.id) ?? 0) > room);
+  }
+  if (offender) throw tooDeep(maxDepth, `"${offender.record.name}" cannot be moved there`);
+}
+
+/**
+ * Moves folders and files into `todir`, all or nothing: any id that is not the caller's live item
+ * is 404, a folder into itself or its own subtree and a name taken in the destination are 409, a
+ * folder whose subtree would reach deeper than the limit there is 413, and then nothing has
+ * changed. Items already in `todir` stay as they are. A move keeps each item's time.
+ */
+export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>): Promise<Empty> {
+  const accountId = ctx.caller.uid;
+  const { db, config } = ctx.services;
+  const { folderIds, fileIds } = parseIdLists(params.dirids, params.fids, config.limits.maxIdsPerList);
+  let encrypting = false;
+  await inTreeTransaction(db, async (tx) => {
+    // Taken first: on PostgreSQL two concurrent moves could otherwise make a cycle.
+    await lockAccountTree(tx, accountId);
+    const toRoot = Number(params.todir) === 0;
+    const destination = toRoot ? 0 : itemIdOf(params.todir);
+    // The destination is checked in the same query as the folders to move.
+    const lookup = toRoot || folderIds.includes(destination) ? folderIds : [...folderIds, destination];
+    const folders = await requireFolders(tx, accountId, lookup);
+    const files = await requireFiles(tx, accountId, fileIds);
+
+    // The destination's chain: the cycle check, and how deep the moving folders would lie.
+    let destinationDepth = 0;
+    if (destination !== 0 && folderIds.length > 0) {
+      const moved = new Set(folderIds);
+      const chain = await folderChain(tx, accountId, destination);
+      if (chain.some((link) => moved.has(link.id))) throw conflict('cannot move a folder into itself or its own subfolder');
+      destinationDepth = chain.length;
+    }
+
+    const moving: Moving[] = [
+      ...folderIds.map((id): Moving => ({ kind: 'folder', record: folders.get(id)! })),
+      ...fileIds.map((id): Moving => ({ kind: 'file', record: files.get(id)! })),
+    ].filter((item) => parentOf(item) !== destination);
+    if (moving.length === 0) return;
+
+    await refuseNameClashes(tx, accountId, destination, moving);
+    await refuseTooDeep(tx, accountId, moving, destinationDepth, config.limits.maxFolderDepth);
+    const idsOf = (kind: Moving['kind']) => moving.filter((item) => item.kind === kind).map((item) => item.record.id);
+    await moveFolders(tx, accountId, idsOf('folder'), destination);
+    await moveFiles(tx, accountId, idsOf('file'), destination);
+    await adjustFolderSizes(tx, accountId, sizeChanges(moving, destination));
+    // Out of or into a locked folder: 423; into an encrypted one: encrypted with it (DECISIONS.md §11).
+    encrypting = await applyEncryptionToMove(tx, ctx.services, ctx.caller, {
+      destination,
+      sourceFolders: moving.map(parentOf),
+      folderIds: idsOf('folder'),
+    });
+  });
+  if (encrypting) kickEncryptionJobs(ctx.services);
+  return { kind: 'empty' };
+}

@@ -1,0 +1,144 @@
+/**
+ * The built web app (vite build → dist/web), served from the same origin as the services. Client
+ * routes (/folder/12, /s/code…) all answer index.html; hashed assets are cached for good. A share
+ * page (/s/{code}) answers index.html with the share's link preview in <head> (share-preview.ts):
+ * never stored by caches (it names the share), and marked noindex.
+ */
+import { createReadStream, promises as fs } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { answer } from '../http-common';
+import { decodedOrAsSent, routePath } from '../request-target';
+import { SHARE_PAGE_PATH, withPreview, type SharePreviews } from './share-preview';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webmanifest': 'application/manifest+json',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/**
+ * The headers of every page of the app (index.html for any route, the share page, the page shown
+ * before the app is built). The built app is one external module script and one stylesheet (no
+ * inline script or style: `vite build` writes none, React sets styles through the CSSOM, which
+ * style-src does not govern), so everything comes from this origin:
+ * - img-src adds `data:` (the favicon of index.html) and `blob:` (the preview of a cover image
+ *   chosen for upload, an object URL);
+ * - worker-src: the upload hash worker, a file of the build;
+ * - frame-ancestors 'none', and X-Frame-Options for browsers older than it: never framed;
+ * - Referrer-Policy same-origin: a share page's URL (its code, an extraction code in `?pwd=`)
+ *   never goes to another site.
+ * Checked by server/test/reliability/security-headers.test.ts, and by the e2e specs, which run the
+ * built app under it.
+ */
+export const APP_SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+    "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+};
+
+const NOT_BUILT = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Files</title></head>
+<body><h1>The web app is not built</h1><p>Run <code>npm run build:web</code> (npm start does it for you).</p>
+<p>The services: <a href="/OAuthService.asmx">OAuthService</a>, <a href="/FileService.asmx">FileService</a>,
+<a href="/UserService.asmx">UserService</a>, <a href="/ShareService.asmx">ShareService</a>.</p></body></html>
+`;
+
+export class WebApp {
+  private readonly root: string;
+
+  constructor(
+    root: string,
+    /** Link previews of share pages; without them /s/{code} is index.html as it is. */
+    private readonly sharePreviews?: SharePreviews,
+  ) {
+    this.root = path.resolve(root);
+  }
+
+  async serve(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      answer(res, { status: 405, contentType: 'text/plain; charset=utf-8', headers: { Allow: 'GET, HEAD' } }, 'Method not allowed\n');
+      return;
+    }
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      answer(res, { status: 400, contentType: 'text/plain; charset=utf-8' }, 'Bad path\n');
+      return;
+    }
+    const file = path.resolve(this.root, '.' + path.posix.normalize('/' + decoded));
+    const inside = file === this.root || file.startsWith(this.root + path.sep);
+    if (inside && path.extname(file) !== '' && (await isFile(file))) {
+      const immutable = decoded.startsWith('/assets/');
+      return this.sendFile(res, file, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    }
+    if (path.extname(decoded) !== '' && !decoded.endsWith('.html')) {
+      answer(res, { status: 404, contentType: 'text/plain; charset=utf-8' }, 'Not found\n');
+      return;
+    }
+    const index = path.join(this.root, 'index.html');
+    // Read as the capability routes read a path (request-target.ts routePath): `/S/{code}` is a
+    // share page to the app's router too, and the log redacts it the same way.
+    const share = SHARE_PAGE_PATH.exec(routePath(pathname));
+    if (share && this.sharePreviews && (await isFile(index))) return this.sendSharePage(req, res, index, decodedOrAsSent(share[1]));
+    if (await isFile(index)) return this.sendFile(res, index, 'no-cache');
+    answer(res, { status: 200, contentType: 'text/html; charset=utf-8', headers: APP_SECURITY_HEADERS }, NOT_BUILT);
+  }
+
+  private async sendSharePage(req: IncomingMessage, res: ServerResponse, index: string, code: string): Promise<void> {
+    const [template, preview] = await Promise.all([fs.readFile(index, 'utf8'), this.sharePreviews!.lookup(req, code)]);
+    const html = withPreview(template, preview);
+    answer(
+      res,
+      {
+        status: 200,
+        contentType: CONTENT_TYPES['.html'],
+        cacheControl: 'no-store',
+        headers: { ...APP_SECURITY_HEADERS, 'X-Robots-Tag': 'noindex' },
+      },
+      html,
+    );
+  }
+
+  private async sendFile(res: ServerResponse, file: string, cacheControl: string): Promise<void> {
+    const stat = await fs.stat(file);
+    res.statusCode = 200;
+    res.setHeader('Content-Type', CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream');
+    res.setHeader('Content-Length', stat.size);
+    res.setHeader('Cache-Control', cacheControl);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    for (const [name, value] of Object.entries(APP_SECURITY_HEADERS)) res.setHeader(name, value);
+    if (res.req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const stream = createReadStream(file);
+      stream.on('error', () => {
+        res.destroy();
+        resolve();
+      });
+      res.on('close', resolve);
+      stream.pipe(res);
+    });
+  }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await fs.stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}

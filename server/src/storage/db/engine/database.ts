@@ -1,0 +1,141 @@
+/**
+ * Opens the metadata database and brings its schema up to date. The choice of engine is made here
+ * and nowhere else: the embedded default is a SQLite file in the data folder; with
+ * FSS_DATABASE_URL set, PostgreSQL, through a pg pool, with the same migrations and repositories
+ * (the few differences are in dialect.ts).
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import type { Config } from '../../../config';
+import { createLogger } from '../../../log';
+import { engineOf, postgresTextPlugin, postgresTypes } from './dialect';
+import { migrationProvider, migrations } from '../migrations';
+import type { Database } from '../schema';
+import { CachingSqliteDialect } from './sqlite-driver';
+
+export const SQLITE_FILE_NAME = 'fss.sqlite';
+
+/** How long a writer waits for another process's write lock (e.g. the CLI beside the server). */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+export async function openDatabase(config: Config): Promise<Kysely<Database>> {
+  const db = openDatabaseUnmigrated(config);
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+export async function closeDatabase(db: Kysely<Database>): Promise<void> {
+  await db.destroy();
+}
+
+/**
+ * The database of `config` with its schema as it is (openDatabase then migrates it): for
+ * `fss migrate`, which migrates its target only when it is to write to it.
+ */
+export function openDatabaseUnmigrated(config: Config): Kysely<Database> {
+  const dialect = createDialect(config);
+  const db = new Kysely<Database>({ dialect, plugins: config.databaseUrl === undefined ? [] : [postgresTextPlugin] });
+  // The compiled hot queries read at once when the connection is free (prepared-query.ts).
+  if (dialect instanceof CachingSqliteDialect) dialect.serveImmediateReads(db);
+  return db;
+}
+
+/**
+ * The SQLite file of the embedded installation in `dataDir`, opened read-only and as it is (not
+ * migrated): what `fss migrate` copies from, so that it can never change its source. Refuses a
+ * folder without the file rather than creating one.
+ */
+export function openSqliteReadOnly(dataDir: string): Kysely<Database> {
+  const sqlite = new SQLite(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}
+
+/**
+ * The key of the PostgreSQL advisory lock held while migrating ("fss-migr" in ASCII): several
+ * instances starting at once on an empty database migrate one after the other; the later ones then
+ * find nothing to do. Kysely's Migrator takes a lock of its own too, but only once its bookkeeping
+ * tables exist: creating those (`create table if not exists`) races on PostgreSQL.
+ */
+const MIGRATION_LOCK_KEY = 0x6673732d6d696772n;
+
+/** Applies the migrations not yet applied; returns their names (none when up to date). */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  if (engineOf(db) === 'sqlite' || db.isTransaction) return migrate(db);
+  // The common case, a start on an up-to-date database, costs one query and takes no lock.
+  if (await isUpToDate(db)) return [];
+  // A session lock, so on one connection: the lock, the migrations and the unlock.
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(conn);
+    try {
+      return await migrate(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(conn);
+    }
+  });
+}
+
+/** Whether every migration is recorded as applied (false when even the record is missing). */
+async function isUpToDate(db: Kysely<any>): Promise<boolean> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    const applied = new Set(rows.map((row) => row.name));
+    return Object.keys(migrations).every((name) => applied.has(name));
+  } catch {
+    return false;
+  }
+}
+
+async function migrate(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results.find((result) => result.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`, {
+      cause: error,
+    });
+  }
+  return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+function createDialect(config: Config): Dialect {
+  return config.databaseUrl === undefined ? sqliteDialect(config.dataDir) : postgresDialect(config.databaseUrl, config.databasePoolSize, config.log);
+}
+
+function postgresDialect(url: string, poolSize: number, log: (line: string) => void): Dialect {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: postgresTypes });
+  // A pooled connection that fails while idle (the server restarted) is dropped by the pool; without
+  // a listener, the error would end the process.
+  const logger = createLogger(log);
+  pool.on('error', (error) => logger.error('database-connection-failed', { error: error.message }));
+  // The cursor is what Kysely's stream() reads listings through, a chunk of rows at a time.
+  return new PostgresDialect({ pool, cursor: Cursor });
+}
+
+function sqliteDialect(dataDir: string): Dialect {
+  // 0700: the folder holds password hashes and, in the embedded default, the content itself.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const sqlite = new SQLite(path.join(dataDir, SQLITE_FILE_NAME));
+  // WAL lets readers run while one writer writes, and the CLI work beside a running server.
+  sqlite.pragma('journal_mode = WAL');
+  // SQLite leaves foreign keys off unless asked, per connection.
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  // In WAL mode NORMAL is durable against application crashes; only a power loss can lose the
+  // last transactions, never corrupt the file.
+  sqlite.pragma('synchronous = NORMAL');
+  // Without statistics SQLite's planner may prefer an account-wide index scan to an id lookup;
+  // this gathers them where they are missing or stale (cheap: it analyzes only what needs it).
+  sqlite.pragma('optimize = 0x10002');
+  // Our driver (sqlite-driver.ts): Kysely's SqliteDialect with a statement cache and chunked streams.
+  return new CachingSqliteDialect(sqlite);
+}

@@ -1,0 +1,472 @@
+/**
+ * The database side of `fss migrate` (operations/admin/migrate-installation.ts): copying every table of
+ * an embedded installation's SQLite file into a PostgreSQL database, and checking the copy.
+ *
+ * - What is copied: every table of the schema (COPIED_TABLES, in an order where each row's
+ *   foreign keys point at rows copied before it), every column, every id as it is. The exceptions:
+ *   unfinished uploads, whose bytes are in the source's upload folder, which does not move (their
+ *   clients start them again), and the tables of TABLES_NOT_COPIED (upload locks). Identities are then moved on past the highest id the
+ *   source ever handed out (dialect.continueIdsAfterCopy), so no id is handed out twice.
+ * - How: in one transaction of the target, which first empties the copied tables and then inserts
+ *   the rows in batches as they stream from one read transaction of the source (a snapshot), in
+ *   constant memory. An interrupted copy leaves nothing behind; running it again copies afresh.
+ * - The marker (`installation_migrations`, created here, not by a schema migration: only a target
+ *   has it): which installation the target holds a copy of, the secret's check value, and what
+ *   the last copy wrote (rows and digest per table), committed with the rows. It is how a later
+ *   run tells its own earlier copy (which it may replace) from anything else (which it refuses).
+ * - A table's digest: the sum, modulo 2^256, of the SHA-256 of each row in a canonical form
+ *   (columns by name, values typed): independent of the order rows are read in, so it compares a
+ *   table on two engines whose text orders differ, in constant memory.
+ */
+import { createHash } from 'node:crypto';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { continueIdsAfterCopy, lastIssuedId } from './dialect';
+import { migrations } from '../migrations';
+import type { Database } from '../schema';
+
+export interface CopiedTable {
+  readonly name: keyof Database;
+  /** The primary key's columns: rows are read in their order. */
+  readonly key: readonly string[];
+  /** Whether `id` is handed out by the database (continued after the copy). */
+  readonly serialId: boolean;
+  /** Only these rows are copied (and compared); absent: every row. */
+  readonly only?: { readonly where: Expression<SqlBool>; readonly left: string; readonly why: string };
+}
+
+/** Every table of the schema, each after the tables its foreign keys point at. */
+export const COPIED_TABLES = [
+  { name: 'accounts', key: ['id'], serialId: true },
+  { name: 'api_keys', key: ['id'], serialId: true },
+  { name: 'tokens', key: ['id'], serialId: true },
+  { name: 'throttle', key: ['key'], serialId: false },
+  { name: 'content', key: ['id'], serialId: true },
+  { name: 'encryption_keys', key: ['id'], serialId: true },
+  { name: 'folders', key: ['id'], serialId: true },
+  { name: 'files', key: ['id'], serialId: true },
+  { name: 'shares', key: ['id'], serialId: true },
+  { name: 'links', key: ['id'], serialId: true },
+  { name: 'emails', key: ['id'], serialId: true },
+  { name: 'email_sends', key: ['id'], serialId: true },
+  {
+    name: 'uploads',
+    key: ['id'],
+    serialId: false,
+    only: {
+      where: sql<SqlBool>`completed_at is not null`,
+      left: 'unfinished upload(s)',
+      why: 'their bytes stay in the upload folder, which does not move; their clients start them again',
+    },
+  },
+  { name: 'content_removals', key: ['storage_key'], serialId: false },
+  { name: 'content_encryption', key: ['content_id'], serialId: false },
+  { name: 'unlocks', key: ['token_id', 'key_id'], serialId: false },
+  { name: 'encryption_jobs', key: ['id'], serialId: true },
+] as const satisfies readonly CopiedTable[];
+
+/** Tables that are deliberately not copied, and why. */
+export const TABLES_NOT_COPIED = {
+  upload_locks: 'locks of requests in flight, which end with the service that holds them',
+} as const satisfies Partial<Record<keyof Database, string>>;
+
+// A table added to the schema must be added to one of the two lists: this fails to compile until it is.
+type Unlisted = Exclude<keyof Database, (typeof COPIED_TABLES)[number]['name'] | keyof typeof TABLES_NOT_COPIED>;
+const everyTableIsListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyTableIsListed;
+
+const tables: readonly CopiedTable[] = COPIED_TABLES;
+
+// ---- Schema --------------------------------------------------------------------------------------
+
+/** Whether `db` has the table (a database that cannot be reached fails here). */
+async function hasTable(db: Kysely<any>, name: string): Promise<boolean> {
+  const found = await db.introspection.getTables({ withInternalKyselyTables: true });
+  return found.some((table) => table.name === name);
+}
+
+/** The migrations `db` records as applied (name → when), none when it has no record at all. */
+export async function appliedMigrations(db: Kysely<any>): Promise<Map<string, string>> {
+  if (!(await hasTable(db, 'kysely_migration'))) return new Map();
+  const { rows } = await sql<{ name: string; timestamp: unknown }>`select name, timestamp from kysely_migration`.execute(db);
+  return new Map(rows.map((row) => [row.name, row.timestamp instanceof Date ? row.timestamp.toISOString() : String(row.timestamp)]));
+}
+
+export interface SchemaState {
+  /** Migrations of this version that `db` lacks. */
+  readonly missing: readonly string[];
+  /** Migrations `db` has that this version does not know (a newer version made them). */
+  readonly unknown: readonly string[];
+  /** Whether it has no schema at all. */
+  readonly empty: boolean;
+}
+
+export async function schemaState(db: Kysely<any>): Promise<SchemaState> {
+  const applied = await appliedMigrations(db);
+  return {
+    missing: Object.keys(migrations).filter((name) => !applied.has(name)),
+    unknown: [...applied.keys()].filter((name) => !(name in migrations)),
+    empty: applied.size === 0,
+  };
+}
+
+/**
+ * Tables whose columns differ between the two databases ("table: only in source a, b; only in
+ * target c"), for the copied tables; empty when they agree.
+ */
+export async function columnDifferences(source: Kysely<any>, target: Kysely<any>): Promise<string[]> {
+  const [inSource, inTarget] = await Promise.all([columnsOf(source), columnsOf(target)]);
+  const differences: string[] = [];
+  for (const table of tables) {
+    const a = inSource.get(table.name) ?? [];
+    const b = inTarget.get(table.name) ?? [];
+    const onlyA = a.filter((column) => !b.includes(column));
+    const onlyB = b.filter((column) => !a.includes(column));
+    if (onlyA.length + onlyB.length > 0) {
+      differences.push(`${table.name}: only in the source ${onlyA.join(', ') || '-'}; only in the target ${onlyB.join(', ') || '-'}`);
+    }
+  }
+  return differences;
+}
+
+async function columnsOf(db: Kysely<any>): Promise<Map<string, string[]>> {
+  const found = await db.introspection.getTables();
+  return new Map(found.map((table) => [table.name, table.columns.map((column) => column.name).sort()]));
+}
+
+// ---- Rows ----------------------------------------------------------------------------------------
+
+export interface TableCount {
+  readonly table: string;
+  /** Rows that are copied. */
+  readonly rows: number;
+  /** Rows that are not (COPIED_TABLES `only`), what they are, and why. */
+  readonly left: number;
+  readonly leftWhat?: string;
+  readonly leftWhy?: string;
+}
+
+/** The rows of every copied table (0 for a table the database does not have). */
+export async function countTables(db: Kysely<any>): Promise<TableCount[]> {
+  const present = new Set((await db.introspection.getTables()).map((table) => table.name));
+  const counts: TableCount[] = [];
+  for (const table of tables) {
+    if (!present.has(table.name)) {
+      counts.push({ table: table.name, rows: 0, left: 0 });
+      continue;
+    }
+    const all = await countRows(db, table.name);
+    const rows = table.only ? await countRows(db, table.name, table.only.where) : all;
+    counts.push({ table: table.name, rows, left: all - rows, ...(table.only ? { leftWhat: table.only.left, leftWhy: table.only.why } : {}) });
+  }
+  return counts;
+}
+
+async function countRows(db: Kysely<any>, table: string, where?: Expression<SqlBool>): Promise<number> {
+  let query = db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
+  if (where) query = query.where(where);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+function rowsOf(db: Kysely<any>, table: CopiedTable) {
+  let query = db.selectFrom(table.name).selectAll();
+  if (table.only) query = query.where(table.only.where);
+  for (const column of table.key) query = query.orderBy(column);
+  return query;
+}
+
+export interface TableDigest {
+  readonly rows: number;
+  /** 64 hex digits (see the file's comment). */
+  readonly digest: string;
+}
+
+const MODULUS = 1n << 256n;
+
+class Digest {
+  rows = 0;
+  private sum = 0n;
+
+  add(row: Record<string, unknown>): void {
+    const columns = Object.keys(row).sort();
+    const canonical = JSON.stringify(columns.map((column) => [column, canonicalValue(row[column])]));
+    this.sum = (this.sum + BigInt(`0x${createHash('sha256').update(canonical).digest('hex')}`)) % MODULUS;
+    this.rows++;
+  }
+
+  result(): TableDigest {
+    return { rows: this.rows, digest: this.sum.toString(16).padStart(64, '0') };
+  }
+}
+
+/**
+ * A value as both engines read it back: numbers as numbers, text as text (U+0000 as U+FFFF, as the
+ * PostgreSQL dialect stores it: dialect.postgresTextPlugin), null as null.
+ */
+function canonicalValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'bigint') return { n: String(value) };
+  if (typeof value === 'string') return { s: value.replaceAll('\u0000', '\uffff') };
+  if (value instanceof Uint8Array) return { b: Buffer.from(value).toString('hex') };
+  return { x: String(value) };
+}
+
+/** The digest of every copied table of `db`, read as a stream. */
+export async function digestTables(db: Kysely<any>, onTable?: (table: string, digest: TableDigest) => void): Promise<Map<string, TableDigest>> {
+  const digests = new Map<string, TableDigest>();
+  for (const table of tables) {
+    const digest = new Digest();
+    for await (const row of rowsOf(db, table).stream(STREAM_CHUNK)) digest.add(row as Record<string, unknown>);
+    digests.set(table.name, digest.result());
+    onTable?.(table.name, digest.result());
+  }
+  return digests;
+}
+
+const STREAM_CHUNK = 1000;
+/** Rows per INSERT, at most: PostgreSQL takes up to 65,535 parameters in one statement. */
+const MAX_BATCH_ROWS = 1000;
+const MAX_BATCH_PARAMETERS = 30_000;
+
+export interface CopyProgress {
+  /** A table is about to be copied: its rows. */
+  onTableStart?(table: string, rows: number): void;
+  /** Rows of the table copied so far (after each batch). */
+  onRows?(table: string, copied: number, rows: number): void;
+  onTableDone?(table: string, digest: TableDigest): void;
+}
+
+/**
+ * Replaces the copied tables of `target` with the rows of `source`, in one transaction of the
+ * target over one read transaction (a snapshot) of the source; records the copy in the marker row
+ * of `sourceId` (beginRun made it) within the same transaction. Returns each table's digest.
+ */
+export async function copyTables(
+  source: Kysely<Database>,
+  target: Kysely<Database>,
+  marker: { readonly sourceId: string; readonly at: Date },
+  progress: CopyProgress = {},
+): Promise<Map<string, TableDigest>> {
+  const src = source as Kysely<any>;
+  return src.transaction().execute((snapshot) =>
+    (target as Kysely<any>).transaction().execute(async (tx) => {
+      // Children first, so that no foreign key is in the way.
+      for (const table of [...tables].reverse()) await tx.deleteFrom(table.name).execute();
+      const digests = new Map<string, TableDigest>();
+      for (const table of tables) {
+        const rows = table.only ? await countRows(snapshot, table.name, table.only.where) : await countRows(snapshot, table.name);
+        progress.onTableStart?.(table.name, rows);
+        const digest = new Digest();
+        let batch: Record<string, unknown>[] = [];
+        let batchLimit = MAX_BATCH_ROWS;
+        const flush = async () => {
+          if (batch.length === 0) return;
+          await tx.insertInto(table.name).values(batch).execute();
+          batch = [];
+          progress.onRows?.(table.name, digest.rows, rows);
+        };
+        for await (const row of rowsOf(snapshot, table).stream(STREAM_CHUNK)) {
+          const values = row as Record<string, unknown>;
+          if (digest.rows === 0) batchLimit = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(MAX_BATCH_PARAMETERS / Object.keys(values).length)));
+          digest.add(values);
+          batch.push(values);
+          if (batch.length >= batchLimit) await flush();
+        }
+        await flush();
+        if (table.serialId) await continueIdsAfterCopy(tx, table.name, await lastIssuedId(snapshot, table.name));
+        digests.set(table.name, digest.result());
+        progress.onTableDone?.(table.name, digest.result());
+      }
+      await tx
+        .updateTable(MARKER_TABLE)
+        .set({ rows_copied_at: marker.at.getTime(), copied: JSON.stringify(Object.fromEntries(digests)) })
+        .where('source_id', '=', marker.sourceId)
+        .execute();
+      return digests;
+    }),
+  );
+}
+
+// ---- The marker ----------------------------------------------------------------------------------
+
+const MARKER_TABLE = 'installation_migrations';
+
+export interface MigrationMarker {
+  /** Which installation (operations/admin/migrate-installation.ts sourceIdentity). */
+  readonly sourceId: string;
+  /** Where it was when last copied from, for messages. */
+  readonly sourceDir: string;
+  /** A check value of the server secret the copy was made for (never the secret). */
+  readonly secretCheck: string;
+  readonly runs: number;
+  readonly startedAt: Date;
+  /** When the rows were last copied (committed with them); null before the first copy committed. */
+  readonly rowsCopiedAt: Date | null;
+  /** What that copy wrote, per table. */
+  readonly copied: ReadonlyMap<string, TableDigest> | null;
+  /** When a run last ended with everything verified; null while one is unfinished. */
+  readonly finishedAt: Date | null;
+}
+
+interface MarkerRow {
+  source_id: string;
+  source_dir: string;
+  secret_check: string;
+  runs: number;
+  started_at: number;
+  rows_copied_at: number | null;
+  copied: string | null;
+  finished_at: number | null;
+}
+
+/** The markers of `db`; none when it has no marker table. */
+export async function readMarkers(db: Kysely<any>): Promise<MigrationMarker[]> {
+  if (!(await hasTable(db, MARKER_TABLE))) return [];
+  const { rows } = await sql<MarkerRow>`select * from ${sql.table(MARKER_TABLE)} order by started_at`.execute(db);
+  return rows.map((row) => ({
+    sourceId: row.source_id,
+    sourceDir: row.source_dir,
+    secretCheck: row.secret_check,
+    runs: Number(row.runs),
+    startedAt: new Date(Number(row.started_at)),
+    rowsCopiedAt: row.rows_copied_at === null ? null : new Date(Number(row.rows_copied_at)),
+    copied: row.copied === null ? null : new Map(Object.entries(JSON.parse(row.copied) as Record<string, TableDigest>)),
+    finishedAt: row.finished_at === null ? null : new Date(Number(row.finished_at)),
+  }));
+}
+
+/** Creates the marker table if needed and records the start of a run (the first, or another). */
+export async function beginRun(db: Kysely<any>, run: { readonly sourceId: string; readonly sourceDir: string; readonly secretCheck: string; readonly at: Date }): Promise<void> {
+  await db.schema
+    .createTable(MARKER_TABLE)
+    .ifNotExists()
+    .addColumn('source_id', 'text', (col) => col.primaryKey())
+    .addColumn('source_dir', 'text', (col) => col.notNull())
+    .addColumn('secret_check', 'text', (col) => col.notNull())
+    .addColumn('runs', 'bigint', (col) => col.notNull())
+    .addColumn('started_at', 'bigint', (col) => col.notNull())
+    .addColumn('rows_copied_at', 'bigint')
+    .addColumn('copied', 'text')
+    .addColumn('finished_at', 'bigint')
+    .execute();
+  await db
+    .insertInto(MARKER_TABLE)
+    .values({ source_id: run.sourceId, source_dir: run.sourceDir, secret_check: run.secretCheck, runs: 1, started_at: run.at.getTime() })
+    .onConflict((oc) =>
+      oc.column('source_id').doUpdateSet((eb) => ({
+        source_dir: eb.ref('excluded.source_dir'),
+        secret_check: eb.ref('excluded.secret_check'),
+        started_at: eb.ref('excluded.started_at'),
+        runs: eb(`${MARKER_TABLE}.runs`, '+', 1),
+        finished_at: null,
+      })),
+    )
+    .execute();
+}
+
+/** Records that the run of `sourceId` ended with everything verified. */
+export async function finishRun(db: Kysely<any>, sourceId: string, at: Date): Promise<void> {
+  await db.updateTable(MARKER_TABLE).set({ finished_at: at.getTime() }).where('source_id', '=', sourceId).execute();
+}
+
+// ---- What the checks read ------------------------------------------------------------------------
+
+export interface ContentBlob {
+  readonly id: number;
+  readonly storageKey: string;
+  /** SHA-256 of the plaintext. */
+  readonly sha256: string;
+  /** Bytes as stored. */
+  readonly size: number;
+  readonly encrypted: boolean;
+}
+
+/** Content rows with an id above `after`, in id order, at most `limit`. */
+export async function contentAfter(db: Kysely<Database>, after: number, limit: number): Promise<ContentBlob[]> {
+  const rows = await db
+    .selectFrom('content')
+    .select(['id', 'storage_key', 'sha256', 'size', 'encrypted'])
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, storageKey: row.storage_key, sha256: row.sha256, size: Number(row.size), encrypted: row.encrypted === 1 }));
+}
+
+/** Cover images (their content-store keys) of shares with an id above `after`, in id order. */
+export async function shareImagesAfter(db: Kysely<Database>, after: number, limit: number): Promise<Array<{ readonly shareId: number; readonly key: string }>> {
+  const rows = await db
+    .selectFrom('shares')
+    .select(['id', 'image_key'])
+    .where('image_key', 'is not', null)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ shareId: row.id, key: row.image_key! }));
+}
+
+/** How many blobs the rows name (content rows and cover images), and the content's bytes. */
+export async function blobTotals(db: Kysely<Database>): Promise<{ readonly content: number; readonly contentBytes: number; readonly images: number }> {
+  const content = await db
+    .selectFrom('content')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.coalesce(eb.fn.sum<number>('size'), sql<number>`0`).as('bytes')])
+    .executeTakeFirstOrThrow();
+  const images = await db
+    .selectFrom('shares')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('image_key', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return { content: Number(content.n), contentBytes: Number(content.bytes), images: Number(images.n) };
+}
+
+/** Folders nested deeper than a limit: how many, and the deepest of them. */
+export interface DeepFolders {
+  readonly count: number;
+  readonly deepest: { readonly id: number; readonly account: string; readonly depth: number } | null;
+}
+
+/**
+ * The folders (in any state) that lie deeper than `maxDepth`, a folder in the root being at depth 1.
+ * One walk down from the roots, each folder reached once through the parent index: it ends however
+ * the rows are (a corrupt cycle is never reached from a root).
+ */
+export async function foldersDeeperThan(db: Kysely<Database>, maxDepth: number): Promise<DeepFolders> {
+  const { rows } = await sql<{ id: number; account: string; depth: number; count: number }>`
+    with recursive placed(id, account_id, depth) as (
+      select id, account_id, 1 from folders where parent_id = 0
+      union all
+      select f.id, f.account_id, p.depth + 1
+      from placed p cross join folders f
+      where f.account_id = p.account_id and f.parent_id = p.id
+    ),
+    deep as (select id, account_id, depth from placed where depth > ${maxDepth})
+    select d.id, a.name as account, d.depth, (select count(*) from deep) as count
+    from deep d join accounts a on a.id = d.account_id
+    order by d.depth desc, d.id
+    limit 1`.execute(db);
+  const row = rows[0];
+  return row ? { count: Number(row.count), deepest: { id: Number(row.id), account: row.account, depth: Number(row.depth) } } : { count: 0, deepest: null };
+}
+
+/** Up to `limit` extraction codes sealed under the server secret (shares, queued e-mails). */
+export async function sealedExtractionCodes(db: Kysely<Database>, limit: number): Promise<string[]> {
+  const shares = await db.selectFrom('shares').select('downpwd_sealed as sealed').where('downpwd_sealed', 'is not', null).limit(limit).execute();
+  const emails = await db
+    .selectFrom('emails')
+    .select('extraction_code_sealed as sealed')
+    .where('extraction_code_sealed', 'is not', null)
+    .limit(limit)
+    .execute();
+  return [...shares, ...emails].map((row) => row.sealed!);
+}
+
+/**
+ * SQLite's `data_version`: changes when another connection commits to the file. The source of a
+ * migration is always a SQLite file; reading this before and after tells whether anything (a
+ * service still running) wrote to it meanwhile.
+ */
+export async function sqliteDataVersion(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ data_version: number }>`pragma data_version`.execute(db);
+  return Number(rows[0]?.data_version ?? 0);
+}
