@@ -24,7 +24,7 @@ const withoutDatabase = [
 
 /**
  * Test files about the SQLite engine and the embedded default themselves: they run in the "sqlite"
- * project only (docs/design.md §11). serve-output.test.ts checks what `fss serve` prints on it. The
+ * project only (docs/design.md §14). serve-output.test.ts checks what `fss serve` prints on it. The
  * kill -9 tests build their big tree by writing the stopped service's SQLite file and copy whole
  * data folders, database included, for every kill. The WAL checkpoint tests read SQLite's WAL
  * index. The reliability suite (docs/reliability.md) runs against the embedded default, with its

@@ -1,7 +1,7 @@
 /**
  * Part of section 4: a 1 MiB download while 32 clients loop Login (issue 18). Every Login costs a
  * password hash on libuv's thread pool, which file reads share; the service runs at most
- * FSS_PASSWORD_HASH_SLOTS of them at once (docs/design.md, "Password hashes and the thread pool").
+ * FSS_PASSWORD_HASH_SLOTS of them at once (docs/security.md, "Password hashes and the thread pool").
  *
  * The clients (in this process, on CPU 1) send Login after Login, in the four forms, half with the
  * bench account's password and half with unknown accounts, each from an address of its own

@@ -1,6 +1,6 @@
 /**
  * `npm run build:server`: the server as one JavaScript module, dist/server/fss.mjs, which bin/fss.mjs
- * runs while it is newer than every file of server/src (docs/design.md §8, "The call path").
+ * runs while it is newer than every file of server/src (docs/design.md §6).
  *
  * Why: run through tsx's loader, the sources carry a cost on every call and in memory. tsx builds
  * with esbuild's keepNames, which wraps every function created at run time in a call that sets its

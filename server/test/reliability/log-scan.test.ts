@@ -1,5 +1,5 @@
 /**
- * Nothing secret reaches a log line (docs/design.md §7 "Logs"). The service runs as an operator
+ * Nothing secret reaches a log line (docs/security.md "Logs"). The service runs as an operator
  * runs it (`fss serve` in a child process, its stdout and stderr captured whole) with a known server
  * secret and an SMTP server that needs a password, through a full journey in the call forms that
  * put secrets where a careless log would pick them up (HTTP GET query strings, bearer headers,

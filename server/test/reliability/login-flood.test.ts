@@ -1,6 +1,6 @@
 /**
  * A flood of expensive unauthenticated work must not starve other users (docs/protocol.md §5.5,
- * docs/design.md "Password hashes and the thread pool"). Every Login costs a password hash
+ * docs/security.md "Password hashes and the thread pool"). Every Login costs a password hash
  * (scrypt, about 0.2 s of a thread of libuv's pool, the pool that also reads files); before the
  * hash queue, 32 clients looping Login held every thread, and a 1 MiB download took 8 s instead
  * of 10 ms.

@@ -1,5 +1,5 @@
 /**
- * The safety headers of every kind of answer (docs/design.md §7, docs/protocol.md §13.2):
+ * The safety headers of every kind of answer (docs/security.md, docs/protocol.md §13.2):
  *
  * - every answer, whatever route and status, says `X-Content-Type-Options: nosniff`: no browser
  *   ever guesses that a download, a service answer or an error is a script or a page;

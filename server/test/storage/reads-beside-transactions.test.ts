@@ -1,6 +1,6 @@
 /**
  * Reads outside a transaction are answered while another call's transaction is open, and read what
- * is committed (docs/design.md §8, "Long work in slices"): on PostgreSQL from the pool, on SQLite
+ * is committed (docs/design.md §9): on PostgreSQL from the pool, on SQLite
  * from the driver's read-only connection beside the writer (storage/db/engine/sqlite-driver.ts). Before
  * that, on SQLite, one account's long change (emptying a bin of 100,000 items) kept every other
  * account's reads waiting. Where a test awaits a read while a transaction is held open, a read that

@@ -1,5 +1,5 @@
 /**
- * Reads kept at the account's version (docs/design.md §8, "The call path"): what the checks of a
+ * Reads kept at the account's version (docs/design.md §6): what the checks of a
  * call read about an account (its token, the folder it names) is kept in memory with the version
  * it was read at, and used again while that is still the account's version.
  *

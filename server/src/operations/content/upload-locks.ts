@@ -1,5 +1,5 @@
 /**
- * The upload lock, shared by every instance through the database (docs/design.md, "Running
+ * The upload lock, shared by every instance through the database (docs/design.md §11, "Running
  * several instances"; migration 0007_upload_locks). @tus/server takes a lock on an upload for
  * each request on it (PATCH, HEAD, POST, DELETE) through a `Locker`; its default, MemoryLocker,
  * lives in one process, so two PATCHes of one upload on two instances would write at once. This

@@ -1,7 +1,7 @@
 /**
  * Comparing a secret with what a caller gave, in a time that tells nothing about either. Both
  * texts are hashed first (SHA-256), so that values of different lengths compare in the same time
- * as equal-length ones, then the digests are compared with timingSafeEqual. docs/design.md §7 lists
+ * as equal-length ones, then the digests are compared with timingSafeEqual. docs/security.md lists
  * every place a secret is compared, and how.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The bound on password hashes in flight (docs/design.md, "Password hashes and the thread pool").
+ * The bound on password hashes in flight (docs/security.md, "Password hashes and the thread pool").
  *
  * Node runs scrypt on libuv's thread pool, the pool that also reads and writes files: four threads
  * unless UV_THREADPOOL_SIZE says otherwise. Unbounded, a burst of logins held every thread for

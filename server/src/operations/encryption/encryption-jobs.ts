@@ -15,7 +15,7 @@
  * - The data key travels with the job, sealed under a key derived from the server secret (never
  *   stored in the database), from the call that made the job until the job ends; then it is
  *   erased. This is the one time the server can read an item's content without a session that
- *   unlocked it: while its files are being encrypted or decrypted (docs/design.md §12).
+ *   unlocked it: while its files are being encrypted or decrypted (docs/security.md).
  * - A job ends when no work is left; the check runs under the account's row lock, the lock that
  *   FileAdd and Move take when they add work to the job (ensureEncryptJob), so a file added at
  *   the last moment is never left behind. A file that fails is counted, logged and skipped; an

@@ -1,7 +1,7 @@
 /**
  * The listing cache: the items of recently answered folder listings (GetFiles, GetFilesWhitPath),
  * kept in memory so that a client polling a folder costs a few indexed lookups instead of reading
- * and mapping every row again (docs/design.md §8, "The call path").
+ * and mapping every row again (docs/design.md §6).
  *
  * Only the items come from here. Every check of the call runs as before, on every call, before the
  * cache is asked: the token, the sign, that the folder exists, is live and is the caller's, that it

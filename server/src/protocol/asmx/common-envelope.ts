@@ -3,7 +3,7 @@
  * proxies, zeep and node-soap all write an envelope, an optional empty header, a body holding one
  * request element, and one child element of text per parameter. Reading that shape directly costs a
  * fraction of building the general reader's tree (xml-reader.ts) and binding from it, which was
- * about a quarter of a SOAP call's CPU (docs/design.md §8, "The call path").
+ * about a quarter of a SOAP call's CPU (docs/design.md §6).
  *
  * It accepts a strict subset of XML and answers undefined for anything else, which the general
  * reader then reads as before: a DTD, a comment or processing instruction, CDATA, an entity or

@@ -1,7 +1,7 @@
 /**
  * Whether anything was committed to an SQLite database since a given moment, for the price of one
  * small file read instead of a query: what lets the account's version (hot-queries.ts) be read once
- * and then used again by every call until something commits (docs/design.md §8, "The call path").
+ * and then used again by every call until something commits (docs/design.md §6).
  *
  * In WAL mode every SQLite connection to the file, in any process, shares the WAL index: the
  * `-shm` file beside the database, mapped into memory by each of them. It begins with a header, in

@@ -5,7 +5,7 @@
  * first step: a GetFiles of 100,000 items by time held the service's one event loop for 70–200 ms,
  * and every call of every account waited as long (bench/README.md, "Stalls"). An index per order
  * would stream them, at the cost of an index write per order on every change and ~110 bytes per
- * row per index (docs/design.md §8, "Long work in slices").
+ * row per index (docs/design.md §9).
  *
  * The worker opens a read-only connection per cursor (a connection's open cursor would hold every
  * later read on it to its snapshot), reads a chunk of rows when asked, and closes the cursor at the

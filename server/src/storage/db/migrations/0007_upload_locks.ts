@@ -1,5 +1,5 @@
 /**
- * The upload lock shared by every instance (docs/design.md, "Running several instances";
+ * The upload lock shared by every instance (docs/design.md §11, "Running several instances";
  * operations/content/upload-locks.ts): tus serializes the requests on one upload (a PATCH writing, a
  * HEAD reading the offset, a DELETE) with a lock per upload, which @tus/server keeps in one
  * process's memory by default. With several instances behind a load balancer, two requests on one

@@ -1,5 +1,5 @@
 /**
- * Listing versions (docs/design.md §8, "The call path"): a counter per account that every change to
+ * Listing versions (docs/design.md §6): a counter per account that every change to
  * what a GetFiles answer shows moves on, whoever makes it (this process, another instance on
  * PostgreSQL, the CLI), because the database moves it itself, in triggers. The listing cache
  * (operations/tree/listing-cache.ts) keys what it keeps by it: a cached listing is served only while the

@@ -22,7 +22,7 @@
  * 36.6 million grams, 587 MB (with the index dropped below, the database grows from 777 MB to
  * 1,300 MB), built in 74 s by this migration; a key of 1–2 characters that matches nothing takes
  * 0.2–0.4 ms instead of 135–175 ms. The price is paid on writes: about 25 µs more per file added
- * and 50 µs more per file deleted for good (some 30 entries each); docs/design.md §9.5.
+ * and 50 µs more per file deleted for good (some 30 entries each); docs/design.md §10 ("Search").
  *
  * The index of 0009 (files_live_name_key), which only the scan read, is dropped on SQLite: it was
  * updated for every file moved to the bin or restored (and repeated the unique files_live_name).

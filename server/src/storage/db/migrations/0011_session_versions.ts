@@ -1,5 +1,5 @@
 /**
- * Sessions move the account's version too (docs/design.md §8, "The call path"). The counter of
+ * Sessions move the account's version too (docs/design.md §6). The counter of
  * 0008_listing_versions moves on with every change to what a listing shows; from here on it also
  * moves when a session of the account ends or changes: a token deleted (Logout, expiry, a password
  * change, an account or API key removed) or a column of it rewritten that decides whether the token
