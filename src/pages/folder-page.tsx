@@ -25,10 +25,10 @@ import { Spinner, ToolButton } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSelection } from '../hooks/use-selection';
 import { useSortParam } from '../hooks/use-sort-param';
-import { useUploads } from '../hooks/use-uploads';
+import { useUploads } from '../uploads/use-uploads';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
-import { describeError } from '../lib/error-text';
+import { describeError } from '../components/error-text';
 import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 

@@ -26,7 +26,7 @@ import { useSelection } from '../hooks/use-selection';
 import { useSortParam } from '../hooks/use-sort-param';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
-import { describeError } from '../lib/error-text';
+import { describeError } from '../components/error-text';
 import { itemKey, parentPath } from '../lib/items';
 import { notify } from '../lib/notices';
 

@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import type { Sort } from '../../api/files';
 import { useI18n } from '../../i18n';
 import type { TrailSegment } from '../../lib/share-code-store';
-import { withSort } from '../../lib/sort';
+import { withSort } from '../../hooks/use-sort-param';
 import { Icon } from '../ui/icons';
 
 /** The address of a folder of the share, in an order: `?dir=12&order=name&desc=0`; the shared folder itself has no dir. */

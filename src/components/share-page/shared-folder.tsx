@@ -18,7 +18,7 @@ import { useViewMode } from '../../hooks/use-view-mode';
 import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
 import { shareCodeStore } from '../../lib/share-code-store';
-import { describeError } from '../../lib/error-text';
+import { describeError } from '../error-text';
 import { ErrorPanel } from '../error-panel';
 import { SortControl, ViewToggle } from '../file-browser/sort-control';
 import { useListKeys } from '../file-browser/use-list-keys';

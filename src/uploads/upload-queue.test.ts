@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/errors';
-import type { FileAddParams, FolderAddParams } from '../../api/generated/operations';
-import type { FileItem, FolderItem, Listing } from '../../api/results';
+import { ApiError } from '../api/errors';
+import type { FileAddParams, FolderAddParams } from '../api/generated/operations';
+import type { FileItem, FolderItem, Listing } from '../api/results';
 import { hashBlob } from './hash';
 import { createUploadQueue, extensionOf, HASH_GRACE_MS, memoryResumeStore, type UploadQueue, type UploadQueueOptions } from './upload-queue';
 import type { Hasher, PatchOptions, ResumeStore, UploadSnapshot, UploadState, UploadTransport } from './types';

@@ -16,9 +16,9 @@
  * record, asks the server with HEAD how many bytes it has, and sends the rest. A broken connection
  * is retried with growing delays, each time from the offset HEAD reports.
  */
-import { ApiError, isApiError } from '../../api/errors';
-import type { FileItem, FolderItem } from '../../api/results';
-import { checkName, nameProblemMessage } from '../name-check';
+import { ApiError, isApiError } from '../api/errors';
+import type { FileItem, FolderItem } from '../api/results';
+import { checkName, nameProblemMessage } from '../api/name-check';
 import { createFolderResolver } from './folder-tree';
 import {
   ACTIVE_STATES,
@@ -490,7 +490,7 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
 
   async function process(entry: Entry, signal: AbortSignal): Promise<void> {
     const { source } = entry;
-    // A name the service would refuse (its own rule: lib/name-check.ts) is neither hashed nor sent.
+    // A name the service would refuse (its own rule: api/name-check.ts) is neither hashed nor sent.
     const badName = checkName(source.name);
     if (badName) throw new UploadFailure('InvalidArgument', nameProblemMessage(badName));
     if (entry.folderId === null) {
