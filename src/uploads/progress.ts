@@ -13,24 +13,14 @@ const URGENT_DELAY_MS = 50;
 const SPEED_WINDOW_MS = 5_000;
 const MIN_SPEED_SPAN_MS = 400;
 
-export interface Progress {
-  /**
-   * Something changed (in `entry`, or in the list). A state change (`urgent`) is announced within
-   * URGENT_DELAY_MS of the last announcement, progress within `progressIntervalMs`; changes in
-   * between are announced together, so that 10,000 small files finishing one after another cost a
-   * few announcements a second.
-   */
-  changed(entry: Entry | null, urgent: boolean): void;
-  snapshot(): UploadSnapshot;
-  subscribe(listener: () => void): () => void;
-}
+export type Progress = ReturnType<typeof createProgress>;
 
 export function createProgress(options: {
   readonly now: () => number;
   readonly progressIntervalMs: number;
   readonly entries: () => readonly Entry[];
   readonly interrupted: () => readonly InterruptedUpload[];
-}): Progress {
+}) {
   const { now, progressIntervalMs, entries, interrupted } = options;
   const listeners = new Set<() => void>();
   let snapshot: UploadSnapshot = { items: [], totals: totalsOf([]), interrupted: [] };
@@ -39,6 +29,12 @@ export function createProgress(options: {
   let dueAt = Infinity;
   const urgentDelayMs = Math.min(URGENT_DELAY_MS, progressIntervalMs);
 
+  /**
+   * Something changed (in `entry`, or in the list). A state change (`urgent`) is announced within
+   * URGENT_DELAY_MS of the last announcement, progress within `progressIntervalMs`; changes in
+   * between are announced together, so that 10,000 small files finishing one after another cost a
+   * few announcements a second.
+   */
   function changed(entry: Entry | null, urgent: boolean) {
     if (entry) entry.dirty = true;
     const due = lastEmit + (urgent ? urgentDelayMs : progressIntervalMs);
@@ -70,7 +66,7 @@ export function createProgress(options: {
   return {
     changed,
     snapshot: () => snapshot,
-    subscribe(listener) {
+    subscribe(listener: () => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },

@@ -25,37 +25,14 @@ export function memoryResumeStore(): ResumeStore {
   };
 }
 
-export interface ResumeRecords {
-  /** Claims the entry's fingerprint in `folderId`, unless another entry of this page owns it. */
-  claim(entry: Entry, folderId: number): void;
-  /** The entry's record, unless it is about to expire (then it is forgotten). */
-  usable(entry: Entry): ResumeRecord | undefined;
-  /** Remembers the upload just created for the entry (with its hash when known). */
-  remember(entry: Entry, url: string, expires: number | undefined): void;
-  /** Adds a hash learnt after the upload was created to its record. */
-  rememberHash(entry: Entry): void;
-  /** Forgets the entry's record (its upload is done with). */
-  forget(entry: Entry): void;
-  /** Gives up the entry's claim (its record, if any, is then listed as interrupted). */
-  release(entry: Entry): void;
-  /** A cancelled or given-up file: deletes its uploads on the server, forgets them and the claim. */
-  discard(entry: Entry): void;
-  /** Forgets an unclaimed record and deletes its upload on the server. */
-  discardInterrupted(key: string): void;
-  /** Whether records or claims changed since interrupted() last read them. */
-  stale(): boolean;
-  /** This account's unclaimed records: read again only when they changed. */
-  interrupted(): readonly InterruptedUpload[];
-  /** Drops every claim (the queue was emptied). */
-  reset(): void;
-}
+export type ResumeRecords = ReturnType<typeof createResumeRecords>;
 
 export function createResumeRecords(options: {
   readonly store: ResumeStore;
   readonly scope: () => string;
   readonly now: () => number;
   readonly transport: UploadTransport;
-}): ResumeRecords {
+}) {
   const { store: givenStore, scope, now, transport } = options;
   let stale = true;
   let interrupted: readonly InterruptedUpload[] = [];
@@ -97,7 +74,8 @@ export function createResumeRecords(options: {
   }
 
   return {
-    claim(entry, folderId) {
+    /** Claims the entry's fingerprint in `folderId`, unless another entry of this page owns it. */
+    claim(entry: Entry, folderId: number) {
       if (entry.key) return;
       const key = fingerprint(scope(), folderId, entry.source);
       if (claimed.has(key)) return;
@@ -105,7 +83,8 @@ export function createResumeRecords(options: {
       entry.key = key;
       stale = true;
     },
-    usable(entry) {
+    /** The entry's record, unless it is about to expire (then it is forgotten). */
+    usable(entry: Entry): ResumeRecord | undefined {
       const record = entry.key ? store.get(entry.key) : undefined;
       if (!record) return undefined;
       if (record.expires <= now() + 60_000) {
@@ -114,7 +93,8 @@ export function createResumeRecords(options: {
       }
       return record;
     },
-    remember(entry, url, expires) {
+    /** Remembers the upload just created for the entry (with its hash when known). */
+    remember(entry: Entry, url: string, expires: number | undefined) {
       if (!entry.key) return;
       const { name, size } = entry.source;
       store.set(entry.key, {
@@ -127,15 +107,19 @@ export function createResumeRecords(options: {
         expires: expires ?? now() + RESUME_LIFETIME_MS,
       });
     },
-    rememberHash(entry) {
+    /** Adds a hash learnt after the upload was created to its record. */
+    rememberHash(entry: Entry) {
       const record = entry.key ? store.get(entry.key) : undefined;
       if (entry.key && entry.sha256 && record && record.url === entry.uploadUrl && !record.sha256) store.set(entry.key, { ...record, sha256: entry.sha256 });
     },
-    forget(entry) {
+    /** Forgets the entry's record (its upload is done with). */
+    forget(entry: Entry) {
       if (entry.key) store.remove(entry.key);
     },
+    /** Gives up the entry's claim (its record, if any, is then listed as interrupted). */
     release,
-    discard(entry) {
+    /** A cancelled or given-up file: deletes its uploads on the server, forgets them and the claim. */
+    discard(entry: Entry) {
       const url = entry.uploadUrl;
       if (url) deleteUpload(url);
       // Also an upload remembered from an earlier page for this file, unless another entry owns it.
@@ -148,20 +132,24 @@ export function createResumeRecords(options: {
       entry.uploadUrl = undefined;
       release(entry);
     },
-    discardInterrupted(key) {
+    /** Forgets an unclaimed record and deletes its upload on the server. */
+    discardInterrupted(key: string) {
       if (claimed.has(key)) return;
       const record = store.get(key);
       store.remove(key);
       if (record) deleteUpload(record.url);
     },
+    /** Whether records or claims changed since interrupted() last read them. */
     stale: () => stale,
-    interrupted() {
+    /** This account's unclaimed records: read again only when they changed. */
+    interrupted(): readonly InterruptedUpload[] {
       if (stale) {
         stale = false;
         interrupted = listInterrupted();
       }
       return interrupted;
     },
+    /** Drops every claim (the queue was emptied). */
     reset() {
       claimed.clear();
       stale = true;

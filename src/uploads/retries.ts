@@ -19,26 +19,21 @@ export const defaultSleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', onAbort, { once: true });
   });
 
-export interface Retries {
-  /** Whether `error`, after `failures` failed attempts, deserves another one. */
-  worthRetrying(error: unknown, failures: number): boolean;
-  /** Waits the delay after `failures` failures (shown as the entry's retryAt), or until wakeAll. */
-  wait(entry: Entry, failures: number, signal: AbortSignal): Promise<void>;
-  /** Ends every wait now (the browser is back online). */
-  wakeAll(): void;
-}
+export type Retries = ReturnType<typeof createRetries>;
 
 export function createRetries(options: {
   readonly delaysMs: readonly number[];
   readonly now: () => number;
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly changed: (entry: Entry, urgent: boolean) => void;
-}): Retries {
+}) {
   const { delaysMs, now, sleep, changed } = options;
   const wakers = new Set<() => void>();
   return {
-    worthRetrying: (error, failures) => isRetryable(error) && failures < delaysMs.length,
-    async wait(entry, failures, signal) {
+    /** Whether `error`, after `failures` failed attempts, deserves another one. */
+    worthRetrying: (error: unknown, failures: number) => isRetryable(error) && failures < delaysMs.length,
+    /** Waits the delay after `failures` failures (shown as the entry's retryAt), or until wakeAll. */
+    async wait(entry: Entry, failures: number, signal: AbortSignal) {
       const delay = delaysMs[failures];
       entry.retryAt = now() + delay;
       entry.samples = [];
@@ -55,6 +50,7 @@ export function createRetries(options: {
       entry.retryAt = undefined;
       changed(entry, true);
     },
+    /** Ends every wait now (the browser is back online). */
     wakeAll() {
       for (const wake of [...wakers]) wake();
     },
