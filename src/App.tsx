@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { AppLayout } from './components/app-layout';
-import { queryClient } from './lib/query-client';
+import { queryClient } from './api/query-client';
 import { FolderPage } from './pages/folder-page';
 import { LoginPage } from './pages/login-page';
 import { NotFoundPage } from './pages/not-found-page';

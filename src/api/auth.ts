@@ -1,6 +1,6 @@
 /**
  * Logging in and out: mutations that call the service and keep the session in step. The query
- * cache follows the session (src/lib/query-client.ts), so these need not touch it.
+ * cache follows the session (src/api/query-client.ts), so these need not touch it.
  */
 import { useMutation } from '@tanstack/react-query';
 import { api } from './client';

@@ -51,7 +51,7 @@ export const hasRunningJobs = (listing: Listing | undefined) =>
 const whileJobsRun = (query: { readonly state: { readonly data?: Listing } }) =>
   hasRunningJobs(query.state.data) ? JOB_PROGRESS_INTERVAL_MS : false;
 
-/** How long a complete listing counts as fresh: the app's default (lib/query-client.ts). */
+/** How long a complete listing counts as fresh: the app's default (api/query-client.ts). */
 const LISTING_FRESH_MS = 30_000;
 
 /**

@@ -1,5 +1,5 @@
 import { useI18n } from '../i18n';
-import { describeError } from '../lib/error-text';
+import { describeError } from './error-text';
 import { Button } from './ui/button';
 
 export interface ErrorPanelProps {

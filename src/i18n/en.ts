@@ -152,7 +152,7 @@ export const en = {
   renameTitle: (name: string) => `Rename “${name}”`,
   newName: 'New name',
   renaming: 'Renaming…',
-  /** Why a name cannot be used: the service's own rule (lib/name-check.ts), said before it is sent. */
+  /** Why a name cannot be used: the service's own rule (api/name-check.ts), said before it is sent. */
   nameProblem: (problem: NameProblem): string => {
     switch (problem.kind) {
       case 'empty':

@@ -4,11 +4,16 @@
  * `failed` (for good, with why). The service has no separate "sending" state: a message being
  * handed to the mail server is still `queued`.
  */
-import type { EmailRecipient } from '../api/results';
+
+/** What the state is read from (api/results.ts's EmailRecipient). */
+interface Delivery {
+  readonly status: string;
+  readonly error?: string;
+}
 
 export type DeliveryState = 'queued' | 'retrying' | 'sent' | 'failed';
 
-export function deliveryState(email: Pick<EmailRecipient, 'status' | 'error'>): DeliveryState {
+export function deliveryState(email: Delivery): DeliveryState {
   if (email.status === 'sent') return 'sent';
   if (email.status === 'failed') return 'failed';
   // queued, or a status this client does not know yet (a newer service): still on its way
@@ -21,7 +26,7 @@ export const POLL_QUEUED_MS = 2_000;
 export const POLL_RETRYING_MS = 15_000;
 
 /** The history's refetch interval: while anything is on its way, and never once all are final. */
-export function pollInterval(emails: readonly Pick<EmailRecipient, 'status' | 'error'>[] | undefined): number | false {
+export function pollInterval(emails: readonly Delivery[] | undefined): number | false {
   if (!emails) return false;
   let retrying = false;
   for (const email of emails) {
@@ -39,7 +44,7 @@ export interface DeliverySummary {
   readonly failed: number;
 }
 
-export function summarizeDeliveries(emails: readonly Pick<EmailRecipient, 'status' | 'error'>[]): DeliverySummary {
+export function summarizeDeliveries(emails: readonly Delivery[]): DeliverySummary {
   let sent = 0;
   let waiting = 0;
   let failed = 0;

@@ -5,7 +5,9 @@
  * `/s/:code?dir=12` can be drawn again. ShareList gives no paths (the owner's folders above the
  * share are not shown), so the trail is what the visitor walked. Nothing outlives the tab.
  */
-import type { KeyValueStorage } from '../api/session';
+
+/** The part of the Web Storage API the store uses; tests give a Map-backed one. */
+type KeyValueStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 
 export interface KnownFolder {
   readonly name: string;

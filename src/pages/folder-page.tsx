@@ -11,8 +11,7 @@ import { lockOf } from '../api/encryption';
 import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
 import type { FolderItem, Item } from '../api/results';
 import { LockedFolderPrompt } from '../components/encryption/unlock-form';
-import { ErrorPanel } from '../components/error-panel';
-import { Breadcrumbs, folderPath } from '../components/file-browser/breadcrumbs';
+import { FolderBreadcrumbs, folderPath } from '../components/file-browser/breadcrumbs';
 import { useItemActions } from '../components/file-browser/item-actions';
 import { SelectionTools, useContextMenu } from '../components/file-browser/selection-tools';
 import { SortControl, ViewToggle } from '../components/file-browser/sort-control';
@@ -20,15 +19,17 @@ import { useListKeys } from '../components/file-browser/use-list-keys';
 import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
-import { LineSkeleton, ListSkeleton } from '../components/file-list/skeleton';
+import { ListingStates } from '../components/file-list/listing-states';
+import { PageHeading } from '../components/page-heading';
+import { LineSkeleton } from '../components/file-list/skeleton';
 import { Spinner, ToolButton } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSelection } from '../hooks/use-selection';
 import { useSortParam } from '../hooks/use-sort-param';
-import { useUploads } from '../hooks/use-uploads';
+import { useUploads } from '../uploads/use-uploads';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
-import { describeError } from '../lib/error-text';
+import { describeError } from '../components/error-text';
 import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 
@@ -134,19 +135,13 @@ function FolderView({ dir }: { readonly dir: number }) {
 
   return (
     <section aria-labelledby="folder-title" className="flex min-h-0 flex-1 flex-col gap-3">
-      <div className="space-y-1">
-        {dirs ? <Breadcrumbs dirs={dirs} /> : dir !== 0 && !listing.isError && <LineSkeleton />}
-        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-          <h1 id="folder-title" ref={heading} tabIndex={-1} className="min-w-0 truncate text-xl font-semibold outline-none">
-            {title}
-          </h1>
-          {listing.isFetching && !listing.isPending && arriving === undefined && (
-            <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
-              <Spinner /> {t.updating}
-            </span>
-          )}
-        </div>
-      </div>
+      <PageHeading
+        id="folder-title"
+        title={title}
+        above={dirs ? <FolderBreadcrumbs dirs={dirs} /> : dir !== 0 && !listing.isError && <LineSkeleton />}
+        updating={listing.isFetching && !listing.isPending && arriving === undefined}
+        headingRef={heading}
+      />
 
       <div className="flex flex-wrap items-center gap-2">
         <div role="group" aria-label={t.folderActions} className="flex flex-wrap items-center gap-2">
@@ -164,46 +159,49 @@ function FolderView({ dir }: { readonly dir: number }) {
         </div>
       </div>
 
-      {listing.isPending ? (
-        <ListSkeleton />
-      ) : listing.isError && lock ? (
-        <LockedFolderPrompt lock={lock} folder={{ type: 'folder', id: dir }} onUnlocked={() => heading.current?.focus()} />
-      ) : listing.isError ? (
-        <ErrorPanel error={listing.error} subject={t.subjectFolder} onRetry={() => void listing.refetch()} retrying={listing.isFetching} />
-      ) : items.length === 0 ? (
-        <EmptyState icon="folderOpen" title={t.folderEmpty}>
-          {t.folderEmptyHint}
-        </EmptyState>
-      ) : (
-        <>
-          <FileList
-            id={listId}
-            items={items}
-            total={arriving}
-            controls={controls}
-            view={view}
-            columns={COLUMNS}
-            sort={sort}
-            onSort={sortBy}
-            label={t.contentsOf(title)}
-            onOpen={openItem}
-            onContextMenu={contextMenu.openAt}
-            onDropOnFolder={onDropOnFolder}
-            onLayout={onLayout}
-          />
-          <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
-            {arriving === undefined ? (
-              <span>{t.itemCounts(listing.data.folders.length, listing.data.files.length)}</span>
-            ) : (
-              // Not a live region: it changes several times a second; the list says aria-busy.
-              <span className="inline-flex items-center gap-1">
-                <Spinner /> {t.itemsArriving(items.length, arriving)}
-              </span>
-            )}
-            <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-          </p>
-        </>
-      )}
+      <ListingStates
+        query={listing}
+        subject={t.subjectFolder}
+        failure={
+          lock && (
+            <LockedFolderPrompt lock={lock} folder={{ type: 'folder', id: dir }} onUnlocked={() => heading.current?.focus()} />
+          )
+        }
+        empty={
+          items.length === 0 && (
+            <EmptyState icon="folderOpen" title={t.folderEmpty}>
+              {t.folderEmptyHint}
+            </EmptyState>
+          )
+        }
+      >
+        <FileList
+          id={listId}
+          items={items}
+          total={arriving}
+          controls={controls}
+          view={view}
+          columns={COLUMNS}
+          sort={sort}
+          onSort={sortBy}
+          label={t.contentsOf(title)}
+          onOpen={openItem}
+          onContextMenu={contextMenu.openAt}
+          onDropOnFolder={onDropOnFolder}
+          onLayout={onLayout}
+        />
+        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+          {arriving === undefined ? (
+            <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
+          ) : (
+            // Not a live region: it changes several times a second; the list says aria-busy.
+            <span className="inline-flex items-center gap-1">
+              <Spinner /> {t.itemsArriving(items.length, arriving)}
+            </span>
+          )}
+          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
+        </p>
+      </ListingStates>
       {actions.dialogs}
       {contextMenu.element}
     </section>

@@ -8,14 +8,14 @@ import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { LINKS_SORT, LINK_SORT_KEYS, linkQueries } from '../api/links';
 import type { FileItem } from '../api/results';
-import { ErrorPanel } from '../components/error-panel';
 import { SortControl } from '../components/file-browser/sort-control';
 import { EmptyState } from '../components/file-list/empty-state';
-import { ListSkeleton } from '../components/file-list/skeleton';
+import { ListingStates } from '../components/file-list/listing-states';
 import { copyLinks } from '../components/links/copy-links';
 import { LinkList } from '../components/links/link-list';
 import { RemoveLinkDialog } from '../components/links/remove-link-dialog';
-import { Spinner, ToolButton } from '../components/ui/button';
+import { ToolButton } from '../components/ui/button';
+import { PageHeading } from '../components/page-heading';
 import { FilterField } from '../components/ui/filter-field';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useFilterParam } from '../hooks/use-filter-param';
@@ -43,19 +43,7 @@ export function LinksPage() {
 
   return (
     <section aria-labelledby="links-title" className="flex min-h-0 flex-1 flex-col gap-3">
-      <div>
-        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-          <h1 id="links-title" ref={heading} tabIndex={-1} className="text-xl font-semibold outline-none">
-            {t.linksTitle}
-          </h1>
-          {links.isFetching && !links.isPending && (
-            <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
-              <Spinner /> {t.updating}
-            </span>
-          )}
-        </div>
-        <p className="text-sm text-gray-700 dark:text-gray-300">{t.linksHint}</p>
-      </div>
+      <PageHeading id="links-title" title={t.linksTitle} hint={t.linksHint} updating={links.isFetching && !links.isPending} headingRef={heading} />
 
       {all.length > 0 && (
         <div className="flex flex-wrap items-center gap-2">
@@ -67,30 +55,34 @@ export function LinksPage() {
         </div>
       )}
 
-      {links.isPending ? (
-        <ListSkeleton />
-      ) : links.isError ? (
-        <ErrorPanel error={links.error} subject={t.linksSubject} onRetry={() => void links.refetch()} retrying={links.isFetching} />
-      ) : all.length === 0 ? (
-        <EmptyState icon="directLink" title={t.linksEmpty}>
-          {t.linksEmptyHint}
-        </EmptyState>
-      ) : files.length === 0 ? (
-        <p className="text-sm text-gray-700 dark:text-gray-300">{t.filterNoMatch(all.length)}</p>
-      ) : (
-        <>
-          <LinkList
-            items={files}
-            sort={sort}
-            onSort={sortBy}
-            onCopy={onCopy}
-            onRemove={onRemove}
-            focusIndex={focusIndex}
-            onFocusPlaced={onFocusPlaced}
-          />
-          <p className="text-sm text-gray-700 dark:text-gray-300">{t.linksCount(files.length)}</p>
-        </>
-      )}
+      <ListingStates
+        query={links}
+        subject={t.linksSubject}
+        empty={
+          all.length === 0 && (
+            <EmptyState icon="directLink" title={t.linksEmpty}>
+              {t.linksEmptyHint}
+            </EmptyState>
+          )
+        }
+      >
+        {files.length === 0 ? (
+          <p className="text-sm text-gray-700 dark:text-gray-300">{t.filterNoMatch(all.length)}</p>
+        ) : (
+          <>
+            <LinkList
+              items={files}
+              sort={sort}
+              onSort={sortBy}
+              onCopy={onCopy}
+              onRemove={onRemove}
+              focusIndex={focusIndex}
+              onFocusPlaced={onFocusPlaced}
+            />
+            <p className="text-sm text-gray-700 dark:text-gray-300">{t.linksCount(files.length)}</p>
+          </>
+        )}
+      </ListingStates>
 
       {removing && (
         <RemoveLinkDialog

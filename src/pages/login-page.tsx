@@ -9,7 +9,7 @@ import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSession } from '../hooks/use-session';
 import { Preferences } from '../components/app-header';
 import { useI18n, type Messages } from '../i18n';
-import { describeError, durationUnits } from '../lib/error-text';
+import { describeError, durationUnits } from '../components/error-text';
 import { formatDuration } from '../lib/format';
 
 /** Where to go after logging in: back where the user came from, never to /login itself. */

@@ -1,10 +1,10 @@
 /** Recent uploads: the newest 500 files added in the last 30 days (GetNewUploadFiles), with their folders. */
 import { useQuery } from '@tanstack/react-query';
 import { RECENT_SORT, fileQueries, itemsOf } from '../api/files';
-import { ErrorPanel } from '../components/error-panel';
 import { FileResults } from '../components/file-browser/file-results';
 import { EmptyState } from '../components/file-list/empty-state';
-import { ListSkeleton } from '../components/file-list/skeleton';
+import { ListingStates } from '../components/file-list/listing-states';
+import { PageHeading } from '../components/page-heading';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSortParam } from '../hooks/use-sort-param';
 import { useI18n } from '../i18n';
@@ -18,21 +18,10 @@ export function RecentPage() {
 
   return (
     <section aria-labelledby="recent-title" className="flex min-h-0 flex-1 flex-col gap-3">
-      <div>
-        <h1 id="recent-title" className="text-xl font-semibold">
-          {t.recentUploads}
-        </h1>
-        <p className="text-sm text-gray-700 dark:text-gray-300">{t.recentHint}</p>
-      </div>
-      {recent.isPending ? (
-        <ListSkeleton />
-      ) : recent.isError ? (
-        <ErrorPanel error={recent.error} subject={t.subjectRecent} onRetry={() => void recent.refetch()} retrying={recent.isFetching} />
-      ) : items.length === 0 ? (
-        <EmptyState icon="clock" title={t.recentEmpty} />
-      ) : (
+      <PageHeading id="recent-title" title={t.recentUploads} hint={t.recentHint} />
+      <ListingStates query={recent} subject={t.subjectRecent} empty={items.length === 0 && <EmptyState icon="clock" title={t.recentEmpty} />}>
         <FileResults items={items} label={t.recentUploads} sort={sort} setSort={setSort} sortBy={sortBy} />
-      )}
+      </ListingStates>
     </section>
   );
 }

@@ -9,7 +9,6 @@ import { itemsOf } from '../api/files';
 import { BIN_SORT, DEFAULT_RETENTION_DAYS, binQueries, retentionDays, useDeleteForever, useEmptyBin, useRestoreItems } from '../api/recycle-bin';
 import type { Item, Items } from '../api/results';
 import { ConfirmDialog } from '../components/dialogs/confirm-dialog';
-import { ErrorPanel } from '../components/error-panel';
 import { folderPath } from '../components/file-browser/breadcrumbs';
 import { SortControl, ViewToggle } from '../components/file-browser/sort-control';
 import { useListKeys } from '../components/file-browser/use-list-keys';
@@ -17,7 +16,8 @@ import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
 import { ItemIcon } from '../components/file-list/item-icon';
-import { ListSkeleton } from '../components/file-list/skeleton';
+import { ListingStates } from '../components/file-list/listing-states';
+import { PageHeading } from '../components/page-heading';
 import { Button, ToolButton } from '../components/ui/button';
 import { Icon } from '../components/ui/icons';
 import { Menu, type MenuAction, type MenuAnchor } from '../components/ui/menu';
@@ -26,7 +26,7 @@ import { useSelection } from '../hooks/use-selection';
 import { useSortParam } from '../hooks/use-sort-param';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
-import { describeError } from '../lib/error-text';
+import { describeError } from '../components/error-text';
 import { itemKey, parentPath } from '../lib/items';
 import { notify } from '../lib/notices';
 
@@ -79,12 +79,7 @@ export function RecycleBinPage() {
 
   return (
     <section aria-labelledby="bin-title" className="flex min-h-0 flex-1 flex-col gap-3">
-      <div>
-        <h1 id="bin-title" className="text-xl font-semibold">
-          {t.recycleBin}
-        </h1>
-        <p className="text-sm text-gray-700 dark:text-gray-300">{t.binRetention(days)}</p>
-      </div>
+      <PageHeading id="bin-title" title={t.recycleBin} hint={t.binRetention(days)} />
 
       {restored && <RestoredPanel restored={restored} onDismiss={() => setRestored(null)} />}
 
@@ -110,33 +105,25 @@ export function RecycleBinPage() {
         </div>
       )}
 
-      {bin.isPending ? (
-        <ListSkeleton />
-      ) : bin.isError ? (
-        <ErrorPanel error={bin.error} subject={t.subjectBin} onRetry={() => void bin.refetch()} retrying={bin.isFetching} />
-      ) : items.length === 0 ? (
-        <EmptyState icon="bin" title={t.binEmpty} />
-      ) : (
-        <>
-          <FileList
-            id={listId}
-            items={items}
-            controls={controls}
-            view={view}
-            columns={COLUMNS}
-            sort={sort}
-            onSort={sortBy}
-            label={t.recycleBin}
-            onOpen={nothing}
-            onContextMenu={(x, y) => setMenuAnchor({ x, y })}
-            onLayout={onLayout}
-          />
-          <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
-            <span>{t.itemCounts(bin.data.folders.length, bin.data.files.length)}</span>
-            <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-          </p>
-        </>
-      )}
+      <ListingStates query={bin} subject={t.subjectBin} empty={items.length === 0 && <EmptyState icon="bin" title={t.binEmpty} />}>
+        <FileList
+          id={listId}
+          items={items}
+          controls={controls}
+          view={view}
+          columns={COLUMNS}
+          sort={sort}
+          onSort={sortBy}
+          label={t.recycleBin}
+          onOpen={nothing}
+          onContextMenu={(x, y) => setMenuAnchor({ x, y })}
+          onLayout={onLayout}
+        />
+        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+          <span>{t.itemCounts(bin.data?.folders.length ?? 0, bin.data?.files.length ?? 0)}</span>
+          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
+        </p>
+      </ListingStates>
 
       {menuAnchor && <Menu label={t.selectionActions} actions={menu} anchor={menuAnchor} onClose={() => setMenuAnchor(null)} />}
       {confirm?.kind === 'forever' && (

@@ -7,10 +7,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
-import { ErrorPanel } from '../components/error-panel';
 import { FileResults } from '../components/file-browser/file-results';
 import { EmptyState } from '../components/file-list/empty-state';
-import { ListSkeleton } from '../components/file-list/skeleton';
+import { ListingStates } from '../components/file-list/listing-states';
+import { PageHeading } from '../components/page-heading';
 import { inputClass } from '../components/ui/field';
 import { Spinner } from '../components/ui/button';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
@@ -65,9 +65,7 @@ export function SearchPage() {
 
   return (
     <section aria-labelledby="search-title" className="flex min-h-0 flex-1 flex-col gap-3">
-      <h1 id="search-title" className="text-xl font-semibold">
-        {t.search}
-      </h1>
+      <PageHeading id="search-title" title={t.search} />
       <form role="search" onSubmit={(event) => event.preventDefault()} className="max-w-xl">
         <label htmlFor={inputId} className="block text-sm font-medium">
           {t.searchLabel}
@@ -96,14 +94,8 @@ export function SearchPage() {
         </p>
       </form>
 
-      {!keyword || tooLong ? null : search.isPending ? (
-        <ListSkeleton />
-      ) : search.isError ? (
-        <ErrorPanel error={search.error} subject={t.subjectSearch} onRetry={() => void search.refetch()} retrying={search.isFetching} />
-      ) : items.length === 0 ? (
-        <EmptyState icon="search" title={t.searchNoResults(keyword)} />
-      ) : (
-        <>
+      {keyword && !tooLong && (
+        <ListingStates query={search} subject={t.subjectSearch} empty={items.length === 0 && <EmptyState icon="search" title={t.searchNoResults(keyword)} />}>
           <h2 className="sr-only">{t.searchResultsFor(keyword)}</h2>
           <FileResults
             items={items}
@@ -113,7 +105,7 @@ export function SearchPage() {
             sortBy={sortBy}
             footer={search.data?.truncated ? <span>{t.searchTruncated}</span> : null}
           />
-        </>
+        </ListingStates>
       )}
     </section>
   );

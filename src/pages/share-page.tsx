@@ -29,7 +29,7 @@ import { useCountdown } from '../components/share-page/use-countdown';
 import { Button, Spinner } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useI18n } from '../i18n';
-import { describeError, durationUnits } from '../lib/error-text';
+import { describeError, durationUnits } from '../components/error-text';
 import { formatDuration } from '../lib/format';
 import { shareCodeStore } from '../lib/share-code-store';
 

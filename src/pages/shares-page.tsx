@@ -10,14 +10,13 @@ import { Link } from 'react-router';
 import { itemsOf, type SortKey } from '../api/files';
 import type { Item } from '../api/results';
 import { SHARES_SORT, shareQueries } from '../api/shares';
-import { ErrorPanel } from '../components/error-panel';
 import { SortControl } from '../components/file-browser/sort-control';
 import { EmptyState } from '../components/file-list/empty-state';
-import { ListSkeleton } from '../components/file-list/skeleton';
+import { ListingStates } from '../components/file-list/listing-states';
 import { ShareDialog } from '../components/sharing/share-dialog';
 import { SharesList } from '../components/sharing/shares-list';
 import { StopSharingDialog } from '../components/sharing/stop-sharing-dialog';
-import { Spinner } from '../components/ui/button';
+import { PageHeading } from '../components/page-heading';
 import { FilterField } from '../components/ui/filter-field';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useFilterParam } from '../hooks/use-filter-param';
@@ -46,19 +45,7 @@ export function SharesPage() {
 
   return (
     <section aria-labelledby="shares-title" className="flex min-h-0 flex-1 flex-col gap-3">
-      <div>
-        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-          <h1 id="shares-title" ref={heading} tabIndex={-1} className="text-xl font-semibold outline-none">
-            {t.sharingPageTitle}
-          </h1>
-          {shares.isFetching && !shares.isPending && (
-            <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
-              <Spinner /> {t.updating}
-            </span>
-          )}
-        </div>
-        <p className="text-sm text-gray-700 dark:text-gray-300">{t.sharingPageHint}</p>
-      </div>
+      <PageHeading id="shares-title" title={t.sharingPageTitle} hint={t.sharingPageHint} updating={shares.isFetching && !shares.isPending} headingRef={heading} />
 
       {all.length > 0 && (
         <div className="flex flex-wrap items-center gap-2">
@@ -72,24 +59,28 @@ export function SharesPage() {
         </div>
       )}
 
-      {shares.isPending ? (
-        <ListSkeleton />
-      ) : shares.isError ? (
-        <ErrorPanel error={shares.error} subject={t.sharingPageSubject} onRetry={() => void shares.refetch()} retrying={shares.isFetching} />
-      ) : all.length === 0 ? (
-        <EmptyState icon="share" title={t.sharingPageEmpty}>
-          <p>{t.sharingPageEmptyHint}</p>
-          <p className="mt-2">
-            <Link to="/" className="text-blue-800 underline underline-offset-2 dark:text-blue-200">
-              {t.goToFiles}
-            </Link>
-          </p>
-        </EmptyState>
-      ) : items.length === 0 ? (
-        <p className="text-sm text-gray-700 dark:text-gray-300">{t.filterNoMatch(all.length)}</p>
-      ) : (
-        <SharesList items={items} label={t.sharingPageListLabel} onEdit={setEditing} onStop={setStopping} />
-      )}
+      <ListingStates
+        query={shares}
+        subject={t.sharingPageSubject}
+        empty={
+          all.length === 0 && (
+            <EmptyState icon="share" title={t.sharingPageEmpty}>
+              <p>{t.sharingPageEmptyHint}</p>
+              <p className="mt-2">
+                <Link to="/" className="text-blue-800 underline underline-offset-2 dark:text-blue-200">
+                  {t.goToFiles}
+                </Link>
+              </p>
+            </EmptyState>
+          )
+        }
+      >
+        {items.length === 0 ? (
+          <p className="text-sm text-gray-700 dark:text-gray-300">{t.filterNoMatch(all.length)}</p>
+        ) : (
+          <SharesList items={items} label={t.sharingPageListLabel} onEdit={setEditing} onStop={setStopping} />
+        )}
+      </ListingStates>
 
       {editing && <ShareDialog items={[editing]} onClose={() => setEditing(null)} />}
       {stopping && (

@@ -1,5 +1,5 @@
 import { useI18n } from '../../i18n';
-import type { NameProblem } from '../../lib/name-check';
+import type { NameProblem } from '../../api/name-check';
 
 /** Why the typed name cannot be used, said in the dialog before anything is sent. */
 export function NameProblemNotice({ problem }: { readonly problem: NameProblem }) {

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useCreateFolder } from '../../api/files';
 import type { FolderItem } from '../../api/results';
 import { useI18n } from '../../i18n';
-import { checkName, type NameProblem } from '../../lib/name-check';
+import { checkName, type NameProblem } from '../../api/name-check';
 import { notify } from '../../lib/notices';
 import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
@@ -12,7 +12,7 @@ import { NameProblemNotice } from './name-problem-notice';
 
 /**
  * FolderAdd in the current folder; a taken name shows the service's message and keeps the dialog,
- * and a name the service's rule refuses (lib/name-check.ts) is not sent: the dialog says why.
+ * and a name the service's rule refuses (api/name-check.ts) is not sent: the dialog says why.
  */
 export function NewFolderDialog({
   dir,

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Item } from '../../api/results';
 import { useI18n } from '../../i18n';
 import { nameStemLength } from '../../lib/items';
-import { checkName, type NameProblem } from '../../lib/name-check';
+import { checkName, type NameProblem } from '../../api/name-check';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { TextField } from '../ui/field';
@@ -12,7 +12,7 @@ import { NameProblemNotice } from './name-problem-notice';
  * The new name for FolderRename / FileRename. The rename is optimistic (api/files.ts): the dialog
  * closes and the list shows the new name at once; if the service refuses, the old name comes back
  * and a notice says why, in the service's words (components/file-browser/item-actions.tsx). A name
- * the service's rule refuses (lib/name-check.ts) keeps the dialog open, saying why, and sends nothing.
+ * the service's rule refuses (api/name-check.ts) keeps the dialog open, saying why, and sends nothing.
  */
 export function RenameDialog({
   item,

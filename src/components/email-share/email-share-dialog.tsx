@@ -14,7 +14,7 @@ import { isApiError } from '../../api/errors';
 import type { Item } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
 import { MAX_EMAIL_RECIPIENTS } from '../../lib/email-addresses';
-import { durationUnits } from '../../lib/error-text';
+import { durationUnits } from '../error-text';
 import { formatDuration } from '../../lib/format';
 import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';

@@ -16,7 +16,7 @@ import {
 import { isApiError } from '../../api/errors';
 import { useI18n, type Messages } from '../../i18n';
 import { passwordProblem } from '../../lib/encryption-rules';
-import { durationUnits } from '../../lib/error-text';
+import { durationUnits } from '../error-text';
 import { formatDuration } from '../../lib/format';
 import { InlineError } from '../error-panel';
 import { inputClass } from '../ui/field';

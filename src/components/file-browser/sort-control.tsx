@@ -2,7 +2,7 @@ import { useId } from 'react';
 import { SORT_KEYS, isSortKey, type Sort, type SortKey } from '../../api/files';
 import type { ViewMode } from '../../hooks/use-view-mode';
 import { useI18n, type Messages } from '../../i18n';
-import { nextSort } from '../../lib/sort';
+import { nextSort } from '../../hooks/use-sort-param';
 import { selectClass } from '../ui/field';
 import { Icon } from '../ui/icons';
 

@@ -6,7 +6,7 @@
  * once, on the list, from the row's data-index: no closures per row.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useId, useLayoutEffect, useRef, useState, type DragEvent, type FocusEvent, type MouseEvent, type PointerEvent } from 'react';
+import { memo, useEffect, useId, useRef, useState, type DragEvent, type FocusEvent, type MouseEvent, type PointerEvent } from 'react';
 import type { Sort, SortKey } from '../../api/files';
 import type { FolderItem, Item } from '../../api/results';
 import type { SelectionControls } from '../../hooks/use-selection';
@@ -16,6 +16,8 @@ import { formatSize } from '../../lib/format';
 import { itemKey } from '../../lib/items';
 import { Icon } from '../ui/icons';
 import { COLUMNS, underName, type ColumnId } from './columns';
+import { HeaderCell } from './header-cell';
+import { useElementSize } from './use-element-size';
 import { ItemBadges, ItemIcon } from './item-icon';
 
 const LIST_ROW_HEIGHT = 52;
@@ -80,19 +82,10 @@ export function FileList({
   const generatedId = useId();
   const listId = id ?? generatedId;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const [box, setBox] = useState({ width: 0, height: 0 });
   const [dropIndex, setDropIndex] = useState<number | null>(null);
   const pointerType = useRef('mouse');
 
-  useLayoutEffect(() => {
-    const element = scrollRef.current;
-    if (!element) return;
-    const measure = () => setBox({ width: element.clientWidth, height: element.clientHeight });
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, []);
+  const box = useElementSize(scrollRef);
 
   const grid = view === 'grid';
   const perRow = grid ? Math.max(2, Math.floor((box.width - 16) / GRID_MIN_CARD_WIDTH)) : 1;
@@ -318,44 +311,6 @@ function ListHeader({
         />
       ))}
     </div>
-  );
-}
-
-function HeaderCell({
-  className,
-  label,
-  sortKey,
-  sort,
-  onSort,
-  t,
-  alignEnd = false,
-}: {
-  readonly className: string;
-  readonly label: string;
-  readonly sortKey?: SortKey;
-  readonly sort?: Sort;
-  readonly onSort?: (order: SortKey) => void;
-  readonly t: Messages;
-  readonly alignEnd?: boolean;
-}) {
-  if (!sortKey || !onSort || !sort) {
-    return <span className={`${className} py-1`}>{label}</span>;
-  }
-  const active = sort.order === sortKey;
-  return (
-    <span className={`${className} ${alignEnd ? 'justify-end' : ''}`}>
-      <button
-        type="button"
-        onClick={() => onSort(sortKey)}
-        aria-label={active ? `${label}, ${sort.desc ? t.sortedDescending : t.sortedAscending}` : undefined}
-        className={`inline-flex items-center gap-1 rounded px-1 py-1 hover:bg-gray-200 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:bg-gray-800 ${
-          active ? 'text-gray-900 dark:text-gray-100' : ''
-        }`}
-      >
-        {label}
-        <Icon name={sort.desc ? 'arrowDown' : 'arrowUp'} className={`size-3.5 ${active ? '' : 'invisible'}`} />
-      </button>
-    </span>
   );
 }
 

@@ -1,7 +1,7 @@
 /** Copying direct links, and saying how it went: "Link copied.", or how to copy it by hand. */
 import type { Messages } from '../../i18n';
 import { copyText } from '../../lib/clipboard';
-import { describeError } from '../../lib/error-text';
+import { describeError } from '../error-text';
 import { notify } from '../../lib/notices';
 
 /**

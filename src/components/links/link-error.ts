@@ -1,6 +1,6 @@
 import { isApiError } from '../../api/errors';
 import type { Messages } from '../../i18n';
-import { describeError } from '../../lib/error-text';
+import { describeError } from '../error-text';
 
 /**
  * Why a file got no link, in a sentence. An encrypted file (423) says that links need it

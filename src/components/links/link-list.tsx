@@ -6,11 +6,12 @@
  * screen's, and so does the rows' height, which the virtualizer needs to know.
  */
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type FocusEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type FocusEvent } from 'react';
 import type { Sort, SortKey } from '../../api/files';
 import type { FileItem } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
-import { Icon } from '../ui/icons';
+import { HeaderCell } from '../file-list/header-cell';
+import { useElementSize } from '../file-list/use-element-size';
 import { LinkRow, layoutFor, type LinkRowLayout } from './link-row';
 
 export interface LinkListProps {
@@ -32,20 +33,9 @@ function indexFrom(target: EventTarget | null): number | null {
 export function LinkList({ items, sort, onSort, onCopy, onRemove, focusIndex = null, onFocusPlaced }: LinkListProps) {
   const { t, language } = useI18n();
   const scrollRef = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(0);
   const [focused, setFocused] = useState<number | null>(null);
 
-  useLayoutEffect(() => {
-    const element = scrollRef.current;
-    if (!element) return;
-    const measure = () => setWidth(element.clientWidth);
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, []);
-
-  const layout = layoutFor(width);
+  const layout = layoutFor(useElementSize(scrollRef).width);
   const rangeExtractor = useCallback(
     (range: Range) => {
       const indexes = defaultRangeExtractor(range);
@@ -128,45 +118,12 @@ function ListHeader({
   return (
     <div className="flex items-center gap-3 border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
       <span className="w-6 shrink-0" />
-      <SortHeader className="min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
+      <HeaderCell className="flex min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
       <span className="w-48 shrink-0 py-1">{t.colLocation}</span>
-      <SortHeader className="w-20 shrink-0 justify-end" label={t.colSize} sortKey="size" sort={sort} onSort={onSort} t={t} />
-      {layout.time && <SortHeader className="w-44 shrink-0" label={t.colModified} sortKey="time" sort={sort} onSort={onSort} t={t} />}
+      <HeaderCell className="flex w-20 shrink-0 justify-end" label={t.colSize} sortKey="size" sort={sort} onSort={onSort} t={t} />
+      {layout.time && <HeaderCell className="flex w-44 shrink-0" label={t.colModified} sortKey="time" sort={sort} onSort={onSort} t={t} />}
       <span className="w-28 shrink-0 py-1 text-right">{t.linksColDownloads}</span>
       <span className="w-[6.25rem] shrink-0" />
     </div>
-  );
-}
-
-function SortHeader({
-  className,
-  label,
-  sortKey,
-  sort,
-  onSort,
-  t,
-}: {
-  readonly className: string;
-  readonly label: string;
-  readonly sortKey: SortKey;
-  readonly sort: Sort;
-  readonly onSort: (order: SortKey) => void;
-  readonly t: Messages;
-}) {
-  const active = sort.order === sortKey;
-  return (
-    <span className={`flex ${className}`}>
-      <button
-        type="button"
-        onClick={() => onSort(sortKey)}
-        aria-label={active ? `${label}, ${sort.desc ? t.sortedDescending : t.sortedAscending}` : undefined}
-        className={`inline-flex items-center gap-1 rounded px-1 py-1 hover:bg-gray-200 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:bg-gray-800 ${
-          active ? 'text-gray-900 dark:text-gray-100' : ''
-        }`}
-      >
-        {label}
-        <Icon name={sort.desc ? 'arrowDown' : 'arrowUp'} className={`size-3.5 ${active ? '' : 'invisible'}`} />
-      </button>
-    </span>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useI18n } from '../../i18n';
-import { durationUnits } from '../../lib/error-text';
+import { durationUnits } from '../error-text';
 import { formatDuration } from '../../lib/format';
 import { Button } from '../ui/button';
 import { inputClass } from '../ui/field';

@@ -18,14 +18,13 @@ import { useViewMode } from '../../hooks/use-view-mode';
 import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
 import { shareCodeStore } from '../../lib/share-code-store';
-import { describeError } from '../../lib/error-text';
-import { ErrorPanel } from '../error-panel';
+import { describeError } from '../error-text';
 import { SortControl, ViewToggle } from '../file-browser/sort-control';
 import { useListKeys } from '../file-browser/use-list-keys';
 import type { ColumnId } from '../file-list/columns';
 import { EmptyState } from '../file-list/empty-state';
 import { FileList } from '../file-list/file-list';
-import { ListSkeleton } from '../file-list/skeleton';
+import { ListingStates } from '../file-list/listing-states';
 import { Spinner, ToolButton } from '../ui/button';
 import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
 import { ShareState } from './share-state';
@@ -153,46 +152,45 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
         </div>
       </div>
 
-      {listing.isPending ? (
-        <ListSkeleton />
-      ) : problem?.kind === 'not-found' || problem?.kind === 'locked' ? (
-        <ShareState
-          level={2}
-          icon={problem.kind === 'locked' ? 'key' : 'folderOpen'}
-          tone="warning"
-          title={problem.kind === 'locked' ? t.sharePageFolderLockedTitle : t.sharePageFolderMissingTitle}
-          actions={
-            <Link to={{ search: shareFolderSearch(0, sort) }} className="text-blue-700 underline dark:text-blue-300">
-              {t.sharePageBackToTop(root.name)}
-            </Link>
-          }
-        >
-          <p>{problem.kind === 'locked' ? t.sharePageFolderLockedText : t.sharePageFolderMissingText}</p>
-        </ShareState>
-      ) : listing.isError ? (
-        <ErrorPanel error={listing.error} subject={t.subjectFolder} onRetry={() => void listing.refetch()} retrying={listing.isFetching} />
-      ) : items.length === 0 ? (
-        <EmptyState icon="folderOpen" title={t.folderEmpty} />
-      ) : (
-        <>
-          <FileList
-            id={listId}
-            items={items}
-            controls={controls}
-            view={view}
-            columns={COLUMNS}
-            sort={sort}
-            onSort={(order) => VISITOR_SORT_KEYS.includes(order) && sortBy(order)}
-            label={t.contentsOf(title)}
-            onOpen={openItem}
-            onLayout={onLayout}
-          />
-          <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
-            <span>{t.itemCounts(listing.data.folders.length, listing.data.files.length)}</span>
-            <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-          </p>
-        </>
-      )}
+      <ListingStates
+        query={listing}
+        subject={t.subjectFolder}
+        failure={
+          (problem?.kind === 'not-found' || problem?.kind === 'locked') && (
+            <ShareState
+              level={2}
+              icon={problem.kind === 'locked' ? 'key' : 'folderOpen'}
+              tone="warning"
+              title={problem.kind === 'locked' ? t.sharePageFolderLockedTitle : t.sharePageFolderMissingTitle}
+              actions={
+                <Link to={{ search: shareFolderSearch(0, sort) }} className="text-blue-700 underline dark:text-blue-300">
+                  {t.sharePageBackToTop(root.name)}
+                </Link>
+              }
+            >
+              <p>{problem.kind === 'locked' ? t.sharePageFolderLockedText : t.sharePageFolderMissingText}</p>
+            </ShareState>
+          )
+        }
+        empty={items.length === 0 && <EmptyState icon="folderOpen" title={t.folderEmpty} />}
+      >
+        <FileList
+          id={listId}
+          items={items}
+          controls={controls}
+          view={view}
+          columns={COLUMNS}
+          sort={sort}
+          onSort={(order) => VISITOR_SORT_KEYS.includes(order) && sortBy(order)}
+          label={t.contentsOf(title)}
+          onOpen={openItem}
+          onLayout={onLayout}
+        />
+        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+          <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
+          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
+        </p>
+      </ListingStates>
     </section>
   );
 }

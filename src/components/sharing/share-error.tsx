@@ -1,7 +1,7 @@
 import { isApiError } from '../../api/errors';
 import type { Item } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
-import { describeError, type ErrorText } from '../../lib/error-text';
+import { describeError, type ErrorText } from '../error-text';
 
 /**
  * What to say when sharing fails. An encrypted item (423) cannot be shared even while unlocked

@@ -7,12 +7,12 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type CSSProperties, type ReactNode } from 'react';
-import { useUploads, useUploadSnapshot } from '../../hooks/use-uploads';
+import { useUploads, useUploadSnapshot } from '../../uploads/use-uploads';
 import { useUploadText, type UploadMessages } from '../../i18n/uploads';
 import type { Messages } from '../../i18n';
 import { formatDuration, formatSize, type DurationUnits } from '../../lib/format';
-import { uploadQueue } from '../../lib/uploads/app-uploads';
-import type { UploadItem, UploadSnapshot, UploadTotals } from '../../lib/uploads/types';
+import { uploadQueue } from '../../uploads/app-uploads';
+import type { UploadItem, UploadSnapshot, UploadTotals } from '../../uploads/types';
 
 const ROW_HEIGHT = 76;
 const LIST_MAX_HEIGHT = 'max-h-[min(50vh,22rem)]';

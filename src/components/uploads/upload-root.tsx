@@ -5,7 +5,7 @@
  */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
-import { pickerCancelled, takePicked, useUploads, useUploadSnapshot } from '../../hooks/use-uploads';
+import { pickerCancelled, takePicked, useUploads, useUploadSnapshot } from '../../uploads/use-uploads';
 import { useUploadText } from '../../i18n/uploads';
 
 // The panel comes with the upload engine, in a chunk fetched after the first render.

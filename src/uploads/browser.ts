@@ -2,8 +2,8 @@
  * The engine's parts in the browser: the transport (the tus client and the typed operations), a
  * hasher that runs in a Web Worker, and resume records in localStorage.
  */
-import type { Api } from '../../api/client';
-import type { TusClient } from '../../api/tus';
+import type { Api } from '../api/client';
+import type { TusClient } from '../api/tus';
 import { hashBlob } from './hash';
 import type { HashWorkerMessage, HashWorkerRequest } from './hash-worker';
 import type { Hasher, ResumeRecord, ResumeStore, UploadTransport } from './types';

@@ -7,8 +7,8 @@
  * numbers a taken file name (`a (1).txt`). When a *file* holds the name, the folder gets the first
  * free numbered name (`Photos (1)`), as FileAdd does for files.
  */
-import { isApiError } from '../../api/errors';
-import type { FolderItem } from '../../api/results';
+import { isApiError } from '../api/errors';
+import type { FolderItem } from '../api/results';
 import type { UploadTransport } from './types';
 
 /** The service's name comparison (docs/protocol.md §10.1): NFC, then lower case. */

@@ -3,10 +3,10 @@
  * own rule (src/api/generated/name-rule.ts), so that a name the service would refuse is refused
  * here first, with the same reason, before anything is sent.
  */
-import { nameProblem, type NameProblem } from '../api/generated/name-rule';
+import { nameProblem, type NameProblem } from './generated/name-rule';
 
-export type { NameProblem } from '../api/generated/name-rule';
-export { nameProblemMessage } from '../api/generated/name-rule';
+export type { NameProblem } from './generated/name-rule';
+export { nameProblemMessage } from './generated/name-rule';
 
 /**
  * The service's default name limit (FSS_MAX_NAME_LENGTH). A service set otherwise still has the last

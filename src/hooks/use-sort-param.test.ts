@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SORT } from '../api/files';
-import { nextSort, sortFromParams, withSort } from './sort';
+import { nextSort, sortFromParams, withSort } from './use-sort-param';
 
 describe('sort orders in the address', () => {
   it('reads order and desc, and falls back for a missing or unknown order', () => {

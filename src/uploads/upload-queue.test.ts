@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/errors';
-import type { FileAddParams, FolderAddParams } from '../../api/generated/operations';
-import type { FileItem, FolderItem, Listing } from '../../api/results';
+import { ApiError } from '../api/errors';
+import type { FileAddParams, FolderAddParams } from '../api/generated/operations';
+import type { FileItem, FolderItem, Listing } from '../api/results';
 import { hashBlob } from './hash';
-import { createUploadQueue, extensionOf, HASH_GRACE_MS, memoryResumeStore, type UploadQueue, type UploadQueueOptions } from './upload-queue';
+import { extensionOf, HASH_GRACE_MS } from './instant-upload';
+import { memoryResumeStore } from './resume-records';
+import { createUploadQueue, type UploadQueue, type UploadQueueOptions } from './upload-queue';
 import type { Hasher, PatchOptions, ResumeStore, UploadSnapshot, UploadState, UploadTransport } from './types';
 
 // ---- A fake service: tus in memory, FileAdd and FolderAdd with the service's rules ---------------

@@ -1,6 +1,6 @@
 import { isApiError } from '../api/errors';
 import type { Messages } from '../i18n';
-import { formatDuration } from './format';
+import { formatDuration } from '../lib/format';
 
 export interface ErrorText {
   readonly title: string;

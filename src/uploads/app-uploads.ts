@@ -3,13 +3,13 @@
  * it: listings are refreshed as files and folders are added, and a change of account stops the
  * queue and empties the list (remembered uploads stay, per account, for 24 h).
  */
-import { api } from '../../api/client';
-import { withUnlock } from '../../api/encryption';
-import { invalidateFiles } from '../../api/files';
-import { session } from '../../api/session';
-import { createTusClient } from '../../api/tus';
-import { startBrowserDownload } from '../browser-download';
-import { queryClient } from '../query-client';
+import { api } from '../api/client';
+import { withUnlock } from '../api/encryption';
+import { invalidateFiles } from '../api/files';
+import { session } from '../api/session';
+import { createTusClient } from '../api/tus';
+import { startBrowserDownload } from '../lib/browser-download';
+import { queryClient } from '../api/query-client';
 import { createUploadTransport, createWorkerHasher, localStorageResumeStore } from './browser';
 import { treeFromPicked, type DroppedTree } from './dropped-files';
 import { createUploadQueue, type UploadQueue } from './upload-queue';

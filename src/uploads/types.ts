@@ -3,8 +3,8 @@
  * to remember unfinished uploads) and what it shows (immutable snapshots). No React, no DOM beyond
  * Blob and AbortSignal, so that the engine runs in node tests with fakes.
  */
-import type { FileAddParams, FolderAddParams } from '../../api/generated/operations';
-import type { FileItem, FolderItem, Listing } from '../../api/results';
+import type { FileAddParams, FolderAddParams } from '../api/generated/operations';
+import type { FileItem, FolderItem, Listing } from '../api/results';
 
 /**
  * One file's life. A file of one chunk or less is hashed first:

@@ -1,14 +1,14 @@
 /**
  * Uploads and downloads for components: pick or drop files and folders into a folder, download a
- * file; and the queue's state for the upload panel. The engine itself is src/lib/uploads/ (no
- * React); this is its face. The engine is a chunk of its own, fetched just after the first render
+ * file; and the queue's state for the upload panel. The engine (upload-queue.ts and its parts) knows no
+ * React; this is its face. The engine is a chunk of its own, fetched just after the first render
  * (the layout subscribes to its state) rather than carried by the first load.
  */
 import { useSyncExternalStore } from 'react';
-import { captureDrop } from '../lib/uploads/dropped-files';
-import type { UploadSnapshot } from '../lib/uploads/types';
+import { captureDrop } from './dropped-files';
+import type { UploadSnapshot } from './types';
 
-type UploadEngine = typeof import('../lib/uploads/app-uploads');
+type UploadEngine = typeof import('./app-uploads');
 
 let engine: UploadEngine | undefined;
 let loadingEngine: Promise<UploadEngine> | undefined;
@@ -19,7 +19,7 @@ const notifyListeners = () => {
 
 /** The upload engine, fetched once; its queue's changes reach useUploadSnapshot's subscribers. */
 export function loadUploadEngine(): Promise<UploadEngine> {
-  loadingEngine ??= import('../lib/uploads/app-uploads').then((module) => {
+  loadingEngine ??= import('./app-uploads').then((module) => {
     engine = module;
     module.uploadQueue.subscribe(notifyListeners);
     notifyListeners();

@@ -1,6 +1,6 @@
 import { QueryClient } from '@tanstack/react-query';
-import { isApiError } from '../api/errors';
-import { session } from '../api/session';
+import { isApiError } from './errors';
+import { session } from './session';
 
 /** Only an unreachable service is worth retrying: a refusal answers the same way again. */
 function shouldRetry(failureCount: number, error: unknown): boolean {
