@@ -784,12 +784,13 @@ async function sweepInAnotherProcess(services: TestServices): Promise<{ purged: 
   const module = (relative: string) => JSON.stringify(new URL(relative, import.meta.url).href);
   const code = `
     import { loadConfig } from ${module('../../src/config.ts')};
-    import { closeDatabase, openDatabase } from ${module('../../src/storage/db/database.ts')};
-    import { purgeExpiredBinItems } from ${module('../../src/operations/recycle-bin.ts')};
+    import { closeDatabase, openDatabase } from ${module('../../src/storage/db/engine/database.ts')};
+    import { purgeExpiredBinItems } from ${module('../../src/operations/tree/recycle-bin.ts')};
     import { passwordHashQueue } from ${module('../../src/operations/crypto/hash-queue.ts')};
+    import { callCaches } from ${module('../../src/operations/caches.ts')};
     const config = { ...loadConfig({ FSS_DATA_DIR: process.env.FSS_TEST_DATA_DIR, FSS_DATABASE_URL: process.env.FSS_TEST_DATABASE_URL }), log: () => {} };
     const db = await openDatabase(config);
-    const report = await purgeExpiredBinItems({ db, config, now: () => new Date(Number(process.env.FSS_TEST_NOW)), secret: Buffer.alloc(32), passwordHashes: passwordHashQueue(config) });
+    const report = await purgeExpiredBinItems({ db, config, now: () => new Date(Number(process.env.FSS_TEST_NOW)), secret: Buffer.alloc(32), passwordHashes: passwordHashQueue(config), caches: callCaches(config) });
     await closeDatabase(db);
     process.stdout.write(JSON.stringify(report));`;
   const env = {
