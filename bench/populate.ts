@@ -115,7 +115,7 @@ function cacheKey(): string {
   const hash = createHash('sha256').update(`dataset ${DATASET_VERSION}\n`);
   const migrations = path.join(ROOT, 'server', 'src', 'storage', 'db', 'migrations');
   for (const name of readdirSync(migrations).sort()) hash.update(name).update(readFileSync(path.join(migrations, name)));
-  hash.update(readFileSync(path.join(ROOT, 'server', 'src', 'operations', 'names.ts')));
+  hash.update(readFileSync(path.join(ROOT, 'server', 'src', 'operations', 'tree', 'names.ts')));
   return hash.digest('hex').slice(0, 16);
 }
 
