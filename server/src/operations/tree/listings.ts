@@ -13,7 +13,6 @@ import {
   countBin,
   countLinked,
   countShared,
-  liveFolderChain,
   linkedFileParentPaths,
   listFilesAmong,
   newestFileIds,
@@ -26,6 +25,7 @@ import {
   type ListingOrder,
   type PublicUrls,
 } from '../../storage/db/repositories/listings-repository';
+import { liveFolderChain } from '../../storage/db/repositories/folder-paths';
 import { SORT_KEYS, type SortKey } from '../../catalog/results';
 import { findFileIdsByName } from '../../storage/db/repositories/search-repository';
 import type { AuthenticatedContext, CallContext, Listing, ParamsOf } from '../context';

@@ -29,7 +29,7 @@
 import type { Kysely } from 'kysely';
 import { createLogger } from '../../log';
 import { adjustFolderSizes, findLiveFiles, findLiveFolders, folderDepths, lockAccountTree } from '../../storage/db/repositories/items-repository';
-import { folderPaths } from '../../storage/db/repositories/listings-repository';
+import { folderPaths } from '../../storage/db/repositories/folder-paths';
 import { RowsForTime, TimeSlices, whenWalCaughtUp } from '../../storage/db/engine/batches';
 import {
   binnedFolderLevels,

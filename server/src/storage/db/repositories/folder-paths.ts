@@ -1,0 +1,153 @@
+/**
+ * Folder paths (`/A/B`) and chains for listings: the folders involved and all their ancestors come
+ * from one recursive query, each path is built once from its parent's, never a query per item.
+ */
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { Database } from '../schema';
+
+/** Absolute paths of folders by id: `/A/B`, and "" for the root (0), so that a child is `${path}/${name}`. */
+export type FolderPaths = ReadonlyMap<number, string>;
+
+/** Neither in the bin nor beneath a folder in the bin. Written as the listing indexes' own condition. */
+export function isLive(table: 'folders' | 'files'): Expression<SqlBool> {
+  return sql<SqlBool>`${sql.ref(`${table}.deleted_at`)} is null and ${sql.ref(`${table}.binned_under`)} is null`;
+}
+
+/** `${parent}/${name}`; the root's path is "" here, so its children are `/name`. */
+export function childPath(parentPath: string, name: string): string {
+  return `${parentPath}/${name}`;
+}
+
+interface FolderLink {
+  readonly parentId: number;
+  readonly name: string;
+}
+
+/** Where a walk up the tree starts. */
+type AncestorSeed =
+  /** Folders by id: a bounded list (an id list of a call, the parents of listed items). */
+  | { readonly ids: readonly number[] }
+  /** One folder, if it is live. */
+  | { readonly liveFolder: number }
+  /** The folders a query names (`id` column), e.g. the parents of shared items. */
+  | { readonly idsFrom: SelectQueryBuilder<Database, any, { id: number }> };
+
+/**
+ * The seed folders and all their ancestors, with one recursive query. UNION (not UNION ALL) drops
+ * repeated rows, so an ancestor shared by many seeds is read once, and a corrupt cycle ends.
+ *
+ * Every folder is read by its id. A list of ids is looked up by id alone and its rows of other
+ * accounts are dropped here: with `account_id = ?` beside `id in (…)`, SQLite without statistics
+ * may prefer to read all the account's folders through an account index.
+ */
+export async function ancestorsOf(db: Kysely<Database>, accountId: number, seed: AncestorSeed): Promise<Map<number, FolderLink>> {
+  if ('ids' in seed && seed.ids.length === 0) return new Map();
+  const rows = await db
+    .withRecursive('ancestors(id, parent_id, name, account_id)', (qc) => {
+      const first =
+        'idsFrom' in seed
+          ? // CROSS JOIN: the seed ids drive, each folder is read by its id (see sharedFolders).
+            qc
+              .selectFrom(seed.idsFrom.as('seed'))
+              .crossJoin('folders')
+              .whereRef('folders.id', '=', 'seed.id')
+              .where('folders.account_id', '=', accountId)
+          : 'ids' in seed
+            ? qc.selectFrom('folders').where('folders.id', 'in', seed.ids)
+            : qc
+                .selectFrom('folders')
+                .where('folders.id', '=', seed.liveFolder)
+                .where('folders.account_id', '=', accountId)
+                .where(isLive('folders'));
+      return first.select(['folders.id', 'folders.parent_id', 'folders.name', 'folders.account_id']).union((qc) =>
+        qc
+          .selectFrom('folders')
+          .innerJoin('ancestors', 'ancestors.parent_id', 'folders.id')
+          .select(['folders.id', 'folders.parent_id', 'folders.name', 'folders.account_id'])
+          .where('folders.account_id', '=', accountId),
+      );
+    })
+    .selectFrom('ancestors')
+    .select(['id', 'parent_id', 'name', 'account_id'])
+    .execute();
+  return new Map(rows.filter((row) => row.account_id === accountId).map((row) => [row.id, { parentId: row.parent_id, name: row.name }]));
+}
+
+/** Follows parent links up to the root: the folder's chain, root-most first. Throws on a broken tree. */
+function chainOf(folders: ReadonlyMap<number, FolderLink>, folderId: number): Array<{ id: number; name: string }> {
+  const chain: Array<{ id: number; name: string }> = [];
+  for (let id = folderId; id !== 0; ) {
+    const folder = folders.get(id);
+    if (!folder || chain.length > folders.size) throw new Error(`folder ${folderId}: its chain of parents is broken at ${id}`);
+    chain.push({ id, name: folder.name });
+    id = folder.parentId;
+  }
+  return chain.reverse();
+}
+
+/**
+ * Paths of `folderIds`, "" for the root. A folder whose chain does not reach the root within
+ * `folders` gets no path rather than failing the listing it is part of.
+ *
+ * Each folder's path is its parent's and its name, built once: the work follows the number of
+ * folders, not folders × depth (a path shares its parent's string until it is written).
+ */
+export function pathsOf(folders: ReadonlyMap<number, FolderLink>, folderIds: Iterable<number>): Map<number, string> {
+  const paths = new Map<number, string>([[0, '']]);
+  const broken = new Set<number>();
+  for (const start of folderIds) {
+    // Up to the first folder whose path is known (or cannot be), then down again.
+    const way: number[] = [];
+    let id = start;
+    while (!paths.has(id) && !broken.has(id)) {
+      const folder = folders.get(id);
+      // Not a folder of the account, or a broken chain (a cycle ends when the way outgrows the map).
+      if (!folder || way.length > folders.size) break;
+      way.push(id);
+      id = folder.parentId;
+    }
+    const parentPath = paths.get(id);
+    if (parentPath === undefined) {
+      for (const wayId of way) broken.add(wayId);
+      continue;
+    }
+    let path = parentPath;
+    for (let i = way.length - 1; i >= 0; i--) {
+      path = childPath(path, folders.get(way[i])!.name);
+      paths.set(way[i], path);
+    }
+  }
+  return paths;
+}
+
+/**
+ * A live folder of the account and its ancestors, root-most first, ending with the folder itself;
+ * undefined when the id is not a live folder of the account (missing, another account's, in the bin).
+ */
+export async function liveFolderChain(
+  db: Kysely<Database>,
+  accountId: number,
+  folderId: number,
+): Promise<Array<{ id: number; name: string }> | undefined> {
+  const folders = await ancestorsOf(db, accountId, { liveFolder: folderId });
+  return folders.has(folderId) ? chainOf(folders, folderId) : undefined;
+}
+
+/**
+ * Paths of the account's folders among `folderIds` (bounded: an id list of a call), in one query:
+ * `/A/B`, "" for the root (0). Ids that are not the account's folders get no path.
+ */
+export async function folderPaths(db: Kysely<Database>, accountId: number, folderIds: Iterable<number>): Promise<FolderPaths> {
+  const ids = [...new Set(folderIds)].filter((id) => id !== 0);
+  const folders = await ancestorsOf(db, accountId, { ids });
+  return pathsOf(folders, ids);
+}
+
+/**
+ * An item's path from its folder's. Undefined (no `path` attribute) when the folder's path is not
+ * known: a streamed item moved, after the paths were read, into a folder created meanwhile.
+ */
+export function pathIn(paths: FolderPaths, folderId: number, name: string): string | undefined {
+  const parent = paths.get(folderId);
+  return parent === undefined ? undefined : childPath(parent, name);
+}
