@@ -1,13 +1,6 @@
 /**
- * Where the bytes of content live, by storage key: a folder on local disk in the embedded default
- * (local-disk-store.ts), an S3-compatible bucket when scaled out (s3-store.ts). The database
- * (`content`) says which key holds what; the store knows nothing about hashes, files or accounts.
- * Both stores use the same keys, `ab/cd/<sha256>-<16 hex>` (storageKeyFor), so the rows of a
- * database stay valid when its blobs are copied from one store to the other.
- *
- * Keys are unique per content row and never reused: a new write always gets a new key (newKey),
- * even for bytes stored before. So deleting an old key can never remove a newer upload of the
- * same bytes, and a key queued for removal can never name a live blob again.
+ * Where content bytes live, by storage key (local disk or S3; same keys on both). Keys are never reused, so deleting
+ * an old key can never remove a newer upload of the same bytes, nor a queued key name a live blob.
  */
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -26,17 +19,10 @@ export interface ContentStore {
   /** A key never handed out before, for bytes with this SHA-256 (lowercase hex). */
   newKey(sha256: string): string;
 
-  /**
-   * Puts a finished local file under `key` and consumes the file (it is moved, or copied and
-   * removed). When this resolves the bytes are durable under the key; until then the key holds
-   * nothing, whatever happens: a crash never leaves part of a file under a key.
-   */
+  /** Puts a finished local file under `key` and consumes it; the key holds nothing until the bytes are durable. */
   putFile(key: string, sourcePath: string): Promise<void>;
 
-  /**
-   * The bytes under `key` (all of them, or one range), as a stream that reads as it is consumed.
-   * Rejects, before any byte is read, when the key holds nothing.
-   */
+  /** The bytes under `key` (or one range) as a stream; rejects before any byte when the key holds nothing. */
   read(key: string, range?: ByteRange): Promise<Readable>;
 
   /** The size of what `key` holds; null when nothing. */
@@ -48,10 +34,7 @@ export interface ContentStore {
   /** Every key that holds something, in no particular order (for integrity checks). */
   listKeys(): AsyncIterable<string>;
 
-  /**
-   * Removes what interrupted writes left behind (temporary files, unfinished multipart uploads)
-   * started before `before`; returns how many. Never touches a key.
-   */
+  /** Removes what interrupted writes left (temporary files, unfinished multipart uploads) before `before`; never a key. */
   sweepPartialWrites(before: Date): Promise<number>;
 }
 

@@ -1,31 +1,8 @@
 /**
- * Uploads encrypted as they arrive (docs/encryption.md, "Uploads into an encrypted folder"): the
- * upload area of the embedded default writes an upload made for an encrypted folder as ciphertext
- * from its first byte, so its plaintext is never on the server's disk, not even for a moment, and
- * the completed blob moves into the content store as it is (one durable write of the bytes, not
- * two).
- *
- * On disk, for upload `<id>`:
- * - `<id>`: the blob in the content format (operations/crypto/content-cipher.ts): the header, then
- *   one record per whole chunk that has arrived. Complete, it is exactly the blob of the encrypted
- *   content it becomes.
- * - `<id>.tail`: the chunk index the tail begins (8 bytes, big-endian), then the tail sealed
- *   (content-cipher sealTail): what arrived after the last whole chunk, kept until the rest of
- *   that chunk comes in a later PATCH. The file exists from the upload's creation (with no sealed
- *   part while there is no tail): it marks the upload as encrypted.
- *
- * Each write ends with the records it appended fdatasync'ed, then the new tail written whole,
- * fsync'ed and renamed into place (its folder synced); only then is the PATCH answered. So the
- * tail's index is a durable count of the records that hold acknowledged bytes, and the offset tus
- * reports is worked out from the files alone: the records the index counts × chunk size, plus the
- * tail's length. Records past the index are not counted, and the next PATCH overwrites them: a
- * record cut short, or whole records a PATCH appended before it was interrupted (a kill -9; or a
- * power loss, after which the blob's size may cover records that never reached the disk and read
- * as zeros). The upload is complete when the index counts every chunk.
- *
- * The key is the session's (the uploader unlocked the folder); a request on the upload holds it
- * here (UploadCiphers) while it runs. The cipher comes from the operations (UploadCipher), so this
- * module knows the format's sizes and the files, not the cryptography.
+ * Uploads encrypted as they arrive (docs/encryption.md): the plaintext never touches the disk. `<id>` is the blob
+ * (header, then one record per whole chunk); `<id>.tail` holds the count of durable records and the sealed remainder
+ * of the last chunk, so the offset is worked out from the files alone (docs/uploads-and-downloads.md). The cipher comes
+ * from the operations: this module knows the format's sizes and the files, not the cryptography.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -55,10 +32,7 @@ export interface UploadCipher {
   decrypt(records: Readable): Readable;
 }
 
-/**
- * The ciphers of encrypted uploads that requests of this process are working on, by upload id.
- * A request holds one for its length; two requests on one upload hold the same key.
- */
+/** The ciphers of encrypted uploads this process's requests work on, by upload id, each held for a request's length. */
 export class UploadCiphers {
   private readonly held = new Map<string, { readonly cipher: UploadCipher; holds: number }>();
 
@@ -177,11 +151,7 @@ function takeBytes(pending: Buffer[], n: number): Buffer[] {
   return pieces;
 }
 
-/**
- * A tus datastore that writes the uploads it holds a cipher for encrypted (see the top of this
- * file) and leaves every other upload to `inner` (the area's file store, which still keeps the tus
- * metadata of both).
- */
+/** A tus datastore writing uploads it holds a cipher for encrypted; every other upload goes to `inner`. */
 export class EncryptingDataStore extends WrappingDataStore {
   constructor(
     inner: DataStore,
@@ -285,15 +255,13 @@ export class EncryptingDataStore extends WrappingDataStore {
         if (writeFailed) throw error;
         bodyFailure = error;
       }
-      // What arrived is kept, as for plaintext uploads: the whole chunks as records, the rest as
-      // the sealed tail. Durable before acknowledged: the records, then the tail that follows them.
+      // Kept as for plaintext uploads: whole chunks as records, the rest as the sealed tail; records durable first.
       sealWhatIsWhole();
       await flush();
       await handle.datasync();
       await writeTail(blob, cipher, index, pendingBytes > 0 ? Buffer.concat(pending, pendingBytes) : null);
     } catch {
-      // A failed write or sync: the records this write added go, and the offset is worked out
-      // again from the files, as after a crash.
+      // A failed write or sync: this write's records go, and the offset is worked out again as after a crash.
       await handle.truncate(firstRecordAt).catch(() => {});
       throw ERRORS.FILE_WRITE_ERROR;
     } finally {

@@ -1,10 +1,4 @@
-/**
- * Making what was written to local files survive a power loss: the content store's keys
- * (local-disk-store.ts) and the upload area's acknowledged bytes (upload-area.ts,
- * encrypted-uploads.ts). A killed process loses nothing the kernel holds; a power loss or a kernel
- * crash loses whatever was not synced, and on ext4 (delalloc, dioread_nolock) a file's size may
- * then even cover bytes that read as zeros. docs/uploads-and-downloads.md §3 says what is synced when.
- */
+/** fsync helpers: a power loss loses what was not synced, and on ext4 a size may cover zeros (docs/uploads-and-downloads.md §3). */
 import { constants, promises as fs } from 'node:fs';
 
 /** fsync(2) of a file by name: its bytes and its metadata. */
@@ -17,11 +11,7 @@ export async function syncFile(file: string): Promise<void> {
   }
 }
 
-/**
- * Makes a directory's entries (a rename, a new file, a deletion) durable. Platforms that cannot
- * open a directory for fsync (Windows) refuse with EISDIR/EPERM/EINVAL; there nothing more can be
- * done from user space.
- */
+/** Makes a directory's entries durable; platforms that cannot fsync a directory (Windows) refuse, and nothing more can be done. */
 export async function syncDirectory(dir: string): Promise<void> {
   let handle: fs.FileHandle;
   try {

@@ -1,15 +1,7 @@
 /**
- * The content store of the embedded default: files under `<dataDir>/content/`.
- *
- * Layout: key `ab/cd/<sha256>-<16 hex>` is the file `content/ab/cd/<sha256>-<16 hex>`. Two levels of
- * 256 fan-out directories keep every directory small (a million blobs: ~15 per directory), and the
- * random suffix makes each key unique even for the same bytes (content-store.ts). Temporary files
- * live in `content/.tmp/`, on the same file system as the keys, so that they can be renamed.
- *
- * Durability: a key appears only by rename(2) of a complete file that has been fsync'ed, and the
- * directory holding the key is fsync'ed after the rename (and each new fan-out directory in its
- * parent). A kill -9 at any moment leaves either no file under the key or the whole file; what a
- * crash may leave is a temporary file, which sweepPartialWrites removes.
+ * The content store of the embedded default: key `ab/cd/<sha256>-<16 hex>` is the file `content/ab/cd/…` (two levels
+ * of fan-out keep directories small). A key appears only by rename of an fsync'ed file, its directory fsync'ed
+ * after, so a crash leaves no part of a file under a key; temporary files in `content/.tmp/` are swept.
  */
 import { randomBytes } from 'node:crypto';
 import { constants, createWriteStream, promises as fs } from 'node:fs';
@@ -119,10 +111,7 @@ export class LocalDiskStore implements ContentStore {
     return removed;
   }
 
-  /**
-   * The file that holds `key` (whether or not it exists), for a tool that hands the bytes on as they
-   * are: `fss migrate` links it into a work folder rather than copying it.
-   */
+  /** The file that holds `key`, for `fss migrate`, which links it into a work folder rather than copying it. */
   fileOf(key: string): string {
     return this.pathOf(key);
   }

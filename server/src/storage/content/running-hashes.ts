@@ -1,18 +1,7 @@
 /**
- * The SHA-256 of an upload, computed while its bytes arrive, so that completing the upload does
- * not read them all back (docs/uploads-and-downloads.md §8).
- *
- * The state of a running hash lives in this process's memory only: Node's `Hash` cannot be saved,
- * and a hash written in JavaScript that could be (@noble/hashes) runs at a fraction of the speed of
- * OpenSSL's, which would cap every upload. So the running hash is an optimization, never the
- * source of truth: it answers only when this process saw every byte of the upload arrive, in
- * order, through writes the store reported as done. Anything else (the process restarted in the
- * middle of an upload, a PATCH went to another instance, a write failed half-way, a client paused
- * by dropping its connection) drops it, and completion hashes the stored bytes instead, as it
- * always did. An answer is also checked against the number of bytes the area holds when asked.
- *
- * Only @tus/server's writes go through here; the bytes are hashed as they pass on to the store,
- * in the same pass.
+ * The SHA-256 of an upload computed while its bytes arrive (docs/uploads-and-downloads.md §8). Node's Hash cannot be
+ * saved, so it is an optimization only: it answers when this process saw every byte in order through successful
+ * writes, and completion hashes the stored bytes otherwise.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform, type Readable } from 'node:stream';
@@ -37,12 +26,8 @@ export class RunningHashes {
   }
 
   /**
-   * Starts a write of upload `id` at `offset`: the stream to hand the store instead of `stream`
-   * (the same bytes, hashed as they go through), and `settle`, to call with the store's answer
-   * (the new offset) or null when the write failed. The running hash is taken out while the write
-   * runs and put back only if the write succeeded and the store took exactly the bytes hashed.
-   * A write that does not continue the running hash (another offset, no hash) continues nothing:
-   * the upload is then hashed from its stored bytes when it completes.
+   * Starts a write of upload `id` at `offset`: the stream to hand the store (hashed as it passes) and `settle`, called
+   * with the store's new offset or null. The hash is put back only if the store took exactly the bytes hashed.
    */
   track(id: string, offset: number, stream: Readable): { stream: Readable; settle(newOffset: number | null): void } {
     const known = this.entries.get(id);
@@ -67,11 +52,7 @@ export class RunningHashes {
     };
   }
 
-  /**
-   * The SHA-256 (lowercase hex) of upload `id` when this process hashed exactly its first `size`
-   * bytes (all of them: the caller passes the length the area holds); else null. Leaves the state
-   * in place, so that asking again (a completion retried) answers again.
-   */
+  /** SHA-256 (hex) of upload `id` if exactly its first `size` bytes were hashed here; else null. Asking again answers again. */
   digestOf(id: string, size: number): string | null {
     const running = this.entries.get(id);
     if (!running || running.bytes !== size) return null;
@@ -104,11 +85,7 @@ export async function sha256OfStream(stream: Readable): Promise<{ sha256: string
   return { sha256: hash.digest('hex'), size };
 }
 
-/**
- * The SHA-256 and size of the bytes of an upload whose last byte has arrived: from its running
- * hash when that covers exactly the `readableBytes` the area holds, else by reading them (`open`).
- * Null when the area holds nothing readable.
- */
+/** SHA-256 and size of a complete upload: the running hash when it covers `readableBytes`, else by reading; null when nothing. */
 export async function sha256OfUpload(
   hashes: RunningHashes,
   id: string,
@@ -122,10 +99,7 @@ export async function sha256OfUpload(
   return bytes && sha256OfStream(bytes);
 }
 
-/**
- * A tus datastore whose writes are hashed on the way (RunningHashes.track); everything else is the
- * inner store's.
- */
+/** A tus datastore whose writes are hashed on the way (RunningHashes.track). */
 export class HashingDataStore extends WrappingDataStore {
   constructor(
     inner: DataStore,

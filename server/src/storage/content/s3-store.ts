@@ -1,25 +1,8 @@
 /**
- * The content store in an S3-compatible bucket (AWS S3, MinIO, Ceph, R2…), chosen when
- * FSS_S3_BUCKET is set (stores.ts).
- *
- * Layout: key `ab/cd/<sha256>-<16 hex>` is the object `<prefix>content/ab/cd/<sha256>-<16 hex>`,
- * the same keys as the local disk store, so a database's rows stay valid when its blobs are copied
- * from one store to the other. Unfinished uploads live beside them under `<prefix>uploads/`
- * (s3-upload-area.ts).
- *
- * Durability: an object appears whole or not at all. A small file is one PutObject; a larger one a
- * multipart upload, which S3 shows only once CompleteMultipartUpload assembles it. What an
- * interrupted write may leave is an unfinished multipart upload under `content/` (invisible to
- * reads and listings, but billed): sweepPartialWrites aborts those older than an hour, and a bucket
- * lifecycle rule (AbortIncompleteMultipartUpload) is the belt to those braces.
- *
- * Integrity: every part sent from a local file carries its Content-MD5, which S3 checks before it
- * accepts the part; the SDK's own checksums (CRC32 trailers in aws-chunked bodies) are turned off,
- * because many S3-compatible stores do not understand them. Reads are not checksummed by the
- * store: the callers check the SHA-256 where it matters (encryption, decryption, completion).
- *
- * Memory: bodies are streams read from files or from the response, never buffered: a few parts'
- * worth of socket buffers, whatever the size.
+ * The content store in an S3-compatible bucket (FSS_S3_BUCKET), with the local store's keys under `<prefix>content/`
+ * so rows stay valid when blobs are copied between stores. Objects appear whole (PutObject or multipart); parts carry
+ * Content-MD5, and the SDK's CRC trailers are off because many S3-compatible stores reject them
+ * (docs/uploads-and-downloads.md, "S3"). Bodies are streamed, never buffered.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
@@ -165,11 +148,7 @@ export class S3ContentStore implements ContentStore {
     await fs.rm(sourcePath, { force: true });
   }
 
-  /**
-   * Copies object `sourceObjectKey` of the same bucket (`size` bytes) under `key`, inside the store:
-   * the bytes do not pass through this process. One CopyObject up to 5 GiB, part by part beyond.
-   * For finished uploads (s3-upload-area.ts); the source is left as it is.
-   */
+  /** Copies object `sourceObjectKey` (`size` bytes) under `key` inside the bucket (CopyObject, part by part beyond 5 GiB). */
   async copyObjectInto(key: string, sourceObjectKey: string, size: number): Promise<void> {
     const objectKey = this.objectKeyOf(key);
     await this.refuseExisting(key, objectKey);
@@ -314,11 +293,7 @@ export class S3ContentStore implements ContentStore {
     if ((await this.objectSize(objectKey)) !== null) throw new Error(`storage key already holds content: ${key}`);
   }
 
-  /**
-   * One multipart upload of `size` bytes in parts of `partSize`, `partConcurrency` at a time;
-   * `sendPart` sends the inclusive byte range and answers its ETag. Aborted on any failure, so
-   * that nothing is left but what a crash leaves (swept by sweepPartialWrites).
-   */
+  /** One multipart upload of `size` bytes, `partConcurrency` parts at a time; aborted on any failure. */
   private async multipart(
     objectKey: string,
     size: number,

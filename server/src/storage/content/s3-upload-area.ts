@@ -1,18 +1,6 @@
 /**
- * Unfinished uploads in the bucket, when content is in S3 (FSS_S3_BUCKET): @tus/s3-store writes
- * them, so that any instance can take the next PATCH of an upload (see "S3" in
- * docs/uploads-and-downloads.md for what is still per instance).
- *
- * Layout, under `<prefix>uploads/` (that of @tus/s3-store, keyed by `<prefix>uploads/<id>`):
- * - `<id>.info`: tus' record of the upload (its length, metadata, the multipart upload's id);
- * - an unfinished multipart upload for `<id>`, one part per PATCH of at least 5 MiB (S3's minimum);
- * - `<id>.part`: the tail shorter than 5 MiB that the last PATCH left, prepended to the next;
- * - `<id>`: the whole upload, once tus has received the last byte and completed the multipart upload.
- *
- * Completion (operations/content/uploads.ts) takes the SHA-256 computed while the PATCHes arrived when this
- * instance received all of them (running-hashes.ts), else reads `<id>` once to hash it; then
- * storeInto copies it inside the store to its content key (CopyObject, or UploadPartCopy beyond
- * 5 GiB): the bytes never pass through this instance again.
+ * Unfinished uploads in the bucket, written by @tus/s3-store under `<prefix>uploads/`, so any instance can take the
+ * next PATCH. A finished `<id>` is copied inside the store to its content key: the bytes never pass through again.
  */
 import { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
@@ -121,11 +109,7 @@ export class S3UploadArea implements UploadArea {
   }
 }
 
-/**
- * @tus/s3-store with its objects under `<prefix>uploads/`: tus and the rest of the server name an
- * upload by its id, the store by its object key. Zero-length uploads are completed when they are
- * created, so that every finished upload is an object (@tus/server writes nothing for them).
- */
+/** @tus/s3-store under `<prefix>uploads/`; zero-length uploads are completed at creation (tus writes nothing for them). */
 class KeyedDataStore extends DataStore {
   constructor(
     private readonly inner: S3Store,

@@ -1,14 +1,6 @@
 /**
- * Which content store and upload area a configuration uses. The choice of engine is made here
- * and nowhere else (as database.ts does for the metadata): the embedded default keeps content in
- * `<dataDir>/content/` and unfinished uploads in `<dataDir>/uploads/`; with FSS_S3_BUCKET set,
- * both live in that bucket (s3-store.ts, s3-upload-area.ts), behind the same interfaces.
- *
- * The S3 modules are loaded only when S3 is configured: @aws-sdk/client-s3 and @tus/s3-store
- * cost about 30 MB of resident memory and half a second of start-up, which the embedded default
- * should not pay. Loading is asynchronous (@tus/s3-store is an ES module only), and the accessors
- * below are synchronous for their many callers, so the modules are loaded beforehand, by
- * `prepareContentStores`, wherever services are built (buildApp, the CLI's commands).
+ * Which content store and upload area a configuration uses (local folders, or FSS_S3_BUCKET). The S3 modules cost
+ * ~30 MB and half a second of start-up, so they load only when configured, beforehand (`prepareContentStores`).
  */
 import path from 'node:path';
 import type { Config } from '../../config';

@@ -1,12 +1,6 @@
 /**
- * Where unfinished uploads are staged: the folder `<dataDir>/uploads/` in the embedded default
- * (LocalUploadArea, with @tus/file-store), the bucket's `<prefix>uploads/` when content is in S3
- * (s3-upload-area.ts, with @tus/s3-store). The tus endpoint (protocol/files/uploads.ts) writes through
- * the area's datastore; the rest of the server reads, stores and removes what it wrote through
- * this interface, without knowing tus or where the bytes are.
- *
- * Ids are the 32 hex digits the upload endpoint generates (isUploadId); anything else in the area
- * is not an upload and is left alone.
+ * Where unfinished uploads are staged: `<dataDir>/uploads/` (LocalUploadArea) or the bucket's `<prefix>uploads/`
+ * (s3-upload-area.ts). Only 32-hex-digit ids are uploads; anything else in the area is left alone.
  */
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -28,39 +22,22 @@ export function isUploadId(id: string): boolean {
 }
 
 export interface UploadArea {
-  /**
-   * Where requests hold the key of an upload that is encrypted as it arrives (encrypted-uploads.ts);
-   * null when this area writes every upload as it comes (the bucket: such uploads are encrypted
-   * after they complete, by an encryption job).
-   */
+  /** Holds the keys of uploads encrypted as they arrive; null where uploads are encrypted after completion (the bucket). */
   readonly ciphers: UploadCiphers | null;
 
   /** A tus datastore writing uploads into this area (a new one per tus server). */
   createDatastore(): DataStore;
 
-  /**
-   * How many bytes of upload `id` can be read as one piece (open): all of them once tus has
-   * written the last one. Null when nothing can be read (never started, not assembled yet, or
-   * already moved into the content store). Of an encrypted upload, the plaintext bytes received
-   * (its cipher must be held).
-   */
+  /** Bytes of upload `id` readable as one piece (all, once complete; encrypted: plaintext received); null when none. */
   readableBytes(id: string): Promise<number | null>;
 
   /** The bytes of upload `id` as a stream (of an encrypted upload, complete: the plaintext); null when readableBytes would say null. */
   open(id: string): Promise<Readable | null>;
 
-  /**
-   * The SHA-256 (lowercase hex) and size of the bytes of upload `id` (all of them: call it once the
-   * last byte has arrived); null when readableBytes would say null. From the hash computed while
-   * they arrived when this process saw every one of them (running-hashes.ts), else by reading them.
-   */
+  /** SHA-256 (hex) and size of the complete upload `id`, from the running hash when this process saw every byte. */
   sha256Of(id: string): Promise<{ sha256: string; size: number } | null>;
 
-  /**
-   * Puts the complete bytes of upload `id` into the content store under `key` (the rules of
-   * ContentStore.putFile: whole or not at all), and consumes them: afterwards open(id) says null.
-   * What else the upload left (tus metadata) stays until remove(id).
-   */
+  /** Puts the complete bytes of upload `id` into the store under `key` (whole or not at all) and consumes them. */
   storeInto(id: string, key: string): Promise<void>;
 
   /** Removes everything upload `id` left in the area (bytes, tus metadata, unfinished parts); idempotent. */
@@ -70,12 +47,7 @@ export interface UploadArea {
   idsUntouchedSince(before: Date): Promise<string[]>;
 }
 
-/**
- * The folder of the embedded default. Layout (that of @tus/file-store's FileStore with its default
- * FileConfigstore; its writes are batched, BatchedFileStore): the bytes of upload `<id>` are the
- * file `<id>`, its tus metadata `<id>.json`. An upload encrypted as it arrives has its blob in
- * `<id>` and its tail in `<id>.tail` (encrypted-uploads.ts).
- */
+/** The embedded default's folder, in @tus/file-store's layout: bytes in `<id>`, metadata in `<id>.json`, encrypted tail in `<id>.tail`. */
 export class LocalUploadArea implements UploadArea {
   readonly directory: string;
   /** The SHA-256 of uploads being written through this area's datastores. */
@@ -180,19 +152,9 @@ const WRITE_BATCH_PIECES = 256;
 const SYNC_EVERY_BYTES = WRITEBACK_EVERY_BYTES;
 
 /**
- * @tus/file-store, writing a PATCH's body in batches of about 1 MiB (one writev of the pieces the
- * socket gave) rather than one write per piece of 16–64 KiB: a GiB is a thousand system calls
- * instead of tens of thousands, which roughly halves the cost of writing it. What was received
- * before a failure (a dropped connection) is still written, so the upload resumes from there.
- *
- * Durable before acknowledged: a write ends with an fdatasync of the file, then records the new
- * offset in `<id>.offset` (synced too), and only then is the PATCH answered. The upload's offset is
- * the smaller of the file's size and that record (durableBytes), so bytes written but not synced
- * and recorded (a PATCH cut short by a kill -9, or by a power loss, after which the size may cover
- * bytes that never reached the disk and read as zeros) are not counted, and the next write
- * overwrites them. While a body arrives, what is written is synced and recorded in the background
- * every few MiB, so such a PATCH keeps most of what it wrote. The creation syncs the record, the
- * tus metadata and their names.
+ * @tus/file-store writing a PATCH in ~1 MiB batches (one writev, not a write per 16–64 KiB piece: half the cost).
+ * Durable before acknowledged: fdatasync, then the offset recorded in `<id>.offset` (docs/uploads-and-downloads.md,
+ * "When an uploaded byte is durable"); the offset is never more than what is synced and recorded.
  */
 class BatchedFileStore extends FileStore {
   constructor(
@@ -232,9 +194,7 @@ class BatchedFileStore extends FileStore {
     /** What is synced and recorded: where the upload stands if the process or the machine stops now. */
     let durable = offset;
     let syncing: Promise<void> | null = null;
-    // While the body arrives, what is written is synced in the background (one sync at a time) and
-    // recorded: the disk works while the rest arrives, the final sync finds little left, and a kill
-    // or a power loss in the middle of a long PATCH costs only what came after the last record.
+    // Synced and recorded in the background while the body arrives, so a kill mid-PATCH loses only what came after.
     const syncInBackground = () => {
       const covered = position;
       syncing = handle
@@ -300,11 +260,7 @@ function offsetRecord(offset: number): Buffer {
   return bytes;
 }
 
-/**
- * Records `offset` as durable for the plaintext upload whose bytes are `dataPath`, once they are
- * synced; `sync`: the record itself too (before an answer acknowledges it; a record lost to a power
- * loss leaves an older one, which counts fewer bytes, never more).
- */
+/** Records `offset` as durable for `dataPath` (`sync`: the record too); a record lost to a power loss counts fewer bytes, never more. */
 export async function recordDurableOffset(dataPath: string, offset: number, { sync }: { sync: boolean }): Promise<void> {
   const handle = await fs.open(offsetPathOf(dataPath), 'r+');
   try {
@@ -315,11 +271,7 @@ export async function recordDurableOffset(dataPath: string, offset: number, { sy
   }
 }
 
-/**
- * The bytes of a plaintext upload that count: its file's size, but no more than its durable
- * offset's record says (an upload begun before the record existed has none: its size counts).
- * Null when the file is not there.
- */
+/** The bytes of a plaintext upload that count: the file's size capped by its durable offset record; null when no file. */
 async function durableBytes(dataPath: string): Promise<number | null> {
   let size: number;
   try {

@@ -1,13 +1,6 @@
 /**
- * Early writeback of files that are about to become content (an upload's bytes, an encryption
- * work file). Such a file is made durable by an fsync before it is renamed under its key
- * (local-disk-store.ts putFile); with the kernel's usual settings nothing of a freshly written GiB
- * has reached the disk by then (background writeback starts at 10 % of memory, or after 30 s), so
- * that fsync would wait for the whole file while the request or job that wrote it waits too.
- * Starting an fdatasync in the background while the file is still being written lets the disk work
- * at the same time as the CPU; the final fsync then finds only the tail left.
- *
- * This never replaces the final fsync, and errors here are ignored: that fsync reports them.
+ * Early writeback of files about to become content: an fdatasync started in the background while the file is written,
+ * so the final fsync does not wait for a whole GiB. Errors are ignored here: the final fsync reports them.
  */
 import { promises as fs } from 'node:fs';
 
