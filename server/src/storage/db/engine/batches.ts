@@ -1,13 +1,6 @@
 /**
- * Changes whose size grows with what an account holds (a subtree of 100,000 rows to the bin, back,
- * or away for good), made in slices: the rows are read a chunk at a time, then changed by id in
- * batches of statements, and the event loop is given back between chunks and batches once a slice
- * is used up (time-slices.ts). A batch is sized so that its statement takes about
- * STATEMENT_TARGET_MS, measured as it goes: deleting a file costs far more than moving it (the
- * search indexes follow every row), so a fixed count would be either many round trips or one long
- * step. On SQLite, where statements run on the event loop, no single step then holds it long; on
- * PostgreSQL the batches are as many round trips. The work stays in the caller's transaction: all
- * or nothing as before.
+ * Changes that grow with an account (100,000 rows to the bin), made in batches sized to take about
+ * STATEMENT_TARGET_MS each, with the event loop given back between them; still one transaction.
  */
 import type { Kysely, RawBuilder } from 'kysely';
 import { TimeSlices } from '../../../time-slices';
@@ -32,12 +25,7 @@ export async function selectInChunks<R>(db: Kysely<Database>, query: RawBuilder<
   return rows;
 }
 
-/**
- * How many rows the next piece of some work should take so that it lasts about `targetMs`, from
- * how long the last piece took per row: at most twice or half the last count (one slow statement,
- * SQLite writing out its page cache midway, must not shrink the pieces to a row each), between 1
- * and `most`.
- */
+/** Rows for the next piece to last about `targetMs`: at most twice or half the last count (one slow statement must not shrink it to a row). */
 export class RowsForTime {
   #rows: number;
 
@@ -61,10 +49,7 @@ export class RowsForTime {
   }
 }
 
-/**
- * Runs `change` on `items` a batch at a time, each batch sized from the time the last one took
- * (STATEMENT_TARGET_MS, at most ROWS_PER_STATEMENT rows), with pauses when a slice is used up.
- */
+/** Runs `change` on `items` a batch at a time, sized from the last batch's time, pausing when a slice is used up. */
 export async function inBatches<T>(items: readonly T[], slices: TimeSlices, change: (batch: readonly T[]) => Promise<unknown>): Promise<void> {
   const sizes = new RowsForTime(STATEMENT_TARGET_MS, ROWS_PER_STATEMENT, FIRST_BATCH_ROWS);
   for (let start = 0; start < items.length; ) {
@@ -82,12 +67,7 @@ const WAL_BACKLOG_PAGES = 10_000;
 /** The longest a long change waits for them (a reader that holds an old snapshot stops the copy). */
 const WAL_BACKLOG_WAIT_MS = 5_000;
 
-/**
- * Before the next transaction of a change made of many (RecycleEmpty's steps): when SQLite's WAL
- * holds more than WAL_BACKLOG_PAGES, waits (without holding the event loop) until the checkpoints
- * have copied all of it back, so that the WAL starts over instead of growing by every transaction
- * (wal-checkpoints.ts caughtUp). Nothing to wait for on PostgreSQL.
- */
+/** Before the next transaction of a long change: waits for the checkpoints when SQLite's WAL is over WAL_BACKLOG_PAGES, so it does not grow. */
 export async function whenWalCaughtUp(db: Kysely<Database>): Promise<void> {
   await walCaughtUp(db, WAL_BACKLOG_PAGES, WAL_BACKLOG_WAIT_MS);
 }

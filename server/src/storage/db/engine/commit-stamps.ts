@@ -1,20 +1,7 @@
 /**
- * Whether anything was committed to an SQLite database since a given moment, for the price of one
- * small file read instead of a query: what lets the account's version (hot-queries.ts) be read once
- * and then used again by every call until something commits (docs/design.md §6).
- *
- * In WAL mode every SQLite connection to the file, in any process, shares the WAL index: the
- * `-shm` file beside the database, mapped into memory by each of them. It begins with a header, in
- * two copies of 48 bytes (https://www.sqlite.org/walformat.html, "The WAL-Index Header"), that the
- * writer rewrites on every commit: a counter of transactions, the last valid frame of the WAL, the
- * running checksum of its frames and the salts of the current WAL. A reader finds what has been
- * committed through this header and nothing else; SQLite itself decides by comparing it whether the
- * pages it holds in memory are still good. So two equal readings of it mean that no transaction
- * committed between them, whoever ran it.
- *
- * The writer writes the second copy first and the first copy last, and a reader that finds them
- * different caught a commit half done: the stamp is then null ("cannot tell"), as it is when the
- * file cannot be read, and the caller reads the database.
+ * Whether anything was committed to a SQLite file since a moment, for one small read of the WAL-index header in
+ * `-shm` (https://www.sqlite.org/walformat.html), which the writer rewrites on every commit: equal readings mean no
+ * commit between them. The two copies differing (a commit half done) or an unreadable file give null: read the database.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -31,10 +18,7 @@ export class CommitStamps {
     this.#fd = fd;
   }
 
-  /**
-   * The stamps of `database`, or null when it has none to read: not in WAL mode, in memory, or
-   * holding its WAL index in its own memory (exclusive locking mode).
-   */
+  /** The stamps of `database`; null when not in WAL mode, in memory, or in exclusive locking mode. */
   static of(database: BetterSqlite3.Database): CommitStamps | null {
     if (database.memory || database.readonly) return null;
     if (String(database.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return null;
@@ -51,10 +35,7 @@ export class CommitStamps {
     }
   }
 
-  /**
-   * The header as it is now (a fresh copy, the caller's to keep), or null when it cannot be told:
-   * a commit half written, a header not yet written, the file unreadable or closed.
-   */
+  /** The header now (a fresh copy), or null when it cannot be told (half-written commit, unset, unreadable). */
   current(): Buffer | null {
     const header = this.#read();
     return header && Buffer.from(header);

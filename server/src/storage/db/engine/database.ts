@@ -1,9 +1,4 @@
-/**
- * Opens the metadata database and brings its schema up to date. The choice of engine is made here
- * and nowhere else: the embedded default is a SQLite file in the data folder; with
- * FSS_DATABASE_URL set, PostgreSQL, through a pg pool, with the same migrations and repositories
- * (the few differences are in dialect.ts).
- */
+/** Opens the metadata database (SQLite file by default, PostgreSQL with FSS_DATABASE_URL) and migrates it. */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -37,10 +32,7 @@ export async function closeDatabase(db: Kysely<Database>): Promise<void> {
   await db.destroy();
 }
 
-/**
- * The database of `config` with its schema as it is (openDatabase then migrates it): for
- * `fss migrate`, which migrates its target only when it is to write to it.
- */
+/** The database of `config` not yet migrated: `fss migrate` migrates its target only when it writes to it. */
 export function openDatabaseUnmigrated(config: Config): Kysely<Database> {
   const dialect = createDialect(config);
   const db = new Kysely<Database>({ dialect, plugins: config.databaseUrl === undefined ? [] : [postgresTextPlugin] });
@@ -49,11 +41,7 @@ export function openDatabaseUnmigrated(config: Config): Kysely<Database> {
   return db;
 }
 
-/**
- * The SQLite file of the embedded installation in `dataDir`, opened read-only and as it is (not
- * migrated): what `fss migrate` copies from, so that it can never change its source. Refuses a
- * folder without the file rather than creating one.
- */
+/** The embedded SQLite file in `dataDir`, read-only and not migrated, so `fss migrate` can never change its source. */
 export function openSqliteReadOnly(dataDir: string): Kysely<Database> {
   const sqlite = new SQLite(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
@@ -61,10 +49,8 @@ export function openSqliteReadOnly(dataDir: string): Kysely<Database> {
 }
 
 /**
- * The key of the PostgreSQL advisory lock held while migrating ("fss-migr" in ASCII): several
- * instances starting at once on an empty database migrate one after the other; the later ones then
- * find nothing to do. Kysely's Migrator takes a lock of its own too, but only once its bookkeeping
- * tables exist: creating those (`create table if not exists`) races on PostgreSQL.
+ * PostgreSQL advisory lock key ("fss-migr") so instances starting at once migrate one after the other: Kysely's own
+ * lock exists only once its bookkeeping tables do, and creating those races.
  */
 const MIGRATION_LOCK_KEY = 0x6673732d6d696772n;
 

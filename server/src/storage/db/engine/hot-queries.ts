@@ -1,11 +1,4 @@
-/**
- * The queries of the call path that run on every signed listing call, compiled once per database
- * (prepared-query.ts) instead of built by Kysely on every call: the folder check of GetFiles, the
- * walk up to the folder's encrypted ancestors (the lock check), and the account's version (what the
- * token check, the folder checks and the listing cache keep their reads by: migrations
- * 0008_listing_versions and 0011_session_versions). Each reads exactly what the general
- * repository function of the same meaning reads (noted on each).
- */
+/** The queries every signed listing call runs, compiled once (prepared-query.ts); each reads what its repository twin reads. */
 import { sql, type Kysely } from 'kysely';
 import { preparedQuery } from './prepared-query';
 import { commitStampsOf } from './sqlite-driver';
@@ -42,10 +35,7 @@ const encryptedFolderChain = preparedQuery<[accountId: number, folderId: number]
     select id, key_id from chain where key_id is not null order by depth desc`,
 );
 
-/**
- * The encrypted folders from the root down to the folder (itself included) and their keys,
- * root-most first; [] when none (encryption-repository lockChain of a folder).
- */
+/** The encrypted folders from the root down to the folder (itself included) with their keys; [] when none. */
 export async function encryptedFoldersAbove(db: Kysely<Database>, accountId: number, folderId: number): Promise<Array<{ id: number; keyId: number }>> {
   const rows = await encryptedFolderChain.execute(db, accountId, folderId);
   return rows.map((row) => ({ id: Number(row.id), keyId: Number(row.key_id) }));
@@ -66,12 +56,8 @@ export class AccountVersions {
 }
 
 /**
- * The account's version: it grows with every committed change to what a listing of the account
- * shows (0008_listing_versions) and to its sessions (0011_session_versions), whoever made it.
- *
- * On SQLite the version read is kept in `kept` and used again, without a query, until anything at
- * all is committed to the database by any connection (commit-stamps.ts): it cannot have moved before
- * that. The stamp is read before the version, so a version kept with a stamp is never older than it.
+ * The account's version (grows with every change a listing or a session shows). On SQLite it is kept until anything
+ * commits (commit-stamps.ts); the stamp is read before the version, so a kept version is never older than its stamp.
  */
 export async function accountVersion(db: Kysely<Database>, accountId: number, kept?: AccountVersions): Promise<number> {
   const stamps = kept ? commitStampsOf(db) : null;

@@ -1,22 +1,8 @@
 /**
- * The database side of `fss migrate` (operations/admin/migrate-installation.ts): copying every table of
- * an embedded installation's SQLite file into a PostgreSQL database, and checking the copy.
- *
- * - What is copied: every table of the schema (COPIED_TABLES, in an order where each row's
- *   foreign keys point at rows copied before it), every column, every id as it is. The exceptions:
- *   unfinished uploads, whose bytes are in the source's upload folder, which does not move (their
- *   clients start them again), and the tables of TABLES_NOT_COPIED (upload locks). Identities are then moved on past the highest id the
- *   source ever handed out (dialect.continueIdsAfterCopy), so no id is handed out twice.
- * - How: in one transaction of the target, which first empties the copied tables and then inserts
- *   the rows in batches as they stream from one read transaction of the source (a snapshot), in
- *   constant memory. An interrupted copy leaves nothing behind; running it again copies afresh.
- * - The marker (`installation_migrations`, created here, not by a schema migration: only a target
- *   has it): which installation the target holds a copy of, the secret's check value, and what
- *   the last copy wrote (rows and digest per table), committed with the rows. It is how a later
- *   run tells its own earlier copy (which it may replace) from anything else (which it refuses).
- * - A table's digest: the sum, modulo 2^256, of the SHA-256 of each row in a canonical form
- *   (columns by name, values typed): independent of the order rows are read in, so it compares a
- *   table on two engines whose text orders differ, in constant memory.
+ * The database side of `fss migrate`: copies every table of an embedded SQLite file into PostgreSQL in one target
+ * transaction (ids kept, identities moved past them), and checks the copy. Unfinished uploads are not copied: their
+ * bytes stay in the source's upload folder. A table's digest sums (mod 2^256) each row's SHA-256 in a canonical
+ * form, so it is independent of row order and compares engines whose text orders differ, in constant memory.
  */
 import { createHash } from 'node:crypto';
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
@@ -109,10 +95,7 @@ export async function schemaState(db: Kysely<any>): Promise<SchemaState> {
   };
 }
 
-/**
- * Tables whose columns differ between the two databases ("table: only in source a, b; only in
- * target c"), for the copied tables; empty when they agree.
- */
+/** Tables whose columns differ between the two databases, for the copied tables; empty when they agree. */
 export async function columnDifferences(source: Kysely<any>, target: Kysely<any>): Promise<string[]> {
   const [inSource, inTarget] = await Promise.all([columnsOf(source), columnsOf(target)]);
   const differences: string[] = [];
@@ -199,10 +182,7 @@ class Digest {
   }
 }
 
-/**
- * A value as both engines read it back: numbers as numbers, text as text (U+0000 as U+FFFF, as the
- * PostgreSQL dialect stores it: dialect.postgresTextPlugin), null as null.
- */
+/** A value as both engines read it back (U+0000 as U+FFFF, as dialect.postgresTextPlugin stores it). */
 function canonicalValue(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'bigint') return { n: String(value) };
@@ -237,9 +217,8 @@ export interface CopyProgress {
 }
 
 /**
- * Replaces the copied tables of `target` with the rows of `source`, in one transaction of the
- * target over one read transaction (a snapshot) of the source; records the copy in the marker row
- * of `sourceId` (beginRun made it) within the same transaction. Returns each table's digest.
+ * Replaces the copied tables of `target` with the rows of `source` (read in one snapshot), recording the copy in
+ * the marker row of `sourceId` in the same transaction. Returns each table's digest.
  */
 export async function copyTables(
   source: Kysely<Database>,
@@ -426,11 +405,7 @@ export interface DeepFolders {
   readonly deepest: { readonly id: number; readonly account: string; readonly depth: number } | null;
 }
 
-/**
- * The folders (in any state) that lie deeper than `maxDepth`, a folder in the root being at depth 1.
- * One walk down from the roots, each folder reached once through the parent index: it ends however
- * the rows are (a corrupt cycle is never reached from a root).
- */
+/** Folders deeper than `maxDepth` (root children at depth 1), walked down from the roots so a corrupt cycle never loops. */
 export async function foldersDeeperThan(db: Kysely<Database>, maxDepth: number): Promise<DeepFolders> {
   const { rows } = await sql<{ id: number; account: string; depth: number; count: number }>`
     with recursive placed(id, account_id, depth) as (
@@ -461,11 +436,7 @@ export async function sealedExtractionCodes(db: Kysely<Database>, limit: number)
   return [...shares, ...emails].map((row) => row.sealed!);
 }
 
-/**
- * SQLite's `data_version`: changes when another connection commits to the file. The source of a
- * migration is always a SQLite file; reading this before and after tells whether anything (a
- * service still running) wrote to it meanwhile.
- */
+/** SQLite's `data_version`, read before and after a copy: a change means something (a running service) wrote meanwhile. */
 export async function sqliteDataVersion(db: Kysely<Database>): Promise<number> {
   const { rows } = await sql<{ data_version: number }>`pragma data_version`.execute(db);
   return Number(rows[0]?.data_version ?? 0);

@@ -1,18 +1,7 @@
 /**
- * Queries built and compiled once per database, then run with each call's parameters: for the few
- * queries every authenticated call runs (the token, the folder checks, the lock check, the listing
- * version). Kysely builds and compiles a query anew on every execute (operation nodes, freeze,
- * visitors), which on the path of a small call cost as much as running it (bench/README.md).
- *
- * How: the query is built once with placeholders in place of its parameters, compiled, and the
- * positions of the placeholders among the compiled parameters are noted. Each run copies the
- * compiled query with the call's values at those positions and hands it to Kysely's executor, so
- * plugins, result transformation and the driver (with its statement cache on SQLite) work as for
- * any other query. Works on both engines: the compiled SQL is the dialect's own.
- *
- * A placeholder may be used only where a value is bound as a parameter (`where x = ?`, `in (?)`),
- * never where the builder looks at the value (sql.lit, a limit it inlines): compile() refuses a
- * template whose placeholders do not all reach the parameters.
+ * Queries built and compiled once per database, then run with each call's values at the placeholders' positions:
+ * Kysely builds and compiles anew on every execute, which cost as much as running a small query. A placeholder
+ * must be bound as a parameter (not sql.lit or an inlined limit); compile() refuses a template where it is not.
  */
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import { engineOf } from './dialect';
@@ -36,10 +25,7 @@ interface Compiled<R> {
   readonly postgres: boolean;
 }
 
-/**
- * A query template: `prepared(build)` where `build(db, ...placeholders)` returns the query;
- * `execute(db, ...values)` runs it (compiled on its first run against `db`).
- */
+/** A query template: `prepared(build)`; `execute(db, ...values)` runs it, compiled on its first run against `db`. */
 export interface PreparedQuery<P extends readonly unknown[], R> {
   execute(db: Kysely<any>, ...values: P): Promise<R[]>;
   executeTakeFirst(db: Kysely<any>, ...values: P): Promise<R | undefined>;
@@ -91,11 +77,7 @@ function compile<P extends readonly unknown[], R>(
   return { query, slots, postgres: engineOf(db) === 'postgres' };
 }
 
-/**
- * A call's value as the compiled query takes it. On PostgreSQL, U+0000 in text becomes U+FFFF, as
- * the dialect's plugin does to every string parameter at compile time (dialect.ts, NulInText), which
- * a template compiled once cannot apply to values it never saw.
- */
+/** A call's value as compiled: on PostgreSQL U+0000 becomes U+FFFF, as NulInText does at compile time to values it sees. */
 function boundValue(value: unknown, postgres: boolean): unknown {
   return postgres && typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uffff') : value;
 }

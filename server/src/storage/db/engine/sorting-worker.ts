@@ -1,28 +1,13 @@
 /**
- * Streams that SQLite must sort before their first row, read in a worker thread. better-sqlite3
- * runs on the event loop, and a statement whose plan sorts (a temporary B-tree: an ORDER BY that
- * no index serves, GROUP BY, DISTINCT) or materializes a subquery does all of that work in its
- * first step: a GetFiles of 100,000 items by time held the service's one event loop for 70–200 ms,
- * and every call of every account waited as long (bench/README.md, "Stalls"). An index per order
- * would stream them, at the cost of an index write per order on every change and ~110 bytes per
- * row per index (docs/design.md §9).
- *
- * The worker opens a read-only connection per cursor (a connection's open cursor would hold every
- * later read on it to its snapshot), reads a chunk of rows when asked, and closes the cursor at the
- * end or when told. The rows come back by postMessage, one chunk per request, so memory stays at a
- * chunk however long the listing is. The worker reads what is committed, as the driver's reader
- * does (sqlite-driver.ts): it serves only streams outside a transaction. It starts with the first
- * such stream, and runs one statement at a time: two sorted listings take turns, while the event
- * loop goes on.
+ * Streams SQLite must sort before their first row (or that materialize), read in a worker thread: better-sqlite3
+ * does that work in the first step, on the event loop (70–200 ms for 100,000 items). A connection per cursor, so
+ * one cursor's snapshot holds no other read; rows come back a chunk per request, so memory stays at a chunk.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { CompiledQuery, QueryResult } from 'kysely';
 
-/**
- * The worker: a connection and a cursor per stream, a chunk per `next` (the first one opens it).
- * CommonJS, run from a string (the bundle has no file for it).
- */
+/** The worker (CommonJS, run from a string: the bundle has no file for it): a connection and cursor per stream. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);

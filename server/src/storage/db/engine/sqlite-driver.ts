@@ -1,32 +1,8 @@
 /**
- * The SQLite dialect of the embedded installation: Kysely's own SqliteDialect (its query compiler,
- * adapter and introspector) over a driver of ours, which differs from Kysely's SqliteDriver in
- * three ways:
- *
- * - Two connections to the file: the writer, for every transaction and every statement that
- *   writes, and a read-only reader for statements that only read and run outside a transaction.
- *   In WAL mode a reader reads the last committed state beside a writer's open transaction, so
- *   one account's long change (100,000 rows to the bin) no longer stops every other account's
- *   reads (bench/README.md, "Stalls"). They see what was committed before it: what they would
- *   have seen had they come a moment earlier, as on PostgreSQL's pool.
- * - Prepared statements are kept, by SQL text, in a bounded LRU cache per connection. Kysely's
- *   driver prepares every statement on every call, which cost about as much as running it. A
- *   cached statement is safe to reuse: each connection runs one statement at a time (its mutex),
- *   and SQLite re-prepares a statement by itself when the schema changes under it.
- * - A stream reads its rows synchronously, `chunkSize` rows per iteration, instead of one row per
- *   `await`: a listing of 1,000 rows is one step of the event loop, not 1,000.
- *
- * Which connection: Kysely asks for a connection before it knows what it will run on it (one
- * statement, a stream or a transaction), so acquireConnection hands out a RoutedConnection that
- * takes a connection statement by statement. A transaction holds the writer from `begin` to
- * `commit`/`rollback`, and everything inside it runs there. Outside one, a statement that writes
- * takes the writer in turn; one that only reads runs on the reader, or on the writer when only the
- * writer is free (a read runs to its end in one step, so it never keeps the writer from anyone); a
- * stream, which holds its connection while it is open (an open better-sqlite3 iterator blocks every
- * other statement of its connection, and its snapshot is every later read's), only on the reader;
- * but a stream that SQLite must sort before its first row goes to a worker thread with connections
- * of its own (sorting-worker.ts), so that the sort does not hold the event loop. A database without
- * a reader (in memory, not in WAL mode) routes everything to its one connection.
+ * Kysely's SqliteDialect over a driver of ours (docs/design.md, "The database"): a writer and a read-only reader,
+ * so a long write does not stop other accounts' reads (WAL); prepared statements kept per connection (Kysely
+ * prepares on every call); streams read a chunk per iteration, and streams that sort go to a worker thread.
+ * A transaction holds the writer from begin to commit; a read outside one takes whichever connection is free.
  */
 import SQLite from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -70,11 +46,7 @@ export class CachingSqliteDialect extends SqliteDialect {
     return this.#driver;
   }
 
-  /**
-   * Lets `db` (the Kysely instance made with this dialect) run reads at once (immediateRows).
-   * Only that instance: another one over the same database (withPlugin, a transaction) has plugins
-   * or a connection of its own, and goes through Kysely as usual.
-   */
+/** Lets `db` (this dialect's own instance, not a transaction or withPlugin) run reads at once (immediateRows). */
   serveImmediateReads(db: object): void {
     if (!this.#driver) throw new Error('the dialect has no driver yet: make the Kysely instance first');
     immediateReaders.set(db, this.#driver);
@@ -85,49 +57,29 @@ export class CachingSqliteDialect extends SqliteDialect {
 const immediateReaders = new WeakMap<object, CachingSqliteDriver>();
 
 /**
- * The rows of `query` run now, synchronously, when `db` allows it (serveImmediateReads), the
- * statement only reads, and a connection is free for it (the reader, else the writer outside a
- * transaction). That is exactly what running it through Kysely would do (no plugin,
- * no result transformation on SQLite), without the round trip of promises that costs more than a
- * small read itself on the path of every call. Undefined otherwise: run it through Kysely then.
+ * The rows of a read-only `query` run synchronously when `db` allows it and a connection is free, as Kysely would
+ * run it, without the promise round trip that costs more than a small read; undefined otherwise.
  */
 export function immediateRows<R>(db: object, query: CompiledQuery): R[] | undefined {
   return immediateReaders.get(db)?.readNow<R>(query);
 }
 
-/**
- * The commit stamps (commit-stamps.ts) of the database `db` reads, when `db` is an instance that
- * reads at once (serveImmediateReads) over a file in WAL mode; null otherwise. Never for a
- * transaction: inside one, its own uncommitted changes count and no stamp shows them.
- */
+/** The commit stamps of `db`'s file in WAL mode; never for a transaction, whose own uncommitted changes count. */
 export function commitStampsOf(db: object): CommitStamps | null {
   return immediateReaders.get(db)?.commitStamps ?? null;
 }
 
-/**
- * Whether another read waits for the connection that streams read from (the reader) of the SQLite
- * database `db` reads (an instance that reads at once: serveImmediateReads); false elsewhere
- * (PostgreSQL has a pool). A long reader (a listing's cursor) lets go of it between chunks when
- * it is wanted.
- */
+/** Whether another read waits for `db`'s reader, so that a long reader (a listing's cursor) lets go between chunks. */
 export function connectionWanted(db: object): boolean {
   return immediateReaders.get(db)?.connectionWanted ?? false;
 }
 
-/**
- * When the WAL of the SQLite database `db` reads (an instance that reads at once:
- * serveImmediateReads) holds more than `backlog` frames, resolves once all are checkpointed, or
- * after `timeoutMs` (wal-checkpoints.ts caughtUp); at once otherwise, and elsewhere (PostgreSQL,
- * no WAL).
- */
+/** Resolves once `db`'s WAL is checkpointed when it holds more than `backlog` frames, or after `timeoutMs`. */
 export function walCaughtUp(db: object, backlog: number, timeoutMs: number): Promise<void> {
   return immediateReaders.get(db)?.walCaughtUp(backlog, timeoutMs) ?? Promise.resolve();
 }
 
-/**
- * Prepared statements by SQL text, least recently used first. Evicted statements are simply
- * dropped: better-sqlite3 finalizes them when they are collected.
- */
+/** Prepared statements by SQL text, least recently used evicted (better-sqlite3 finalizes them when collected). */
 export class StatementCache {
   readonly #statements: Lru<string, BetterSqlite3.Statement>;
 
@@ -185,19 +137,12 @@ class CachingSqliteDriver implements Driver {
     return free?.rows<R>(query);
   }
 
-  /**
-   * Whether `sqlText` only reads: a select (or `with … select`) that SQLite finds makes no change.
-   * Pragmas go to the writer whatever SQLite says of them (`pragma optimize` analyzes).
-   */
+/** Whether `sqlText` only reads; pragmas go to the writer whatever SQLite says (`pragma optimize` analyzes). */
   readsOnly(sqlText: string): boolean {
     return READ_STATEMENT.test(sqlText) && this.#reader.statements.statement(sqlText).readonly;
   }
 
-  /**
-   * The sorting worker, when `query` (a read outside a transaction, about to be streamed) sorts or
-   * materializes before its first row: SQLite's plan says so (a temporary B-tree, a materialized
-   * subquery). Null otherwise: the reader streams it as it reads.
-   */
+/** The sorting worker when SQLite's plan sorts or materializes before the first row (so the event loop is not held). */
   sorterFor(query: CompiledQuery): SortingWorker | null {
     if (!this.#sorter) return null;
     const statement = this.#reader.statements.statement(query.sql);
@@ -269,10 +214,7 @@ class CachingSqliteDriver implements Driver {
 /** What may go to the reader: statements that begin as a query does (SQLite then says whether it only reads). */
 const READ_STATEMENT = /^\s*(select|with)\b/i;
 
-/**
- * A read-only connection to the file of `database`, when a second connection reads what it has
- * committed: a file (not in memory) in WAL mode. Its busy timeout is the writer's.
- */
+/** A read-only connection to `database`'s file when it is in WAL mode (a reader then sees what was committed). */
 function openReader(database: BetterSqlite3.Database): BetterSqlite3.Database | null {
   if (database.memory || database.readonly) return null;
   if (String(database.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') return null;
@@ -345,10 +287,7 @@ class SqliteConnection {
   }
 }
 
-/**
- * What Kysely gets from acquireConnection: it takes one of the driver's connections statement by
- * statement, or holds the writer for a transaction (the routing: the comment at the top).
- */
+/** What Kysely gets from acquireConnection: a connection taken statement by statement, or the writer for a transaction. */
 class RoutedConnection implements DatabaseConnection {
   /** Whether this holds the writer for a transaction (begin to commit or rollback). */
   #inTransaction = false;

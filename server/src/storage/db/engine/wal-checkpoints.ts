@@ -1,17 +1,6 @@
 /**
- * SQLite's WAL checkpoints, off the event loop. In WAL mode a commit appends pages to the `-wal`
- * file, and a checkpoint copies them back into the database file. By default the connection that
- * commits runs the checkpoint itself, inside its commit, once the WAL holds 1,000 pages: a commit
- * of 64 MiB (1,000 bin entries 256 folders deep) then copied and synced 64 MiB before returning
- * (240 ms), and any small write that happened to cross the mark paid for the pages of others.
- * better-sqlite3 runs on the event loop, so every call of every account waited as long.
- *
- * Here the service's connection never checkpoints (wal_autocheckpoint = 0). A timer reads the
- * WAL-index header (commit-stamps.ts) four times a second, and once a thousand pages or more wait,
- * a worker thread with a connection of its own runs a PASSIVE checkpoint: it copies what no reader
- * still needs, blocking neither readers nor the writer. The worker starts with the first
- * checkpoint, so a database that never writes much (a test, the CLI) never starts one. Should the
- * worker fail, the connection checkpoints for itself again, as SQLite does by default.
+ * SQLite's WAL checkpoints in a worker thread (wal_autocheckpoint = 0): by default a commit that crosses 1,000 pages
+ * copies and syncs them itself, on the event loop (240 ms for 64 MiB). A PASSIVE checkpoint blocks no one.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -94,13 +83,8 @@ export class WalCheckpoints {
   }
 
   /**
-   * When the WAL holds more than `backlog` frames, resolves once all are copied back (asking for
-   * checkpoints meanwhile, whatever their number), or after `timeoutMs`; at once otherwise, and
-   * when the index cannot be read or the checkpoints are no longer ours. For a change made of many
-   * transactions: SQLite starts the WAL over only in a transaction that begins with all of it
-   * copied back, which transactions that follow each other closely never do; the WAL then grows
-   * by what every one of them writes (a RecycleEmpty of 100,000 items made it 1 GiB, where one
-   * transaction took 60 MiB). Once this resolves, the next transaction starts it over.
+   * Resolves once the WAL over `backlog` frames is all copied back, or after `timeoutMs`: SQLite starts the WAL over
+   * only then, so a change made of many close transactions (RecycleEmpty) otherwise grows it to 1 GiB.
    */
   async caughtUp(backlog: number, timeoutMs: number): Promise<void> {
     const frames = this.#read();
