@@ -1,34 +1,7 @@
 /**
- * The initial schema: accounts and sessions, content, folders and files, shares, links, e-mails.
- * Released migrations never change; later issues add their own (e.g. the file-name search index).
- *
- * Decisions:
- * - Ids, sizes and counters are bigint (INTEGER affinity on SQLite, bigint on PostgreSQL).
- * - Times are bigint epoch milliseconds, UTC. Comparisons and arithmetic ("expired?", "added in
- *   the last 30 days", "purge after 30 days") are then plain integer SQL that reads and indexes
- *   the same on both engines, where ISO text would need each engine's date functions; the
- *   protocol layer formats them as ISO 8601 at the edge.
- * - Case-insensitive uniqueness (account names; names within a folder) is a unique index on a
- *   normalized key column that the operations compute, identical on both engines.
- * - Names must be unique among *live* items only: the unique indexes on folders and files are
- *   partial (`where deleted_at is null and binned_under is null`), so a bin may hold an item with
- *   the name of a live one. Folders and files are separate tables, so an operation that creates,
- *   renames, moves or restores an item also checks the other table.
- * - Recycle bin: `deleted_at` marks the items deleted directly (what the bin lists);
- *   `binned_under` holds, for everything beneath a folder deleted directly, that folder's id, so
- *   restore and purge of a folder find its subtree with one indexed query; `parent_id`/`folder_id`
- *   stay as they were, so a restore matches parents by id, never by name.
- *
- * How secrets are kept (a copy of the database alone reveals none of them):
- * - passwords: scrypt with a per-password salt, its parameters stored in the hash string;
- * - tokens and API keys: SHA-256 of the value; being ≥ 256 random bits, they need no slow hash;
- * - a token's signing key: AES-256-GCM under HKDF-SHA256 of the token, so it can be read only
- *   while the client presents the token;
- * - a share's extraction code (`shares.downpwd_sealed`): GetShareFiles shows it to the owner, so it
- *   is sealed (AES-256-GCM), not hashed, under a key derived with HKDF-SHA256 from the server
- *   secret. The server secret never enters the database: it comes from the environment
- *   (FSS_SECRET, base64 of 32 random bytes; required when several instances share one database),
- *   and the embedded default creates `<dataDir>/secret.key` (mode 0600) on its first start.
+ * The initial schema. Times are bigint epoch ms (plain integer SQL on both engines; ISO at the protocol edge);
+ * case-insensitive names are unique indexes on normalized `*_key` columns, partial over live items only.
+ * No secret is stored in the clear (hashes, or sealed under the token or server secret: docs/security.md).
  */
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import { addIdColumn, migrateAtomically, startIdsAt } from '../engine/dialect';

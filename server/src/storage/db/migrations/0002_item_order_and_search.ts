@@ -1,11 +1,6 @@
 /**
- * Natural order for listings: every folder and file gets `sort_key` (operations/tree/names.ts
- * naturalSortKey), and listing a folder reads its children in that order from an index, so the
- * 100,000 items of a big folder stream without sorting in memory.
- *
- * Dialect: the key must compare by code point. SQLite's default BINARY collation does (UTF-8 byte
- * order is code point order); PostgreSQL compares text with the database's locale unless told
- * otherwise, so there the column is declared COLLATE "C".
+ * Natural order for listings (`sort_key`, read from an index so big folders stream without sorting). The key
+ * compares by code point: BINARY on SQLite, COLLATE "C" on PostgreSQL (whose default is the locale's).
  */
 import { sql, type Kysely } from 'kysely';
 import { engineOf, migrateAtomically } from '../engine/dialect';

@@ -1,21 +1,7 @@
 /**
- * Uploads and the removal of content from storage (DECISIONS.md §6, §8).
- *
- * `uploads`: one row per tus upload, from its creation (POST /upload/) until FileAdd claims it or it
- * expires. While in progress it names the owner (only the account that created an upload may resume
- * it) and reserves its length against the quota. Once the bytes are complete and hashed it records
- * the content they became (completed_at, content_id): what FileAdd may claim. `content_id` points
- * at `content` without a cascade, so content that a completed upload holds can never be deleted
- * under it.
- *
- * `content_removals`: the blobs the content store must delete, each by its storage key. A key is
- * queued in two ways, both committed in a transaction before anything happens to the blob:
- * - by the transaction that deletes the last reference to it (the content row), so a crash after
- *   the commit still deletes the blob on the next run;
- * - as a write intent, before a new blob is written, due only after a long grace; the transaction
- *   that inserts the content row for it removes the intent. A crash between writing the blob and
- *   inserting its row therefore leaves a queued key, not an orphan.
- * `started_at` marks a key whose deletion has begun: from then on no content row may adopt it.
+ * tus uploads (owned, reserved against the quota, then claimable by FileAdd) and `content_removals`, the blobs to
+ * delete. A key is queued before anything happens to its blob: by the commit that drops its last reference, or as
+ * a write intent before it is written (removed when its content row commits), so a crash leaves no orphan.
  */
 import { sql, type Kysely } from 'kysely';
 import { migrateAtomically } from '../engine/dialect';

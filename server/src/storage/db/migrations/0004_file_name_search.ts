@@ -1,14 +1,6 @@
 /**
- * FileSearch's substring index: "which files have a name containing this text", answered from an
- * index rather than a scan of every name (DECISIONS.md §13). Queries go through
- * dialect.fileNameMatches; the index covers every file of every account, live or not (the query
- * narrows to one account's live files), so moving a file to the bin or restoring it costs nothing
- * here.
- *
- * What is indexed is name_key (NFC, lower case: operations/tree/names.ts nameKey), and the keyword is
- * turned into its key the same way, so the match is case-insensitive in every script. Both
- * engines index trigrams, so keys shorter than 3 characters cannot use the index (the search
- * repository scans the account's names for those).
+ * FileSearch's substring index over name_key (dialect.fileNameMatches), covering every file live or not so the bin
+ * costs it nothing. Trigrams on both engines, so keys under 3 characters cannot use it.
  */
 import { sql, type Kysely } from 'kysely';
 import { engineOf, migrateAtomically } from '../engine/dialect';
@@ -21,12 +13,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * SQLite: an FTS5 table with the trigram tokenizer over files.name_key, as an external-content
- * table (it stores only the index; names stay in files). Triggers keep it in step with files:
- * FTS5 must be told the old value to remove it, so an update reindexes only when name_key
- * actually changes (files rows are also updated for sizes, flags, moves and the bin).
- * case_sensitive 1: name_key and the keyword are already lower-cased by nameKey; FTS5's own case
- * folding would be a second, slightly different definition of "the same letter".
+ * SQLite: an external-content FTS5 trigram table (triggers reindex only when name_key changes). case_sensitive 1:
+ * name_key is already folded by nameKey; FTS5's folding would be a second definition of "the same letter".
  */
 async function upSqlite(db: Kysely<any>): Promise<void> {
   await sql`
@@ -51,11 +39,7 @@ async function upSqlite(db: Kysely<any>): Promise<void> {
   await sql`insert into files_name_search (files_name_search) values ('rebuild')`.execute(db);
 }
 
-/**
- * PostgreSQL: a GIN trigram index on name_key, which serves `name_key like '%…%'`. Creating the
- * extension needs a role allowed to (pg_trgm is a trusted extension from PostgreSQL 13 on: the
- * database owner may).
- */
+/** PostgreSQL: a GIN trigram index serving `name_key like '%…%'` (pg_trgm is trusted from PostgreSQL 13: the owner may create it). */
 async function upPostgres(db: Kysely<any>): Promise<void> {
   await sql`create extension if not exists pg_trgm`.execute(db);
   await sql`create index files_name_key_trgm on files using gin (name_key gin_trgm_ops)`.execute(db);

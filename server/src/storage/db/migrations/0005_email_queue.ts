@@ -1,21 +1,6 @@
 /**
- * The e-mail queue of e-mail sharing (DECISIONS.md §10, §15): what the `emails` table of
- * 0001_initial needs to be sent by any of several instances, and the per-account sending ledger.
- *
- * `emails` gains:
- * - `base_url`: the public base URL of the share link, fixed when the message is queued (FSS_PUBLIC_URL,
- *   or the base URL of the request that queued it), so that any instance builds the same link;
- * - `extraction_code_sealed`: the share's extraction code at queue time, AES-256-GCM-sealed under
- *   a key derived from the server secret (as shares.downpwd_sealed is); null for an open share;
- * - `locked_until`, `locked_by`: the sending lease. An instance claims a due row with one
- *   conditional UPDATE that sets them, so exactly one instance holds a row at a time; a lease that
- *   runs out (the instance died) makes the row claimable again.
- *
- * `email_sends`: one row per accepted e-mail share call (account, recipients, time), what the
- * sending rate limit counts. It is kept apart from `emails` because those go with their share
- * (on delete cascade): unsharing and sharing again must not reset the count. Rows older than the
- * longest window are deleted as the account sends again, so an account never has more than a
- * day's worth.
+ * What `emails` needs to be sent by any instance (base URL and sealed extraction code fixed at queue time, a lease),
+ * and `email_sends`, the rate limit's ledger, apart from `emails` so unsharing does not reset the count.
  */
 import type { Kysely } from 'kysely';
 import { addIdColumn, migrateAtomically } from '../engine/dialect';

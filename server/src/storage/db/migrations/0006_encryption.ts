@@ -1,33 +1,7 @@
 /**
- * Encryption (DECISIONS.md §11): item keys, encrypted content, unlocks and background jobs.
- *
- * `encryption_keys`: one row per password, made by FileEncrypt (for a file) or FolderEncrypt (for
- * a folder and everything beneath it). It holds the password tip, the key-derivation parameters
- * (scrypt N, r, p and salt: per row, so that new rows can get a higher cost without touching old
- * ones) and the item's random data key wrapped (AES-256-GCM) by the key the password derives. No
- * password hash is stored: a wrong password is a wrap that fails to authenticate. `item_type` and
- * `item_id` say what the key was made for; the key lives on while anything is encrypted with it,
- * even if that item has moved or gone.
- *
- * `folders.key_id`: set on every folder of an encrypted subtree (with `encrypted` = 1): the key of
- * the nearest encrypted folder at or above it, so that a folder's lock and tip are read from its
- * own row, and a folder added or moved beneath inherits it. `files.key_id`: the key the file's
- * content is encrypted with (null for plaintext content), set together with `encrypted`.
- *
- * `content_encryption`: for each content row with `encrypted` = 1, what a reader needs besides the
- * key (operations/crypto/content-cipher.ts): the chunk size, the nonce scheme, the blob id bound
- * into every chunk, the plaintext size. It goes with its content row (on delete cascade).
- *
- * `unlocks`: an item's data key for one session (token), sealed (AES-256-GCM) under a key derived
- * from the token itself (operations/accounts/sessions.ts sealWithToken), so a copy of the database alone
- * opens nothing, while any instance given the token can. Deleted with the token (Logout, expiry,
- * password change: on delete cascade) and with the key.
- *
- * `encryption_jobs`: background work on many files (encrypting a folder's files, files added
- * later, decrypting a folder). The data key travels sealed under the server secret (which is
- * never in the database) until the job ends. One instance works on a job at a time: it holds a
- * lease (`lease_owner`, `lease_until`) that it renews as it goes; a lease that runs out (the
- * instance died) lets another take over. Progress is counted in files and bytes.
+ * Encryption (docs/encryption.md): keys (data key wrapped by the password's scrypt key; no password hash), key marks
+ * on folders (the nearest encrypted folder's, so a folder's lock is on its own row) and files, content layouts,
+ * unlocks sealed under the token (a database copy opens nothing), and leased background jobs.
  */
 import { sql, type Kysely } from 'kysely';
 import { addIdColumn, migrateAtomically } from '../engine/dialect';

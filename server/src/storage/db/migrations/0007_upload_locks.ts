@@ -1,21 +1,6 @@
 /**
- * The upload lock shared by every instance (docs/design.md §11, "Running several instances";
- * operations/content/upload-locks.ts): tus serializes the requests on one upload (a PATCH writing, a
- * HEAD reading the offset, a DELETE) with a lock per upload, which @tus/server keeps in one
- * process's memory by default. With several instances behind a load balancer, two requests on one
- * upload may reach two instances, so the lock is a row here.
- *
- * `upload_locks`: one row per lock held, deleted when it is let go. `name` is the upload id (or
- * `<id>/completion` for the completion of an upload). `holder` is one acquisition (random), and
- * `instance` the process holding it (`host:pid:random`), whose single periodic statement extends
- * the `expires_at` of every lock it holds. A lock whose lease has run out (its instance died or lost
- * the database) may be taken over by the next request. `release_requested` is how a request on
- * another instance asks the holder to let go: tus ends the older request, as a client resuming on
- * a new connection expects.
- *
- * No foreign key: tus locks an upload id before its row exists (creation), and a lock outlives
- * nothing: rows are few (the locks held at this moment) and short-lived. Expired rows that nobody
- * took over are deleted by housekeeping.
+ * tus' per-upload lock as a row, so requests on one upload reaching two instances are serialized (docs/design.md §11).
+ * No foreign key: tus locks an upload id before its row exists.
  */
 import { sql, type Kysely } from 'kysely';
 import { migrateAtomically } from '../engine/dialect';

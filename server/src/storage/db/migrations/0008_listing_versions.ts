@@ -1,27 +1,7 @@
 /**
- * Listing versions (docs/design.md §6): a counter per account that every change to
- * what a GetFiles answer shows moves on, whoever makes it (this process, another instance on
- * PostgreSQL, the CLI), because the database moves it itself, in triggers. The listing cache
- * (operations/tree/listing-cache.ts) keys what it keeps by it: a cached listing is served only while the
- * account's version is the one it was read at.
- *
- * What a listing shows comes from `folders` and `files` (the rows, their flags, deleted_at and
- * binned_under), `encryption_keys` (an encrypted item's tip) and `encryption_jobs` (a folder's
- * progress): every insert, update and delete of those four tables moves the version of the rows'
- * account on. The version of an account is `sum(version)` of its rows in `listing_versions`; it
- * only grows.
- *
- * - SQLite: one row per account (account_id is the key), moved by row triggers with an upsert. One
- *   writer at a time, so no two writers ever wait for each other on it.
- * - PostgreSQL: statement-level triggers with transition tables, so a statement that changes
- *   100,000 rows moves each account's version once. An account may have several rows ("slots"):
- *   a transaction moves a slot that no other open transaction holds (FOR UPDATE SKIP LOCKED), and
- *   adds one when all are held. A single counter row would make concurrent writers of one account
- *   wait for each other until commit, in whatever order they touched rows first: a deadlock as
- *   soon as one of them then needs a row the other changed before it. Slots never make a writer
- *   wait, and the sum still grows with every commit that changed the account, in commit order.
- *
- * No foreign key to accounts: an account's rows are few and outlive nothing that matters.
+ * Listing versions (docs/design.md, "The account version"): a per-account counter that triggers move on every change
+ * to folders, files, keys and jobs, whoever writes. SQLite: one row per account, row triggers. PostgreSQL: statement
+ * triggers, and slots taken FOR UPDATE SKIP LOCKED, since one counter row would make one account's writers deadlock.
  */
 import { sql, type Kysely } from 'kysely';
 import { engineOf, migrateAtomically } from '../engine/dialect';

@@ -1,34 +1,8 @@
 /**
- * FileSearch for keys of 1 or 2 characters on SQLite (search-repository.ts): the character pairs of
- * every file's name_key, so that a short key is an indexed lookup instead of a scan of the
- * account's names (migration 0009), whose cost is the account's size whatever the answer.
- *
- * Each file's grams are substr(name_key, n, 2) for every position n: its distinct character pairs,
- * plus its last character alone. That serves both lengths:
- * - a key of 2 characters is one gram: `gram = key`;
- * - a key of 1 character c is in a name if and only if some pair starts with c or the name ends
- *   with c, that is a gram whose first character is c: `gram between c and c || U+10FFFF` (the
- *   comparison is by code point: SQLite's binary collation compares UTF-8 bytes).
- * Single characters elsewhere in a name are not stored: pairs already cover them.
- *
- * Like the trigram index of 0004, it covers every file, live or not (the query narrows to live
- * files), so moving a folder of 100,000 files to the bin or restoring it costs nothing here; only
- * adding a file, renaming one and deleting it for good update it. Triggers keep it in step, as
- * 0004's do. SQLite triggers cannot use WITH, so positions come from a small table of numbers, long
- * enough for the longest name_key (4,096 characters, FSS_MAX_NAME_LENGTH's ceiling, and up to 3
- * code points per character when lower-cased).
- *
- * Measured on the benchmark's database (1.2 million files, names of 31 characters on average):
- * 36.6 million grams, 587 MB (with the index dropped below, the database grows from 777 MB to
- * 1,300 MB), built in 74 s by this migration; a key of 1–2 characters that matches nothing takes
- * 0.2–0.4 ms instead of 135–175 ms. The price is paid on writes: about 25 µs more per file added
- * and 50 µs more per file deleted for good (some 30 entries each); docs/design.md §10 ("Search").
- *
- * The index of 0009 (files_live_name_key), which only the scan read, is dropped on SQLite: it was
- * updated for every file moved to the bin or restored (and repeated the unique files_live_name).
- *
- * PostgreSQL gets nothing: pg_trgm extracts no trigram from a pattern of 1–2 characters, so such
- * keys keep the scan of 0009's index there (search-repository.ts).
+ * SQLite: each file's character pairs (and last character), so a 1–2 character key is an index lookup (0.2–0.4 ms
+ * instead of 135–175 ms on 1.2 M files), not 0009's scan, whose index is dropped here. A 1-character key c matches
+ * grams between c and c || U+10FFFF. Covers every file, so the bin costs nothing; costs some 25–50 µs per file
+ * written. PostgreSQL keeps the scan: pg_trgm extracts no trigram from 1–2 characters.
  */
 import { sql, type Kysely } from 'kysely';
 import { engineOf, migrateAtomically } from '../engine/dialect';

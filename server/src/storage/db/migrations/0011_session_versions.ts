@@ -1,22 +1,7 @@
 /**
- * Sessions move the account's version too (docs/design.md §6). The counter of
- * 0008_listing_versions moves on with every change to what a listing shows; from here on it also
- * moves when a session of the account ends or changes: a token deleted (Logout, expiry, a password
- * change, an account or API key removed) or a column of it rewritten that decides whether the token
- * is good and what it signs with (its hash, account, API key, sealed signing key, creation or
- * absolute expiry). So the account's version stands for "nothing a call of this account checks has
- * changed": the token check of every call (operations/accounts/sessions.ts) and the folder checks of the
- * listings (operations/accounts/account-reads.ts) keep what they read while the version is the same, as the
- * listing cache already does.
- *
- * The touch of a token in use (last_seen_at and idle_expires_at, at most once a minute) does not
- * move it: it only ever lengthens a session, and the sessions module rereads a token whose kept
- * idle expiry has passed before refusing it. A new token does not move it either: nothing kept can
- * stand for a token that did not exist.
- *
- * - SQLite: row triggers, as 0008's; `update of` the listed columns only.
- * - PostgreSQL: statement triggers with transition tables, as 0008's. A trigger with transition
- *   tables cannot name columns, so the update trigger compares old and new rows itself.
+ * Sessions move the account's version too (a token deleted, or a column deciding its validity rewritten), so kept
+ * token and folder checks stay correct. A touch (last seen, idle expiry) does not: it only lengthens a session.
+ * PostgreSQL's transition-table triggers cannot name columns, so its update trigger compares old and new rows.
  */
 import { sql, type Kysely } from 'kysely';
 import { engineOf, migrateAtomically } from '../engine/dialect';

@@ -1,15 +1,6 @@
 /**
- * Uploads encrypted as they arrive (docs/encryption.md, "Uploads into an encrypted folder"). An
- * upload created for a folder encrypted with key K, by a session that has K unlocked, is written to
- * the upload area as ciphertext from its first byte: the content format of
- * operations/crypto/content-cipher.ts, whose blob id and chunk size are fixed when the upload is
- * created. The row keeps them, so that the completion makes the encrypted content row the blob's
- * header was written for, and every later request on the upload knows which key to ask its
- * session for.
- *
- * - `key_id`, `blob_id`, `chunk_size`: all three set (an encrypted upload) or all null (plaintext).
- *   The key is not deleted while an upload uses it (encryption-repository keyIsUnused); the
- *   cascade only matters when the account goes, which takes the upload with it anyway.
+ * Uploads encrypted as they arrive (docs/encryption.md): `key_id`, `blob_id`, `chunk_size` (all set or all null) fix
+ * the blob's header at creation, so completion makes the right content row and later requests know the key.
  */
 import { sql, type Kysely } from 'kysely';
 import { engineOf, migrateAtomically } from '../engine/dialect';

@@ -1,7 +1,4 @@
-/**
- * Every migration, in order. Listed statically (not read from a folder) so that they work the same
- * under tsx, in a bundle and in tests. Append only: a released migration never changes.
- */
+/** Every migration, in order, listed statically so they work under tsx, in a bundle and in tests. Append only. */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001_initial';
 import * as itemOrderAndSearch from './0002_item_order_and_search';
