@@ -1,8 +1,6 @@
 /**
- * The server secret: the key behind signed download URLs and sealed share extraction codes. It
- * never enters the database. FSS_SECRET (base64 of 32 random bytes) supplies it, and must be the
- * same on every instance that shares a database; without it the embedded default keeps one in
- * `<dataDir>/secret.key`, created on the first start with mode 0600.
+ * The server secret behind signed URLs and sealed extraction codes, never in the database: FSS_SECRET (the same on
+ * every instance), else `<dataDir>/secret.key` (0600), created on the first start.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -31,10 +29,7 @@ export async function loadServerSecret(config: Config): Promise<Buffer> {
   }
 }
 
-/**
- * The secret an embedded installation keeps in `<dataDir>/secret.key`, without creating one: null
- * when there is none (the installation ran with FSS_SECRET). For `fss migrate`.
- */
+/** The secret in `<dataDir>/secret.key`, without creating one (null when the installation used FSS_SECRET): for `fss migrate`. */
 export async function readSecretFile(dataDir: string): Promise<Buffer | null> {
   const file = path.join(dataDir, 'secret.key');
   try {

@@ -1,13 +1,6 @@
 /**
- * The tables as Kysely sees them. Column names are the SQL names (snake_case); repositories turn
- * rows into camelCase domain objects, so nothing outside server/src/storage/db sees these types.
- *
- * Conventions (the migration 0001_initial explains each choice):
- * - ids, sizes, counters and times are SQL bigint and arrive as JS numbers: every value stays far
- *   below 2^53 (byte sizes up to 8 PiB, epoch milliseconds until the year 287,396).
- * - times are epoch milliseconds, UTC.
- * - flags are 0/1 integers, the same on SQLite and PostgreSQL.
- * - `*_key` columns hold the normalized name that case-insensitive uniqueness is enforced on.
+ * The tables as Kysely sees them (snake_case; repositories hand out camelCase objects). bigint columns arrive as
+ * numbers (all far below 2^53), times are epoch ms UTC, flags 0/1, `*_key` columns the normalized unique names.
  */
 import type { ColumnType, Generated } from 'kysely';
 
@@ -99,10 +92,7 @@ interface ItemColumns {
   encrypted: Flag;
   /** Set on an item deleted directly to the bin (the bin lists exactly these); null otherwise. */
   deleted_at: Millis | null;
-  /**
-   * Set on everything beneath a folder deleted directly: that folder's id. Restoring or purging
-   * the folder finds its whole subtree with one indexed query on this column.
-   */
+  /** Set on everything beneath a folder deleted directly: its id, so restore and purge find the subtree by one index. */
   binned_under: number | null;
   /** The original parent path (`/A/B`) of an item deleted directly, shown as `from` in the bin. */
   deleted_from: string | null;
