@@ -1,7 +1,4 @@
-/**
- * Binding: from the parameters as they arrived (SOAP elements or HTTP GET/POST fields) to the typed
- * values an operation receives, following the catalog's parameter list and ASMX's rules.
- */
+/** From the parameters as they arrived (SOAP elements, HTTP fields) to typed values, by the catalog and ASMX's rules. */
 import type { OperationSpec, WireType } from '../../catalog/operations';
 import { isNil, linePosition, offsetAfter, type XmlElement } from './xml-reader';
 import { ConversionError, decodeBase64, decodeByteArray, FORMAT_MESSAGE, parseInt32, parseLong, type FormValues } from './wire-values';
@@ -51,9 +48,8 @@ function convertScalar(type: WireType, text: string): BoundValue {
 }
 
 /**
- * SOAP: each parameter is the first child element of the operation element with its name in the
- * service namespace; absent → default (0 or null), `<p/>` → "", xsi:nil → null; others ignored.
- * `operationElement` is null when the body held some other element (ASMX then binds defaults).
+ * SOAP: each parameter is the first child of the operation element with its name in the service namespace; absent →
+ * default, `<p/>` → "", xsi:nil → null. `operationElement` null: some other element (ASMX binds defaults).
  */
 export function bindSoapParameters(
   op: OperationSpec,
@@ -103,12 +99,7 @@ export function bindSoapParameters(
   return { op, values, text };
 }
 
-/**
- * The call of parameters given as texts by name (`textOf`: common-envelope.ts gives the first
- * element of each name, none of them nil or with elements; undefined when there is none): as
- * bindSoapParameters binds them. Undefined when a value does not convert, so that the caller binds
- * from the general reader's tree and reports it as that does.
- */
+/** bindSoapParameters over texts by name (from common-envelope.ts); undefined when a value does not convert. */
 export function bindParameterTexts(op: OperationSpec, textOf: (name: string) => string | undefined): BoundCall | undefined {
   const values: Record<string, BoundValue> = {};
   const text: Record<string, string> = {};
@@ -133,10 +124,7 @@ export function bindParameterTexts(op: OperationSpec, textOf: (name: string) => 
   return { op, values, text };
 }
 
-/**
- * HTTP GET/POST: every parameter is required, strings too; names match case-insensitively;
- * repeated names are joined with ','; a byte array takes one value per byte (or one base64 value).
- */
+/** HTTP GET/POST: every parameter required; names case-insensitive; repeats joined with ','; byte[] one value per byte or base64. */
 export function bindFormParameters(op: OperationSpec, form: FormValues): BoundCall {
   const values: Record<string, BoundValue> = {};
   const text: Record<string, string> = {};
@@ -161,10 +149,8 @@ function notAByte(value: string): boolean {
 }
 
 /**
- * A bound call refused before it reaches authentication or the operation: a NUL character in any
- * text parameter (docs/protocol.md §2.2). SOAP cannot carry one (XML 1.0 has no NUL, raw or as
- * `&#0;`), but `%00` in an HTTP GET/POST value can; PostgreSQL text cannot hold it, so it is
- * refused here, the same on both engines, as an invalid argument (400) rather than stored altered.
+ * Refuses a NUL in any text parameter (docs/protocol.md §2.2): only `%00` in an HTTP form can bring one, and
+ * PostgreSQL text cannot hold it, so it is a 400 on both engines rather than stored altered.
  */
 export function refusedWhileBinding(call: BoundCall): Answered | null {
   const param = call.op.params.find((p) => p.type === 'string' && typeof call.values[p.name] === 'string' && (call.values[p.name] as string).includes('\u0000'));

@@ -1,17 +1,8 @@
 /**
- * The envelope every SOAP client of this service sends, read without the general reader: .NET
- * proxies, zeep and node-soap all write an envelope, an optional empty header, a body holding one
- * request element, and one child element of text per parameter. Reading that shape directly costs a
- * fraction of building the general reader's tree (xml-reader.ts) and binding from it, which was
- * about a quarter of a SOAP call's CPU (docs/design.md §6).
- *
- * It accepts a strict subset of XML and answers undefined for anything else, which the general
- * reader then reads as before: a DTD, a comment or processing instruction, CDATA, an entity or
- * character reference, a carriage return, a character XML does not allow, an attribute other than a
- * namespace declaration, a header with entries, a parameter with attributes (xsi:nil) or elements,
- * text beside the parameters, names beyond ASCII. What it accepts it reads exactly as the general
- * reader and the binding do (common-envelope.test.ts holds the two side by side), so refusals and
- * their messages stay the general path's.
+ * Reads the envelope every SOAP client sends (envelope, empty header, body, one text child per parameter) in place,
+ * without the general reader's tree, which cost a quarter of a SOAP call's CPU. Anything else (DTD, comment, CDATA,
+ * reference, CR, other attributes, xsi:nil, non-ASCII names…) answers undefined and goes to the general reader;
+ * what it accepts it reads exactly as that reader does (common-envelope.test.ts holds them side by side).
  */
 import type { OperationSpec } from '../../catalog/operations';
 import { bindParameterTexts, type BoundCall } from './binding';
@@ -38,13 +29,8 @@ const isNameStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
 const isWhitespace = (c: number) => c === 32 || c === 10 || c === 9;
 
 /**
- * Whether the text of `src` from `start` to `end` (a parameter's text) is taken as it is: no `]]>`,
- * no character below U+0020 but tab and line feed (so no carriage return, whose line ends
- * the general reader normalizes, and none XML forbids), none from U+D800 on (surrogates, U+FFFE and
- * U+FFFF are the general reader's to judge), no reference. Names and whitespace are checked as they
- * are scanned, so every character of an accepted document has been looked at (the XML declaration
- * excepted, which the general reader passes over too). Read in place in the request text: a slice
- * of it read character by character cost a third of reading the envelope.
+ * Whether a parameter's text in `src` is taken as it is: no `]]>`, no reference, nothing below U+0020 but tab and LF,
+ * nothing from U+D800 on (the general reader judges those). Read in place: a slice cost a third of the envelope.
  */
 function plainText(src: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
@@ -56,10 +42,7 @@ function plainText(src: string, start: number, end: number): boolean {
   return true;
 }
 
-/**
- * A namespace URI taken as it is: plain text (above) without markup, tab or line end (which
- * attribute values normalize).
- */
+/** A namespace URI taken as it is: plain text without markup, tab or line end (which attribute values normalize). */
 function plainUri(src: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = src.charCodeAt(i);
@@ -284,9 +267,8 @@ export function readCommonEnvelope(text: string, limits: XmlLimits): CommonEnvel
 }
 
 /**
- * The call the request element's parameters make, as bindSoapParameters makes it from the general
- * reader's tree: the first child in the service namespace of each parameter's name, in document
- * order. Undefined when a value does not convert: the general path then reports it exactly.
+ * The call's parameters as bindSoapParameters reads them (first child in the service namespace of each name);
+ * undefined when a value does not convert, so the general path reports it exactly.
  */
 export function bindCommonParameters(op: OperationSpec, envelope: CommonEnvelope, namespace: string): BoundCall | undefined {
   // A few parameters each: looked for in the list rather than put in a map first.

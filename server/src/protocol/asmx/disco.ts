@@ -1,7 +1,4 @@
-/**
- * The discovery document of a service (GET /X.asmx?disco), as ASMX writes it
- * (asmx-captures/01-docs/*-disco.res): where the WSDL is, and the two SOAP bindings.
- */
+/** The discovery document (GET /X.asmx?disco) as ASMX writes it (asmx-captures/01-docs/*-disco.res). */
 import type { ServiceName } from '../../catalog/operations';
 import type { DocOptions } from './wsdl';
 import { createDocument, serializeDocument } from './xml-documents';

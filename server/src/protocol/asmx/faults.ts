@@ -1,7 +1,4 @@
-/**
- * Layer-1 and layer-3 answers (DECISIONS.md §3): SOAP faults of either version, and the plain-text
- * errors of HTTP GET/POST, worded as .NET words them (ASMX-WIRE.md "Errors").
- */
+/** SOAP faults and HTTP GET/POST plain-text errors (DECISIONS.md §3), worded as .NET words them. */
 import { escapeText } from './xml-writer';
 
 export type SoapVersion = '1.1' | '1.2';

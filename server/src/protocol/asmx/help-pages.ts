@@ -1,10 +1,6 @@
 /**
- * The help pages of a service, in the style of .NET Framework's DefaultWsdlHelpGenerator:
- * GET /X.asmx lists the operations, GET /X.asmx?op=Op shows one with a test form and sample
- * requests and responses of the four call forms. Everything comes from the catalog.
- *
- * The pages carry no script and load nothing (a strict Content-Security-Policy is applied to them):
- * the test form is a plain HTML form post, and every piece of dynamic text is escaped.
+ * The help pages (GET /X.asmx, /X.asmx?op=Op) after .NET's DefaultWsdlHelpGenerator, from the catalog. No script and
+ * nothing loaded (a strict CSP applies): the test form is a plain form post, and all dynamic text is escaped.
  */
 import {
   findOperation,

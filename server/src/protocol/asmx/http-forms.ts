@@ -1,7 +1,4 @@
-/**
- * The HTTP GET and HTTP POST forms: /X.asmx/Op with a query string or a form body, answered with
- * a plain XML document, or with a plain-text error (ASMX-WIRE.md "Routing", "Parameters").
- */
+/** The HTTP GET and POST forms: /X.asmx/Op with a query or form body (ASMX-WIRE.md "Routing", "Parameters"). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operationsOf, type OperationSpec, type ServiceName } from '../../catalog/operations';
 import { bindFormParameters, FormBindingError, refusedWhileBinding, type BoundCall } from './binding';

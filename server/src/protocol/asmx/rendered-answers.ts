@@ -1,14 +1,7 @@
 /**
- * Answers of kept listings, kept rendered. A client polling a folder gets, call after call, the
- * same items from the listing cache (operations/tree/listing-cache.ts): the very same arrays, which are
- * never changed and stand for one listing at one version. Rendering them (an element and a dozen
- * attributes per item) cost more than everything else the call does, so the document rendered for
- * such a listing is kept with it, per form of answer, and sent again as it is.
- *
- * Only the answer's bytes are kept: every call is still read, bound, authenticated, its sign checked
- * and its folder checked before the listing (and so this) is reached. A listing that is not the
- * cache's (too big, the cache off, a miss) is rendered and streamed as before. A kept document
- * counts in its listing's weight in the app's caches and goes with it.
+ * Answers of kept listings, kept rendered: a polled folder gets the same immutable item arrays from the listing cache,
+ * and rendering them cost more than the rest of the call. Only the bytes are kept; every call is still read, bound,
+ * authenticated and checked. The document counts in its listing's weight in the app's caches.
  */
 import type { ServerResponse } from 'node:http';
 import type { CallCaches } from '../../operations/caches';
@@ -17,10 +10,7 @@ import { answer, answerXmlStream, type AnswerOptions } from '../http-common';
 import type { Answered } from './results';
 import { StringSink, XmlWriter, type XmlWriterOptions } from './xml-writer';
 
-/**
- * answerXmlStream, except that the document of a kept listing is rendered once per `variant` (what
- * else decides the bytes: the form, the operation, the namespace) and then sent as kept.
- */
+/** answerXmlStream, with a kept listing's document rendered once per `variant` (form, operation, namespace), then reused. */
 export async function answerXmlDocument(
   res: ServerResponse,
   caches: CallCaches,

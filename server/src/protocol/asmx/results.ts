@@ -1,7 +1,4 @@
-/**
- * Result documents (DECISIONS.md §2): how each kind of operation result, and each refusal, is
- * written. The same writer serves SOAP (inside <OpResult>) and HTTP GET/POST (a whole document).
- */
+/** Result documents (DECISIONS.md §2), one writer for SOAP (inside <OpResult>) and HTTP GET/POST (a whole document). */
 import type { OperationSpec } from '../../catalog/operations';
 import { isBatched, type EmailShareInfo, type Item, type ItemSource, type Listing, type OpResult } from '../../operations/context';
 import type { OpError } from '../../operations/errors';
@@ -23,10 +20,8 @@ const DAY_PREFIXES_KEPT = 1_024;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 
 /**
- * ISO 8601 UTC to the second, as every time in a result document is written: what
- * `toISOString()` gives without its milliseconds (`2024-05-01T12:00:00Z`; years beyond 9999 as
- * `+010000-…`), and a RangeError for an invalid date as it throws. The date part comes from
- * toISOString once per day, the time of day from arithmetic: a listing writes a time per item.
+ * ISO 8601 UTC to the second (toISOString without milliseconds; RangeError on an invalid date). The date part is
+ * computed once per day, the time of day by arithmetic: a listing writes a time per item.
  */
 export function isoTime(date: Date): string {
   const ms = date.getTime();
@@ -116,10 +111,7 @@ export function writeItem(writer: XmlWriter, item: Item): void {
   writer.emptyFormatted(item.type, itemAttributes(item));
 }
 
-/**
- * The attributes of an item, formatted: one string built per item rather than an array of
- * attributes (a listing writes 100,000 items). An undefined value leaves its attribute out.
- */
+/** An item's attributes as one string (a listing writes 100,000 items); an undefined value leaves its attribute out. */
 function itemAttributes(item: Item): string {
   const file = item.type === 'file';
   let out = formatAttribute('id', item.id) + formatAttribute('dir', item.dir) + formatAttribute('name', item.name);
@@ -139,8 +131,7 @@ function itemAttributes(item: Item): string {
       ['purge', isoTime(item.bin.purge)],
     ]);
   }
-  // DECISIONS.md §2 names both a share's and a link's address `url`: an item carries the
-  // attributes of one listing only (GetShareFiles or GetLinkFiles), never both.
+  // §2 names both a share's and a link's address `url`: an item carries one listing's attributes only.
   if (item.share && item.link) throw new Error(`item ${item.id} carries both share and link attributes`);
   if (item.share) {
     const share = item.share;
@@ -158,11 +149,7 @@ function itemAttributes(item: Item): string {
   return out;
 }
 
-/**
- * Writes the items, flushing every 32 KiB and waiting for the client when its socket is full.
- * Streamed listings are read a batch at a time (context.ts BatchedItemSource), arrays as they are:
- * either way an await only where the database or the client makes one wait.
- */
+/** Writes the items, flushing every 32 KiB and awaiting only where the database or the client makes one wait. */
 async function writeItems(writer: XmlWriter, items: ItemSource<Item>): Promise<void> {
   if (isBatched(items)) {
     for await (const batch of items.batches()) await writeEach(writer, batch);

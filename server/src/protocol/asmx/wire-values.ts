@@ -1,7 +1,4 @@
-/**
- * Conversion of parameter text to typed values, and the decoding of HTTP GET/POST parameters,
- * with the exact rules and messages of ASMX (ASMX-WIRE.md "Parameters").
- */
+/** Parameter text to typed values, and HTTP GET/POST decoding, with ASMX's exact rules and messages (ASMX-WIRE.md "Parameters"). */
 
 export const FORMAT_MESSAGE = 'Input string was not in a correct format.';
 
@@ -60,10 +57,7 @@ export const parseByte = (text: string): number => Number(parseInteger(text, BYT
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * Base64 as XmlSerializer reads it: whitespace ignored, padding optional. Returns null when the text
- * is not base64 (the caller decides how that is answered).
- */
+/** Base64 as XmlSerializer reads it (whitespace ignored, padding optional); null when not base64. */
 export function decodeBase64(text: string): Buffer | null {
   const compact = text.replace(/[\t\n\r ]+/g, '');
   if (!BASE64.test(compact)) return null;
@@ -74,9 +68,8 @@ export function decodeBase64(text: string): Buffer | null {
 }
 
 /**
- * byte[] in HTTP GET/POST: one repeated parameter per byte, in decimal (as the WSDL's StringArray
- * says). We also accept a single base64 value (ASMX-WIRE.md "We differ"); a single all-digit value
- * is always a decimal byte, so `byteFileStream=255` keeps its ASMX meaning.
+ * byte[] over HTTP GET/POST: one decimal parameter per byte, or one base64 value (ASMX-WIRE.md "We differ"); a single
+ * all-digit value is a decimal byte, so `byteFileStream=255` keeps its ASMX meaning.
  */
 export function decodeByteArray(values: readonly string[]): Buffer {
   if (values.length === 1 && !/^\s*[+-]?\d+\s*$/.test(values[0]) && !/^0x/i.test(values[0].trim())) {
@@ -94,9 +87,8 @@ export function decodeByteArray(values: readonly string[]): Buffer {
 export class EncodingError extends Error {}
 
 /**
- * Decodes one name or value of a query string or form body: `+` is a space, `%XX` are UTF-8 octets,
- * `%uXXXX` a UTF-16 unit (what .NET's own proxies send for non-ASCII). A `%` not followed by a valid
- * escape is kept as is, as .NET does. Octets that are not valid UTF-8 are refused, never replaced.
+ * Decodes a query or form name/value: `+` space, `%XX` UTF-8, `%uXXXX` UTF-16 (.NET proxies). An invalid `%` stays as
+ * is, as .NET does; invalid UTF-8 is refused, never replaced.
  */
 export function decodeFormComponent(text: string): string {
   if (!/[%+]/.test(text)) return text;
@@ -147,10 +139,7 @@ const utf8Decoder = { decode: decodeUtf8 };
 /** Parameters of a query string or form body: lower-cased name → every value in order of appearance. */
 export type FormValues = Map<string, { name: string; values: string[] }>;
 
-/**
- * Splits and decodes `a=1&b=2`. Names are matched case-insensitively later, so they are keyed in
- * lower case; repeated names keep every value (ASMX joins them with ',').
- */
+/** Splits and decodes `a=1&b=2`, keyed in lower case; repeated names keep every value (ASMX joins them with ','). */
 export function parseFormEncoded(text: string): FormValues {
   const result: FormValues = new Map();
   if (text === '') return result;

@@ -1,16 +1,7 @@
 /**
- * The WSDL 1.1 document of a service (GET /X.asmx?WSDL), generated from the operation catalog in the
- * shape ASP.NET ASMX writes it (asmx-captures/01-docs/*-wsdl.res): one document with SOAP 1.1,
- * SOAP 1.2, HTTP GET and HTTP POST bindings, document/literal, the same prefixes and layout.
- *
- * One deliberate difference: ASMX types byte[] in HTTP GET/POST as `s1:StringArray`, a restriction
- * of soapenc:Array. Any reference to the SOAP-encoding namespace makes zeep download that schema
- * from schemas.xmlsoap.org (its visitor auto-imports the namespace in every schema that names it,
- * whatever is inline), and the only import zeep would accept instead, a same-document
- * schemaLocation="#", breaks node `soap` and zeep when they read the WSDL from a file. So StringArray
- * here is the same sequence of String elements without the soapenc base, and the WSDL needs nothing
- * but itself. The cost: a .NET HttpGet/HttpPost proxy generated from it takes `string` rather than
- * `string[]` for byteFileStream, which the binding accepts as one base64 value.
+ * The WSDL 1.1 of a service, generated from the catalog in ASMX's shape (asmx-captures/01-docs/*-wsdl.res). One
+ * deliberate difference: StringArray has no soapenc:Array base, which made zeep fetch that schema from the web
+ * (docs/protocol.md, "The WSDL's StringArray").
  */
 import { operationsOf, serviceDocs, type OperationSpec, type ParamSpec, type ServiceName } from '../../catalog/operations';
 import { createDocument, serializeDocument, type XMLBuilder } from './xml-documents';
@@ -40,10 +31,7 @@ export function abstractTypesNamespace(namespace: string): string {
   return namespace.endsWith('/') ? `${namespace}AbstractTypes` : `${namespace}/AbstractTypes`;
 }
 
-/**
- * The SOAPAction of an operation: "{namespace}{Operation}" (DECISIONS.md §1), as the binder expects
- * it. (ASMX itself inserts a '/' when the namespace does not end with one.)
- */
+/** The SOAPAction of an operation: "{namespace}{Operation}" (ASMX itself inserts '/' when the namespace lacks one). */
 export function soapAction(namespace: string, op: Pick<OperationSpec, 'name'>): string {
   return `${namespace}${op.name}`;
 }

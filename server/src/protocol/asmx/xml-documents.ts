@@ -1,7 +1,6 @@
 /**
- * The documents made once per service and address (WSDL, disco), built as trees with xmlbuilder2
- * and written in the style of .NET's XmlWriter: a declaration, two-space indentation, `<a x="1" />`.
- * Result documents, made on every call, go through the streaming xml-writer.ts instead.
+ * The documents made once per service and address (WSDL, disco), built with xmlbuilder2 in .NET XmlWriter's style;
+ * result documents, made on every call, use the streaming xml-writer.ts.
  */
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';

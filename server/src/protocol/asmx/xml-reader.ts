@@ -1,11 +1,6 @@
 /**
- * A small, strict, non-validating XML reader for SOAP requests.
- *
- * Why not a general-purpose parser: a SOAP request must be refused the moment it carries a DTD
- * (nothing is ever resolved or expanded), its namespaces must be resolved, its depth and element
- * count bounded while reading, and errors must report the line and position the way .NET does
- * ("There is an error in XML document (1, 268)"). Doing exactly that is less code than taming a
- * general parser into it. It reads the whole (size-limited) request text into a small tree.
+ * A small strict XML reader for SOAP requests: refuses any DTD, resolves namespaces, bounds depth and element count
+ * while reading, and reports errors at .NET's line and position — less code than taming a general parser.
  */
 
 export interface XmlAttribute {
@@ -65,10 +60,7 @@ export function linePosition(source: string, offset: number): { line: number; po
   return { line, position: offset - lineStart + 1 };
 }
 
-/**
- * Where a reader stands after consuming an element: the start of the next node's name for a tag,
- * else the first character of the next text. .NET reports errors in an element's value there.
- */
+/** Where a reader stands after an element (next name for a tag, else next text): where .NET reports a value's error. */
 export function offsetAfter(source: string, element: XmlElement): number {
   const end = element.endOffset;
   if (end < 0 || end >= source.length) return end < 0 ? source.length : end;

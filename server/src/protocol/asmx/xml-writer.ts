@@ -1,9 +1,6 @@
 /**
- * Streaming XML output: strings built directly, escaped correctly, flushed in chunks. No DOM is
- * built per response, so a 100,000-item listing costs the bytes it writes and nothing more.
- *
- * The style follows .NET's XmlWriter, which the captures show: empty elements as `<a x="1" />`,
- * and for HTTP GET/POST documents a declaration, a newline and two-space indentation.
+ * Streaming XML output, no DOM per response, so a 100,000-item listing costs the bytes it writes. The style is .NET
+ * XmlWriter's, as the captures show: `<a x="1" />`, and for HTTP GET/POST a declaration and two-space indentation.
  */
 
 import { TimeSlices } from '../../time-slices';
@@ -22,9 +19,8 @@ export type Attributes = ReadonlyArray<readonly [string, AttributeValue]>;
 const INVALID_XML_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const TEXT_SPECIAL = /[&<>\r]/;
 const ATTRIBUTE_SPECIAL = /[&<>"\t\n\r]/;
-// One test that finds anything escapeText or escapeAttribute may change: the characters they escape,
-// every control character, every surrogate (a lone one is replaced; pairs take the full checks and
-// pass) and U+FFFE/F. Most values (names, hashes, paths) have none, and are returned as they are.
+// One test for anything escapeText or escapeAttribute may change (escaped characters, controls, surrogates, U+FFFE/F):
+// most values (names, hashes, paths) have none and are returned as they are.
 // eslint-disable-next-line no-control-regex
 const MAY_NEED_ESCAPING = /[&<>"\u0000-\u001F\uD800-\uDFFF\uFFFE\uFFFF]/;
 
@@ -116,10 +112,7 @@ export class XmlWriter {
     this.emptyFormatted(name, formatAttributes(attributes));
   }
 
-  /**
-   * `empty` with its attributes already formatted (formatAttribute, formatAttributes): for the
-   * items of a listing, built as one string each rather than an array of attributes each.
-   */
+  /** `empty` with attributes already formatted: listing items are built as one string each, not an array each. */
   emptyFormatted(name: string, formattedAttributes: string): void {
     this.beginChild();
     this.buffer += `<${name}${formattedAttributes}${this.topNamespace()} />`;
@@ -144,16 +137,13 @@ export class XmlWriter {
   }
 
   /**
-   * Hands what is buffered to the sink once enough has accumulated; await it to respect
-   * back-pressure, and to give the event loop back once this document has held it for a slice (a
-   * client that reads fast never fills the kernel's socket buffer, and 100,000 items would
-   * otherwise go out in one turn of the event loop).
+   * Hands what is buffered to the sink once enough has accumulated; await it for back-pressure, and to give the event
+   * loop back after a slice (a fast reader never fills the socket, so 100,000 items would go in one turn).
    */
   flushIfFull(): void | Promise<void> {
     if (this.buffer.length < FLUSH_AT) return;
     const written = this.flush();
-    // A socket's 'drain' may come in the same turn of the event loop (the kernel took the bytes at
-    // once, as on loopback to a fast reader): waiting for it is no pause.
+    // 'drain' may come in the same turn (the kernel took the bytes at once): waiting for it is no pause.
     if (written) return written.then(() => this.slices.pauseIfDue());
     return this.slices.pauseIfDue();
   }
