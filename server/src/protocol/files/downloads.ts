@@ -1,20 +1,6 @@
 /**
- * GET/HEAD /d/{token}/{name}: the signed download URLs that FileDownload hands out
- * (operations/content/downloads.ts). Serves the bytes as a browser and a download manager expect:
- *
- * - the token is checked first: not genuine → 403, expired → 410; then the file must still be a
- *   live file with the same content → 404 (423 if it has been encrypted since);
- * - `Range: bytes=…` with one range (first-last, first-, or the suffix -N) → 206 with
- *   Content-Range; a range that starts past the end → 416 with `Content-Range: bytes *\/size`;
- *   several ranges → 200 with the whole file (RFC 9110 §14.2 lets a server ignore Range; download
- *   managers ask for one range at a time, and multipart answers buy nothing but complexity);
- *   a malformed Range or another unit is ignored (200);
- * - `ETag` is strong, the content's SHA-256; If-None-Match → 304; If-Range with that ETag keeps the
- *   Range, anything else (a date, a weak or other tag) → 200 with the whole file;
- * - `Content-Disposition: attachment` with an ASCII fallback and the UTF-8 name (RFC 6266, 5987),
- *   `Content-Type` from the extension, nosniff, a sandboxing CSP, `Cache-Control: private, no-cache`;
- * - the bytes are streamed from the content store with backpressure: memory stays constant
- *   whatever the size.
+ * GET/HEAD /d/{token}/{name}, the signed URLs FileDownload hands out (statuses, Range, validators, headers: docs/protocol.md
+ * §13.2). Several ranges get the whole file (RFC 9110 lets a server ignore Range; download managers ask one at a time).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -75,11 +61,7 @@ export function contentTypeOf(ext: string): string {
   return Object.hasOwn(CONTENT_TYPES, ext) ? CONTENT_TYPES[ext] : 'application/octet-stream';
 }
 
-/**
- * `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266): the quoted ASCII fallback for old
- * clients (accents dropped, anything else non-ASCII or quote-like replaced by "_"), and the exact
- * name percent-encoded as an RFC 5987 ext-value, which current browsers prefer.
- */
+/** `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266): an ASCII fallback for old clients, the exact name for current ones. */
 export function contentDisposition(name: string): string {
   const fallback = name
     .normalize('NFKD')
@@ -94,7 +76,7 @@ export type RangeChoice =
   | { readonly kind: 'part'; readonly start: number; readonly end: number }
   | { readonly kind: 'unsatisfiable' };
 
-/** What a Range header asks of `size` bytes, under the rules at the top of this file. */
+/** What a Range header asks of `size` bytes (docs/protocol.md §13.2). */
 export function chooseRange(header: string | undefined, size: number): RangeChoice {
   if (header === undefined) return { kind: 'whole' };
   const match = /^\s*bytes\s*=\s*(.*)$/i.exec(header);
@@ -131,11 +113,7 @@ export function noneMatch(header: string | string[] | undefined, etag: string): 
   return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/**
- * The opening of the routes whose URL carries a capability (/d/ here, /l/ links.ts, /s/image/
- * share-images.ts): a path of their own, GET and HEAD only (405 otherwise), and refusals as plain
- * text; each route says what it answers to the path's captures.
- */
+/** The opening of the capability routes (/d/, /l/, /s/image/): their own path, GET and HEAD only (else 405), plain-text refusals. */
 export abstract class CapabilityRoute {
   protected abstract readonly path: RegExp;
 
@@ -174,19 +152,11 @@ export class DownloadRoute extends CapabilityRoute {
 export interface ServeOptions {
   /** The route as logged (never the capability in the path): `/d/…`. */
   readonly logPath: string;
-  /**
-   * Called when a GET is about to send the file's bytes (200 or 206; not HEAD, 304 or 416), with
-   * the range sent (undefined = the whole file), once the bytes could be opened. The direct links
-   * count their hits here.
-   */
+  /** Called when a GET is about to send bytes (200 or 206), with the range sent (undefined: whole file): links count hits here. */
   readonly onTransfer?: (range: { readonly start: number; readonly end: number } | undefined) => Promise<void>;
 }
 
-/**
- * Answers a GET or HEAD with `file` under the rules at the top of this file: validators, one
- * Range, disposition and safety headers, the bytes streamed with backpressure. Shared by the
- * download URLs (/d/) and the direct links (/l/, protocol/files/links.ts).
- */
+/** Answers a GET or HEAD with `file`: validators, one Range, disposition and safety headers, bytes streamed with backpressure. */
 export async function serveFile(req: IncomingMessage, res: ServerResponse, file: Downloadable, log: Logger, options: ServeOptions): Promise<void> {
   const etag = `"${file.sha256}"`;
   const headers: Record<string, string | number> = {

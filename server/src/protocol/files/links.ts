@@ -1,19 +1,7 @@
 /**
- * GET/HEAD /l/{code}/{name}: the permanent direct links that FileLink hands out
- * (operations/sharing/links.ts). The bytes are served exactly as the download URLs serve them
- * (protocol/files/downloads.ts serveFile): one Range, HEAD, a strong ETag, If-None-Match, If-Range.
- *
- * - The file is found by the code alone; `{name}` is for people and browsers, and may be anything
- *   or left out (`/l/{code}`). The answer names the file by its current name.
- * - 404 for an unknown or malformed code, a removed link, and a file that is in the bin (or beneath
- *   a folder in the bin) or deleted: one answer, so that a URL tells nothing about why. 423 while
- *   the file is locked (encrypted, or in an encrypted folder).
- * - `Content-Disposition: attachment` (RFC 6266, with filename*), never inline: the bytes are
- *   anyone's upload served from the service's own origin, so a browser must not render an HTML or
- *   SVG file as a page of this site. nosniff and `Content-Security-Policy: default-src 'none';
- *   sandbox` guard the same door should a browser render it anyway.
- * - Hits: counted once per GET that starts a transfer (operations/sharing/links.ts says which).
- * - The code is a capability: the request log keeps only `/l/…` (request-target.ts loggablePath).
+ * GET/HEAD /l/{code}/{name}, the permanent direct links of FileLink (docs/protocol.md §17), served as downloads are
+ * (serveFile). One 404 for every reason a link does not serve, so a URL tells nothing; always an attachment, since the
+ * bytes are anyone's upload on this origin. The code is a capability: the log keeps only `/l/…`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openLinkedFile } from '../../operations/sharing/links';

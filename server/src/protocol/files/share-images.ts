@@ -1,17 +1,7 @@
 /**
- * GET/HEAD /s/image/{share id}/{tag}: the cover image of a share, whose URL ShareImageUpload answers
- * and the share's `image` attribute carries (operations/sharing/share-images.ts says when it answers).
- *
- * - 404 for anything that does not serve (unknown share or tag, replaced image, share gone, item in
- *   the bin or encrypted): one answer, so that a URL tells nothing about why. 405 for other methods.
- * - `Content-Type` from the bytes themselves (PNG, JPEG, GIF, WebP), `X-Content-Type-Options:
- *   nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`: an image and nothing else,
- *   never a page of this origin.
- * - Cacheable by the browser: `Cache-Control: private, max-age=3600` and a strong ETag
- *   (If-None-Match → 304). A new image, or a new extraction code, has a new URL; `private` keeps
- *   shared caches out, so that a share moved to the bin stops answering at once for everyone else.
- * - Other paths under /s/ (the share page itself, `/s/{code}`) are left to the web app.
- * - The tag is a capability: the request log keeps only `/s/…` (request-target.ts loggablePath).
+ * GET/HEAD /s/image/{share id}/{tag}, a share's cover image (docs/protocol.md §15): one 404 for every reason it does not
+ * serve; type from the bytes, nosniff and a sandboxing CSP; `private, max-age=3600` (a new image or code is a new URL,
+ * and shared caches stay out so a binned share stops answering at once). Other /s/ paths are the web app's.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openShareImage } from '../../operations/sharing/share-images';

@@ -1,24 +1,7 @@
 /**
- * A tus PATCH written from the Node request stream straight into the upload area's datastore
- * (docs/uploads-and-downloads.md §8). @tus/server reads a request through a web stream (srvx's
- * request body, then `Readable.fromWeb`, a PassThrough and its size limiter) before the datastore
- * sees a byte: on a GiB that chain cost about as much CPU as hashing it. This takes the common
- * case, a well-formed PATCH at the upload's offset with a Content-Length that fits, and does what
- * @tus/server's PatchHandler does for it, through the same datastore (hashing included) and the
- * same lock:
- *
- * - the upload's lock, shared by every instance (operations/content/upload-locks.ts); asked to let go by a
- *   newer request on the upload, the PATCH stops reading after LOCK_DRAIN_MS (@tus/server's
- *   lockDrainTimeout), keeps what it wrote and answers with `Connection: close`;
- * - the offset checked under the lock against the bytes the area holds;
- * - the body written as it arrives; what arrived before the client went away is kept, so the
- *   upload resumes from there;
- * - completion when the last byte is written (the endpoint's `complete`, as tus' onUploadFinish);
- * - 204 with Tus-Resumable, Upload-Offset and the headers @tus/server sends.
- *
- * Everything else (another offset, a body that would pass the upload's length, no Content-Length,
- * other tus headers, a wrong version or content type) is left to @tus/server, untouched, so every
- * refusal keeps the status and text tus gives it.
+ * The common tus PATCH (at the upload's offset, a Content-Length that fits) written from the Node stream straight into
+ * the datastore: @tus/server's web-stream chain cost about as much CPU as hashing a GiB. It does what tus' PatchHandler
+ * does, under the same shared lock; anything else is left to @tus/server untouched, so refusals keep tus' status and text.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
@@ -56,18 +39,13 @@ function commonCase(req: IncomingMessage): { offset: number; length: number } | 
 export class DirectPatch {
   constructor(private readonly options: DirectPatchOptions) {}
 
-  /**
-   * Answers a PATCH of upload `id` (the caller's, live, not complete: the endpoint has checked),
-   * or answers false without reading anything when @tus/server is to take it. Throws what the
-   * datastore or `complete` throws, once the lock is let go.
-   */
+  /** Answers a PATCH of the caller's live upload `id`, or false without reading anything when @tus/server is to take it. */
   async patch(req: IncomingMessage, res: ServerResponse, id: string, complete: CompleteUpload): Promise<boolean> {
     const declared = commonCase(req);
     if (!declared) return false;
     const { datastore, locker } = this.options;
 
-    // Reading stops when the client goes away, or LOCK_DRAIN_MS after a newer request on this
-    // upload (on any instance) asked for the lock; what arrived until then is written and kept.
+    // Reading stops when the client goes away, or LOCK_DRAIN_MS after a newer request asked for the lock; what arrived is kept.
     let stopped = false;
     let cutShort = false;
     let endBody: (() => void) | null = null;

@@ -1,31 +1,8 @@
 /**
- * The tus 1.0 upload endpoint at /upload/ (DECISIONS.md §6), on @tus/server with @tus/file-store
- * writing to `<dataDir>/uploads/`, or @tus/s3-store writing to the bucket when content is in S3
- * (operations/content/uploads.ts uploadDatastore). This module adds what tus leaves to the application:
- *
- * - Authentication: every request but OPTIONS carries `Authorization: Bearer <token>` (the token
- *   of a Login); otherwise 401. The token is never logged (the request log has only the path).
- * - Ownership: the account that created an upload is the only one that can see, resume or end it;
- *   anyone else gets the same 404 as for an id that does not exist.
- * - Limits: Upload-Length is required (no deferred length) and checked against the upload limit
- *   and the account's remaining quota, less what its other unexpired uploads reserve → 413.
- * - Completion: the bytes are hashed as they arrive; when the last one has, they are stored once
- *   per hash (operations/content/uploads.ts); the answer carries `Upload-SHA256: <64 hex>`, the `hash` FileAdd
- *   takes. HEAD on a completed upload also answers with it (and Upload-Offset = Upload-Length), so
- *   a client whose last answer was lost learns it too.
- * - Expiry: an unfinished upload can be resumed for 24 h (Upload-Expires on every answer about
- *   it), a completed one waits 24 h for FileAdd; an expired upload answers 410 Gone until
- *   housekeeping removes it, then 404. GET is not offered: downloads are the signed /d/ URLs.
- *
- * - Encryption: a creation whose Upload-Metadata names the destination folder (`folder`, its id)
- *   makes, for an encrypted folder, an upload encrypted as it arrives with the folder's key
- *   (operations/content/uploads.ts): 423 when the session has not unlocked the folder, 404 when it is not
- *   the caller's. Every later request on such an upload needs the session's unlock too (423
- *   without it), and holds the key for the upload area while it runs.
- *
- * The upload's state lives in the database and the upload area (folder or bucket), never in this
- * process; so does tus' lock on an upload (operations/content/upload-locks.ts), so that two requests on one
- * upload reaching two instances are serialized as on one.
+ * The tus 1.0 endpoint at /upload/ (docs/protocol.md §13.1) on @tus/server, adding what tus leaves to the application:
+ * a Bearer token, ownership (another account's upload is a 404), Upload-Length against the limit and quota (413),
+ * `Upload-SHA256` on completion, expiry from the database row, and encryption as it arrives for an encrypted folder.
+ * State and tus' lock live in the database and the upload area, so requests on one upload may reach any instance.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -259,11 +236,7 @@ export class UploadEndpoint {
     reply(res, 204, '');
   }
 
-  /**
-   * A PATCH or HEAD that waited for the upload's lock while another request (on any instance)
-   * received the last bytes and completed the upload finds tus' record gone: tus would answer 404.
-   * It is answered as for a completed upload instead (completedAnswer), with the hash.
-   */
+  /** A PATCH or HEAD that waited for the lock while another request completed the upload: answered as completed, not tus' 404. */
   private async completedMeanwhile(req: object, error: TusError): Promise<TusError | undefined> {
     const node = nodeOf(req);
     const known = node.req && this.requests.get(node.req);
@@ -327,10 +300,7 @@ function tusErrorOf(error: unknown): unknown {
   return { status_code: error.code, body: `${error.message}\n` } satisfies TusError;
 }
 
-/**
- * What a completed upload answers to HEAD and PATCH, however the request found it complete: its
- * hash; to a PATCH, 204 when it repeats the final (empty) one, else 409 and the connection closed.
- */
+/** A completed upload's answer to HEAD and PATCH: its hash; 204 to a repeated final (empty) PATCH, else 409 and close. */
 function completedAnswer(req: IncomingMessage, length: number, sha256: string): { status: number; body: string; headers: Record<string, string> } {
   const headers = { 'Upload-Offset': String(length), [SHA256_HEADER]: sha256 };
   if (req.method === 'HEAD') return { status: 200, body: '', headers: { ...headers, 'Upload-Length': String(length) } };
