@@ -1,20 +1,7 @@
 /**
- * Who the client is, behind a load balancer: the one place that decides the client's address
- * (what login and share throttling count on, and what the request log names) and the scheme of
- * the request (what links are built with when FSS_PUBLIC_URL is not set).
- *
- * Without FSS_TRUSTED_PROXIES (the default) the client is the TCP peer, and forwarding headers are
- * ignored: anyone can send them. With it, when the peer is one of the trusted proxies:
- * - the address is read from X-Forwarded-For, from the right: each proxy appends the address it
- *   received the request from, so the right-most entries are written by our own proxies and the
- *   left ones by whoever sent the request. The client is the right-most entry that is not a trusted
- *   proxy (so a client cannot choose its address by sending a forged header). An entry that is not
- *   an IP address ends the walk at the last address known. If every entry is trusted, the
- *   left-most one is the client.
- * - the scheme is the right-most value of X-Forwarded-Proto, when it is `http` or `https`.
- *
- * Addresses are compared and reported in one form: an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`,
- * what a dual-stack socket reports for IPv4 peers) is its IPv4 address.
+ * The one place that decides the client's address (what throttling counts and the log names) and scheme. Forwarding
+ * headers count only from FSS_TRUSTED_PROXIES: the address is the right-most X-Forwarded-For entry that is not a trusted
+ * proxy, so a client cannot choose it (docs/protocol.md). IPv4-mapped IPv6 is reported as IPv4.
  */
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
@@ -40,11 +27,7 @@ function trustedProxies(entries: readonly string[]): BlockList {
   return list;
 }
 
-/**
- * An IP address in the form this service compares and reports: IPv4-mapped IPv6 as IPv4, an IPv6
- * zone kept; null when `text` is not an address. Accepts what X-Forwarded-For entries look like:
- * `203.0.113.7`, `203.0.113.7:51234`, `2001:db8::1`, `[2001:db8::1]:443`.
- */
+/** An IP address in canonical form (IPv4-mapped as IPv4, zone kept), from forms like `203.0.113.7:51234` or `[2001:db8::1]:443`; null if none. */
 export function canonicalAddress(text: string): string | null {
   let address = text.trim();
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address);
@@ -71,11 +54,7 @@ function listHeader(req: IncomingMessage, name: string): string[] {
     .filter((entry) => entry !== '');
 }
 
-/**
- * The TCP peer's address in canonical form, worked out once per connection (a connection's peer
- * does not change; the requests of a kept-alive connection ask for it again and again). Undefined
- * when the socket does not know it (it has closed).
- */
+/** The TCP peer's canonical address, worked out once per connection (kept-alive requests ask again); undefined once closed. */
 const peers = new WeakMap<Socket, string>();
 
 function peerAddressOf(req: IncomingMessage): string | undefined {

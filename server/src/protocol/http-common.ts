@@ -1,7 +1,4 @@
-/**
- * Small pieces every binding shares: content types, request bodies with a size limit, answers
- * with the headers ASMX sends, and the request facts operations need (client address, base URL).
- */
+/** What every binding shares: content types, bounded request bodies, answers with ASMX's headers, request facts. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config';
 import { clientAddressOf, requestSchemeOf } from './client-address';
@@ -38,11 +35,7 @@ export class BodyTooLargeError extends Error {}
 
 const DISCARD_LIMIT = 16 * 1024 * 1024;
 
-/**
- * Reads a request body of at most `limit` bytes. Over the limit it stops collecting at once; what
- * the client still sends is discarded (up to a bound, then the connection is dropped), so a 100 MB
- * body costs no memory.
- */
+/** Reads a body of at most `limit` bytes; beyond it the rest is discarded (then the connection dropped), so 100 MB costs no memory. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
@@ -101,8 +94,7 @@ export interface AnswerOptions {
 /** Sends a complete answer. An empty body with no content type is sent as ASMX does (Content-Length: 0). */
 export function answer(res: ServerResponse, options: AnswerOptions, body: string | Buffer = ''): void {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  // All headers in one writeHead (same names, same order as before): on a response with no header
-  // set yet, Node writes them straight out instead of keeping each in its header map first.
+  // All headers in one writeHead: Node then writes them straight out instead of keeping a header map first.
   const headers: Record<string, string | number> = {};
   if (options.contentType) headers['Content-Type'] = options.contentType;
   if (options.cacheControl) headers['Cache-Control'] = options.cacheControl;
@@ -119,10 +111,7 @@ export function answerPlainText(res: ServerResponse, message: string, cacheContr
   answer(res, { status, contentType: 'text/plain; charset=utf-8', cacheControl, headers }, message + '\n');
 }
 
-/**
- * Streams an XML document: small documents go out in one piece with a Content-Length; a large one
- * (a 100,000-item listing) is sent in chunks as it is written, waiting for the socket to drain.
- */
+/** Streams an XML document: small ones in one piece with Content-Length, large ones chunked as written, awaiting drain. */
 export async function answerXmlStream(
   res: ServerResponse,
   options: AnswerOptions,

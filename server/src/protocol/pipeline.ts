@@ -1,8 +1,4 @@
-/**
- * The seam between the protocol layer and the operations: a bound call goes in, an outcome comes
- * out. Refusals are typed OpErrors; anything else thrown is an incident, logged with an id that
- * the answer names, and never shown to the client.
- */
+/** The seam to the operations: a bound call in, an outcome out; anything but a typed OpError is an incident, logged with an id. */
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import type { CallCaches } from '../operations/caches';

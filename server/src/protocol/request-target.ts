@@ -1,21 +1,8 @@
 /**
- * The path and query of a request's target (the `req.url` of node:http), as the WHATWG URL parser
- * reads them. Every request needs its path to be routed; few need the query (HTTP GET forms read
- * theirs from the raw target, the documentation pages read `?WSDL` and the like).
- *
- * A plain target, `/` followed by characters that the URL parser keeps as they are, with no dot
- * segment, is split at its first `?` without the parser, which cost more than routing itself on a
- * small call; the query is parsed when first asked for. Anything else (an absolute or `//` target,
- * dot segments, percent-encoded dots, backslashes, spaces, non-ASCII) goes through `new URL` as
- * before, and null means the parser refused it. server/test/protocol/request-target.test.ts holds
- * both readings side by side.
- *
- * A target that is not in absolute form (`http://host/…`) is a path, whatever it starts with: `//s/x`
- * is the path `//s/x` (RFC 9112 origin-form), never a host `s` and a path `/x`, which would route
- * and log the code `x` as a path of its own.
- *
- * routePath is the one reading of a path that routes choose by and that the request log redacts by
- * (loggablePath): one function, so that no spelling a route accepts can escape the redaction.
+ * A request target's path and query as the WHATWG URL parser reads them; a plain target is split without the parser,
+ * which cost more than routing a small call (request-target.test.ts holds both readings side by side). A non-absolute
+ * target is always a path (`//s/x`, RFC 9112 origin-form). routePath is the one reading that routes choose by and the
+ * log redacts by, so no spelling a route accepts escapes the redaction.
  */
 
 export interface RequestTarget {
@@ -74,12 +61,7 @@ export function decodedOrAsSent(text: string): string {
   }
 }
 
-/**
- * The path as routes read it: repeated slashes as one, and the first segment (the route: `s`, `d`,
- * `l`, `upload`, `UserService.asmx`, …) percent-decoded and in lower case, so `/S/x`, `//s/x`,
- * `/s//x` and `/%73/x` all read `/s/x`. What follows the route is left as sent: codes, tokens and
- * names are case-sensitive, and each route decodes its own segments.
- */
+/** The path as routes read it: slashes collapsed, the first segment percent-decoded and lower-cased (`/%73/x` is `/s/x`); the rest as sent. */
 export function routePath(pathname: string): string {
   if (ROUTE_AS_SENT.test(pathname) && !pathname.includes('//')) return pathname;
   const collapsed = pathname.replace(/\/{2,}/g, '/');
@@ -97,14 +79,9 @@ const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'fil
 /** A path's first segment when it is plain: not empty, no percent-encoding. */
 const PLAIN_FIRST_SEGMENT = /^\/([^/%]+)(?:\/|$)/;
 
-/**
- * A request's path as the log may name it: a capability route as the route only (`/s/…`, `/l/…`,
- * `/d/…`), read as routes read it (routePath), whatever its spelling; any other path as sent.
- */
+/** A path as the log may name it: a capability route as the route only (`/s/…`, `/l/…`, `/d/…`), any other as sent. */
 export function loggablePath(pathname: string): string {
-  // Most paths (the services', the app's) start with a plain segment that names no capability route
-  // in any spelling: they are logged as sent without routePath's work. A first segment without `%`
-  // of a length no route name has (they have 1 or 5 characters) is one without a look at its text.
+  // Most paths start with a plain segment no capability route has in any spelling (route names have 1 or 5 characters).
   const end = pathname.indexOf('/', 1);
   const length = (end < 0 ? pathname.length : end) - 1;
   const percent = pathname.indexOf('%');

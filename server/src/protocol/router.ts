@@ -1,7 +1,4 @@
-/**
- * Everything under /X.asmx: the help page, WSDL, disco and operation pages on GET, SOAP on POST,
- * and the HTTP GET/POST forms on /X.asmx/Op (ASMX-WIRE.md "Routing").
- */
+/** Everything under /X.asmx: help, WSDL, disco and operation pages on GET, SOAP on POST, and /X.asmx/Op forms. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { services, type ServiceName } from '../catalog/operations';
 import { renderDisco } from './asmx/disco';

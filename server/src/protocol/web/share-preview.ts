@@ -1,26 +1,7 @@
 /**
- * Link previews of share pages (docs/sharing.md §7). Chat apps and social sites fetch a pasted
- * link and read its <head>; they run no script, so the web app's index.html, served for
- * `GET /s/{code}`, gets a <title> and Open Graph and Twitter tags built from the share.
- *
- * What a preview shows is decided here:
- * - an open share: the item's name, whether it is a file or a folder, its size, the description
- *   and the cover image (absolute URL), exactly what its share page shows anyone;
- * - a share with an extraction code: nothing of the item, not even whether it is a file or a
- *   folder ("extraction code required"): the code protects the name and the description too;
- * - anything else (unknown code, item in the bin or encrypted, throttled address): a generic
- *   preview, the same for every case, so that a preview tells nothing the share page would not.
- *   The page is still 200: the app shows the state itself.
- *
- * The share is read through ShareOpen with an empty extraction code, so a preview fetch goes
- * through exactly the checks and the throttling of the share page: an unknown code is counted
- * against the address, a blocked address gets nothing, and an empty extraction code is not a
- * wrong one (it is not counted). Probing codes through previews is therefore as slow as through
- * ShareOpen. A code that cannot be a share code (not 22 base64url characters) is not looked up.
- * `?pwd=` in the link is ignored: previews never open a share with its extraction code.
- *
- * Every share page also carries `<meta name="robots" content="noindex">` (and X-Robots-Tag):
- * shares are for the people given the link, not for search engines.
+ * Link previews of share pages (docs/sharing.md §7): `GET /s/{code}` gets a title and Open Graph tags. Read through
+ * ShareOpen with an empty extraction code, so a preview passes the share page's checks and throttling (probing codes
+ * is as slow as through ShareOpen); anything but an open share gets one generic preview.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../log';
@@ -128,10 +109,7 @@ export function previewTags(preview: SharePreview): string {
   return tags.join('\n    ');
 }
 
-/**
- * index.html with the preview: its <title> replaced, the tags added at the end of <head>. A page
- * without </head> (not the app's) is answered as it is.
- */
+/** index.html with the preview: <title> replaced, tags added before </head>; a page without </head> is answered as it is. */
 export function withPreview(html: string, preview: SharePreview): string {
   const head = html.search(/<\/head>/i);
   if (head < 0) return html;

@@ -1,8 +1,6 @@
 /**
- * The built web app (vite build → dist/web), served from the same origin as the services. Client
- * routes (/folder/12, /s/code…) all answer index.html; hashed assets are cached for good. A share
- * page (/s/{code}) answers index.html with the share's link preview in <head> (share-preview.ts):
- * never stored by caches (it names the share), and marked noindex.
+ * The built web app (dist/web) on the services' origin: client routes answer index.html, hashed assets are cached for
+ * good; a share page gets its link preview (share-preview.ts), is never cached (it names the share) and is noindex.
  */
 import { createReadStream, promises as fs } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -26,18 +24,9 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /**
- * The headers of every page of the app (index.html for any route, the share page, the page shown
- * before the app is built). The built app is one external module script and one stylesheet (no
- * inline script or style: `vite build` writes none, React sets styles through the CSSOM, which
- * style-src does not govern), so everything comes from this origin:
- * - img-src adds `data:` (the favicon of index.html) and `blob:` (the preview of a cover image
- *   chosen for upload, an object URL);
- * - worker-src: the upload hash worker, a file of the build;
- * - frame-ancestors 'none', and X-Frame-Options for browsers older than it: never framed;
- * - Referrer-Policy same-origin: a share page's URL (its code, an extraction code in `?pwd=`)
- *   never goes to another site.
- * Checked by server/test/reliability/security-headers.test.ts, and by the e2e specs, which run the
- * built app under it.
+ * The headers of every app page. The build has no inline script or style, so all comes from this origin; img-src adds
+ * `data:` (favicon) and `blob:` (a chosen cover's preview); Referrer-Policy keeps a share URL's codes on this site.
+ * Checked by server/test/reliability/security-headers.test.ts and the e2e specs.
  */
 export const APP_SECURITY_HEADERS = {
   'Content-Security-Policy':
