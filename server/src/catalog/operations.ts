@@ -1,9 +1,6 @@
 /**
- * The operation catalog: every operation of every service, once, as data.
- *
- * The request binding, the WSDL of each service, the help and operation pages, the sign check and
- * the typed client in src/api are all derived from this file. Nothing about an operation is
- * written anywhere else. Keep it free of imports from the rest of the server: it is pure data.
+ * The operation catalog: every operation of every service, once, as data. Binding, WSDL, help pages, the sign check and
+ * the typed client in src/api are derived from it. Pure data: no imports from the rest of the server.
  */
 import { SORT_KEYS } from './results';
 
@@ -25,10 +22,7 @@ export interface ParamSpec {
  */
 export type AuthKind = 'none' | 'token' | 'signed';
 
-/**
- * The result document an operation answers with (DECISIONS.md §2). `string` is the one operation
- * whose SOAP result is a string rather than XML (ShareImageUpload).
- */
+/** The result document an operation answers with (DECISIONS.md §2); `string`: ShareImageUpload's SOAP result is a string. */
 export type ResultKind =
   | 'token' //          <token uid key expires>TOKEN</token>
   | 'empty' //          <result code="0" msg="" />

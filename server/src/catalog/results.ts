@@ -1,9 +1,6 @@
 /**
- * The result documents (DECISIONS.md §2) as data: the elements an answer is made of, their
- * attributes in the order they are written, and the values an enumerated attribute may take. The
- * server's item types below are derived from it, and `npm run generate` writes the web client's
- * types and parsers from it (src/api/generated/results.ts): the shape of an answer is written here
- * only. Like operations.ts, pure data with no imports: storage, operations and protocol all use it.
+ * The result documents (DECISIONS.md §2) as data: elements, attributes in written order, enumerated values. The server's
+ * item types derive from it and `npm run generate` writes the client's types and parsers. Pure data, no imports.
  */
 
 /** The sort keys of every listing (the `order` parameter). */
@@ -29,10 +26,7 @@ export interface AttributeSpec {
   readonly presence: Presence;
   /** The one item element that has it. */
   readonly only?: 'folder' | 'file';
-  /**
-   * What a listing adds to its items, together (the server's item holds each group as one
-   * object): the recycle bin's `bin`, GetShareFiles' `share`, GetLinkFiles' `link`.
-   */
+  /** What a listing adds to its items, as one object: the bin's `bin`, GetShareFiles' `share`, GetLinkFiles' `link`. */
   readonly group?: 'bin' | 'share' | 'link';
   readonly doc: string;
 }
@@ -131,11 +125,7 @@ export type PathDir = Fields<(typeof resultElements.dir)[number]>;
 /** Items may come from a database cursor: a listing of 100,000 items is never held whole. */
 export type ItemSource<T> = Iterable<T> | AsyncIterable<T>;
 
-/**
- * Items read from the database a batch at a time (the streamed listings): iterated item by item
- * like any source, or by batches, which is how the protocol layer writes them, so that a listing of
- * 100,000 items takes an await per batch of rows rather than one per item.
- */
+/** Items read a batch at a time (streamed listings), iterable by item or by batch: one await per batch, not per item. */
 export interface BatchedItemSource<T> extends AsyncIterable<T> {
   batches(): AsyncIterable<readonly T[]>;
 }
