@@ -1,7 +1,4 @@
-/**
- * The application: services (database, config, clock), the protocol edge in front of the
- * operations, and the web app. `buildApp(config)` is what `fss serve` runs and what tests build.
- */
+/** The application: services, the protocol edge and the web app; `buildApp(config)` is what `fss serve` runs and tests build. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config';
 import { createLogger, type Logger } from './log';
@@ -44,10 +41,7 @@ export interface AppOptions {
   readonly housekeeping?: boolean;
   /** The background runner of encryption jobs (operations/encryption/encryption-jobs.ts); tests that drive jobs themselves turn it off. */
   readonly encryptionJobs?: boolean;
-  /**
-   * The e-mail sender (operations/sharing/mail-queue.ts): on by default, delivering as the settings say;
-   * options change its delivery or timing; false leaves the queue to a sender the caller drives.
-   */
+  /** The e-mail sender (operations/sharing/mail-queue.ts); false leaves the queue to a sender the caller drives. */
   readonly mailSender?: false | MailSenderOptions;
 }
 
@@ -119,8 +113,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         answerPlainText(res, 'Bad request', 'private', 400);
         return;
       }
-      // The TCP peer, or behind a trusted proxy the client it names (protocol/client-address.ts);
-      // read now: once the connection has closed, the socket no longer knows its peer.
+      // The client's address (protocol/client-address.ts), read now: a closed socket no longer knows its peer.
       const client = clientAddressOf(req, config);
       res.on('finish', () => {
         log.request({

@@ -1,9 +1,6 @@
 /**
- * The `fss` command: runs the service and administers accounts (DECISIONS.md §4). Settings come
- * from the environment (loadConfig), exactly as for the service, so both use the same data.
- *
- * Exit codes: 0 done, 1 refused or failed (unknown user, duplicate name, bad setting), 2 misuse
- * (unknown command, missing or extra argument, unknown option).
+ * The `fss` command: runs the service and administers accounts (DECISIONS.md §4), configured from the environment as
+ * the service is. Exit codes: 0 done, 1 refused or failed, 2 misuse (unknown command, argument or option).
  */
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -213,10 +210,7 @@ async function fsck(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<
   });
 }
 
-/**
- * Exit 0 when everything was copied (or, with --verify-only, found) and verified, or a dry run
- * found nothing in the way; 1 when refused, or when anything did not match.
- */
+/** Exit 0 when everything was copied (or found, --verify-only) and verified, or a dry run found nothing in the way; else 1. */
 async function migrate(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   const { values } = parse(
     args,

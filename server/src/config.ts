@@ -1,7 +1,4 @@
-/**
- * Every setting of the service, read once from the environment. Tests build a Config directly
- * (see `testConfig` in server/test/helpers) instead of touching process.env.
- */
+/** Every setting, read once from the environment; tests build a Config directly (`testConfig`, server/test/helpers). */
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { stdoutLines } from './log';
@@ -15,10 +12,7 @@ export interface Limits {
   readonly maxXmlElements: number;
   readonly maxIdsPerList: number;
   readonly maxNameLength: number;
-  /**
-   * Deepest nesting of folders: a folder in the root is at depth 1. FolderAdd, Move and restores
-   * never nest a folder deeper (docs/protocol.md §7), so every walk up the tree stays this short.
-   */
+  /** Deepest folder nesting (root children at 1): FolderAdd, Move and restores never exceed it, so walks up stay short. */
   readonly maxFolderDepth: number;
   readonly maxDescriptionLength: number;
   readonly maxKeywordLength: number;
@@ -26,10 +20,7 @@ export interface Limits {
   /** Recipients one account may e-mail a share to in any hour, and in any 24 hours (DECISIONS.md §3: 429). */
   readonly maxEmailRecipientsPerHour: number;
   readonly maxEmailRecipientsPerDay: number;
-  /**
-   * Successful Logins from one client address in a 15-minute run before the address is blocked
-   * (docs/protocol.md §5.5): each costs a password hash, so a flood of right passwords is throttled too.
-   */
+  /** Successful Logins per client address in 15 minutes before a block (docs/protocol.md §5.5): each costs a password hash. */
   readonly loginsPerAddress: number;
   readonly maxUploadBytes: number;
   readonly defaultQuotaBytes: number;
@@ -57,17 +48,11 @@ export interface Config {
   readonly port: number;
   /** Folder holding the SQLite file, the content store and the outbox (embedded default). */
   readonly dataDir: string;
-  /**
-   * FSS_DATABASE_URL: the PostgreSQL database, `postgres://user:pass@host:5432/db`; undefined = the
-   * embedded SQLite file `<dataDir>/fss.sqlite`. It may hold a password: it is never logged.
-   */
+  /** FSS_DATABASE_URL (`postgres://…`; may hold a password, never logged); undefined = `<dataDir>/fss.sqlite`. */
   readonly databaseUrl: string | undefined;
   /** FSS_DATABASE_POOL_SIZE: most connections one instance opens to PostgreSQL. */
   readonly databasePoolSize: number;
-  /**
-   * FSS_CACHE_MB (formerly FSS_LISTING_CACHE_MB): most memory, in MiB, the caches of the call path
-   * hold (operations/caches.ts: kept sessions, folder states, listings); 0 turns them off.
-   */
+  /** FSS_CACHE_MB (formerly FSS_LISTING_CACHE_MB): MiB the call path's caches may hold (operations/caches.ts); 0 turns them off. */
   readonly cacheMb: number;
   /** XML namespace of the services; also the prefix of every SOAPAction. */
   readonly namespace: string;
@@ -81,36 +66,19 @@ export interface Config {
   /** FSS_SECRET: base64 of 32 bytes, shared by every instance; undefined = `<dataDir>/secret.key`. */
   readonly secret: Buffer | undefined;
   /**
-   * FSS_SMTP_URL: where share e-mails go, `smtp://user:pass@host:587` (STARTTLS when offered) or
-   * `smtps://…` (TLS from the start); undefined = write them to `<dataDir>/outbox/` as .eml files.
-   * It holds a password: it is never logged.
+   * FSS_SMTP_URL: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…`; undefined = .eml files in
+   * `<dataDir>/outbox/`. It holds a password: never logged.
    */
   readonly smtpUrl: string | undefined;
   /** FSS_MAIL_FROM: the From of share e-mails, `address` or `Name <address>`. */
   readonly mailFrom: string;
-  /**
-   * FSS_S3_*: the S3-compatible bucket that holds content and unfinished uploads; undefined = the
-   * local disk, `<dataDir>/content/` and `<dataDir>/uploads/` (embedded default). Setting
-   * FSS_S3_BUCKET switches to it. The secret key is never logged.
-   */
+  /** FSS_S3_*: the bucket for content and unfinished uploads (FSS_S3_BUCKET switches to it); undefined = the local disk. */
   readonly s3: S3Settings | undefined;
-  /**
-   * FSS_TRUSTED_PROXIES: the load balancers and reverse proxies in front of the service, as
-   * addresses and CIDR ranges (`10.0.0.0/8`, `::1`); when the TCP peer is one of them, the client's
-   * address is read from X-Forwarded-For (protocol/client-address.ts). Empty: the peer is the client.
-   */
+  /** FSS_TRUSTED_PROXIES: addresses and CIDR ranges whose X-Forwarded-For is believed (protocol/client-address.ts). */
   readonly trustedProxies: readonly string[];
-  /**
-   * FSS_JOB_LEASE_SECONDS: how long an instance's lease on a background encryption job lasts
-   * without renewal, i.e. how soon another instance takes over the job of one that died. Meant for
-   * tests; the default (60) suits production.
-   */
+  /** FSS_JOB_LEASE_SECONDS: how soon another instance takes over a dead instance's encryption job (for tests; 60 suits production). */
   readonly jobLeaseMs: number;
-  /**
-   * FSS_PASSWORD_HASH_SLOTS: most password hashes (scrypt) running at once in this process
-   * (operations/crypto/hash-queue.ts). At most the thread pool's size less two, so that file I/O
-   * always has two threads of its own.
-   */
+  /** FSS_PASSWORD_HASH_SLOTS: scrypt hashes at once (operations/crypto/hash-queue.ts), at most the pool less two, kept for file I/O. */
   readonly passwordHashSlots: number;
   readonly limits: Limits;
   /** Where log lines go; tests capture them. */
@@ -256,10 +224,7 @@ function secretSetting(env: NodeJS.ProcessEnv): Buffer | undefined {
   return secret;
 }
 
-/**
- * The threads of libuv's pool, which runs scrypt and file I/O alike: UV_THREADPOOL_SIZE as libuv
- * reads it (a whole number, at most 1024), else its default of 4.
- */
+/** The threads of libuv's pool (scrypt and file I/O alike): UV_THREADPOOL_SIZE as libuv reads it (≤ 1024), else 4. */
 export function threadPoolSize(env: NodeJS.ProcessEnv): number {
   const size = Number(env.UV_THREADPOOL_SIZE);
   return Number.isSafeInteger(size) && size > 0 ? Math.min(size, 1024) : 4;

@@ -1,9 +1,6 @@
 import { fstatSync, writeSync } from 'node:fs';
 
-/**
- * Structured log lines (one JSON object per line). Callers pass fields explicitly; nothing logs a
- * request's query string, body or headers, so tokens, passwords, signs and keys never reach a log.
- */
+/** Structured JSON log lines; callers pass fields explicitly and nothing logs a query, body or header, so no secret is logged. */
 export interface Logger {
   info(event: string, fields?: Record<string, unknown>): void;
   /** Something an operator should look at, though the service goes on (a setting, a dependency's notice). */
@@ -22,11 +19,7 @@ export interface RequestLine {
   readonly ms: number;
 }
 
-/**
- * The time of a line, as toISOString writes it: the date and second formatted once per second
- * (toISOString costs about half a microsecond), the milliseconds added once per millisecond, which a
- * busy service logs many lines in.
- */
+/** A line's time as toISOString writes it, formatted once per second and millisecond (a busy service logs many per ms). */
 let lastMs = NaN;
 let lastTime = '';
 let lastSecond = NaN;
@@ -49,8 +42,7 @@ function timeNow(): string {
 export function createLogger(write: (line: string) => void): Logger {
   const emit = (level: string, event: string, fields: Record<string, unknown> = {}) =>
     write(JSON.stringify({ time: timeNow(), level, event, ...fields }));
-  // An error goes out at once, with what was gathered before it: it is the line an operator needs
-  // first, and the one a process that dies next must not take with it.
+  // An error goes out at once: the line an operator needs first, which a dying process must not take with it.
   const flush = (write as Partial<BatchedLines>).flush;
   return {
     info: (event, fields) => emit('info', event, fields),
@@ -68,10 +60,7 @@ export function createLogger(write: (line: string) => void): Logger {
   };
 }
 
-/**
- * Process warnings (Node's and dependencies', e.g. the AWS SDK's notice about Node 20) as one `warn`
- * line each in the log, instead of Node's multi-line text on standard error.
- */
+/** Process warnings (Node's, dependencies') as one `warn` line each instead of multi-line text on standard error. */
 export function logProcessWarnings(log: Logger): void {
   process.removeAllListeners('warning');
   process.on('warning', (warning) => {
@@ -98,25 +87,15 @@ export interface LineOutput {
 /** How long a line may wait to be written with others, and how much may gather before it is written at once. */
 export const LINE_BATCH_MS = 10;
 export const LINE_BATCH_BYTES = 64 * 1024;
-/**
- * How much may wait when the output's reader lags (a second or two of the busiest service the
- * bench drives); lines past it are dropped and counted.
- */
+/** How much may wait when the reader lags (a second or two of the busiest bench load); lines beyond are dropped and counted. */
 export const LINE_BACKLOG_BYTES = 4 * 1024 * 1024;
 /** How long flushSync waits for an output that takes nothing before it gives up on what is left. */
 export const LINE_FINAL_WAIT_MS = 5000;
 
 /**
- * A line sink that writes lines in batches, never holding the event loop for the output's reader:
- * gathered, then written in one piece within LINE_BATCH_MS of the first, or at once when
- * LINE_BATCH_BYTES have gathered (or when a logger writes an error: createLogger flushes after it).
- * A write is one system call for many lines, and a non-blocking one: what a full pipe does not
- * take waits, with the lines after it, and is tried again every LINE_BATCH_MS. Up to
- * LINE_BACKLOG_BYTES may wait; lines past that are dropped, and a `warn` line says how many where
- * they would have been. Lines keep their order. When the process ends (the 'exit' event, also after
- * process.exit() and an uncaught exception) what waits is written synchronously, waiting for the
- * reader up to LINE_FINAL_WAIT_MS without progress; a process killed outright loses at most the
- * last LINE_BATCH_MS of lines and what was waiting.
+ * A line sink writing batches with one non-blocking write, never holding the event loop for a slow reader: within
+ * LINE_BATCH_MS of the first line, or at once past LINE_BATCH_BYTES or after an error. Up to LINE_BACKLOG_BYTES waits
+ * (then lines are dropped, counted in a `warn` line); at exit what waits is written synchronously, in order.
  */
 export function batchedLines(output: LineOutput, onExit: (flushSync: () => void) => void = exitHook): BatchedLines {
   /** The part of a batch the output has not taken yet. */
@@ -210,11 +189,7 @@ function sleepSync(ms: number): void {
   Atomics.wait(sleepCell, 0, 0, ms);
 }
 
-/**
- * A file descriptor as a LineOutput. A pipe or socket is written non-blocking: Node (libuv) opens
- * one so for process.stdout, so that a full pipe answers EAGAIN instead of stopping the process
- * until its reader catches up. A file or terminal takes every write whole, as Node writes them.
- */
+/** A file descriptor as a LineOutput: pipes and sockets non-blocking (EAGAIN, not a stalled process), files and terminals whole. */
 export function fdOutput(fd: number): LineOutput {
   return {
     write(bytes) {
@@ -242,10 +217,7 @@ function nonBlockingStdout(): number {
   return 1;
 }
 
-/**
- * The line of an error nothing caught, written before the process ends (after the lines that
- * waited, at once): Node then writes its stack to standard error and exits as it would without.
- */
+/** The line of an uncaught error, written before the process ends; Node then writes its stack and exits as it would. */
 export function logFatalErrors(log: Logger, lines: (line: string) => void): void {
   if (!isBatched(lines)) return;
   process.on('uncaughtExceptionMonitor', (error, origin) => {

@@ -1,9 +1,6 @@
 /**
- * The one bounded map of the server's caches (docs/design.md, "Caches"): values by key, at most
- * `budget` of them by weight (one each unless `set` is told more), the least recently used
- * going first. A Map keeps insertion order; a value used is moved to its end only when at least
- * half as many values as are kept have been placed after it since it last was: the move (a delete
- * and an insert) is then rare, and a value used that often is never let go, as with a strict order.
+ * The one bounded map of the server's caches (docs/design.md, "Caches"): at most `budget` by weight, least recently used
+ * first out. A used value moves to the Map's end only once half the kept count were placed after it, so moves are rare.
  */
 interface Entry<V> {
   readonly value: V;

@@ -1,7 +1,4 @@
-/**
- * `fss serve`: the HTTP server around the app. Prints `listening on http://HOST:PORT` when ready
- * (operators, tests and scripts wait for that line), and the demo account on a first start.
- */
+/** `fss serve`: prints `listening on http://HOST:PORT` when ready (operators, tests and scripts wait for it). */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';

@@ -1,20 +1,12 @@
 /**
- * Long work in slices: the service has one event loop, and on SQLite its database work runs on it
- * too, so a call that works for 500 ms without a pause makes every other call of every account
- * wait 500 ms. Work whose size grows with what an account holds (a listing of 100,000 items, a
- * subtree of 100,000 rows going to the bin) asks `due()` between steps and, when its slice is used
- * up, awaits `pause()`: the event loop then serves what arrived meanwhile before the work goes on.
- * bench/README.md, "Stalls", measures the longest hold per operation.
+ * Long work in slices: one event loop (and SQLite's work on it) means 500 ms without a pause delays every call by
+ * 500 ms. Work that grows with an account asks `due()` between steps and awaits `pause()` (bench/README.md, "Stalls").
  */
 
 /** How long work runs before it gives the event loop back. */
 export const SLICE_MS = 10;
 
-/**
- * When the service last took up a request (app.ts). The turn of the event loop that does a call's
- * work began no earlier, so a slice counted from it includes the call's checks and queries before
- * the long work: counted from the work's own start, those ran on top of a whole slice.
- */
+/** When the service last took up a request (app.ts): a slice counts from there, so the call's own checks are included. */
 let requestTakenAt = 0;
 
 export function requestTaken(at: number): void {
