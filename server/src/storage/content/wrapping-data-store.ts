@@ -1,8 +1,4 @@
-/**
- * A tus datastore that hands everything to another one: the base of the datastores that add
- * something to the area's store on the way (running-hashes.ts HashingDataStore,
- * encrypted-uploads.ts EncryptingDataStore), which override only what they change.
- */
+/** A tus datastore handing everything to another: the base of the hashing and encrypting datastores, which override what they change. */
 import type { Readable } from 'node:stream';
 import { DataStore, type Upload } from '@tus/server';
 
