@@ -1,7 +1,4 @@
-/**
- * SQL for accounts. Rows become `Account` objects here; the password hash leaves this module only
- * through findCredentials, which the login path alone uses.
- */
+/** SQL for accounts; the password hash leaves this module only through findCredentials (the login path). */
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from '../schema';
 

@@ -1,9 +1,4 @@
-/**
- * SQL for content rows, the content-removal queue, and the content a file points to. Rows become
- * camelCase objects here. Rules (when content may be removed, when a key may become live) are in
- * operations/content/uploads.ts and operations/content/content-removal.ts; this module only runs the statements
- * they need, each in the database or transaction it is given.
- */
+/** SQL for content rows, the content-removal queue and a file's content; the rules are in operations/content/. */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { lockRows } from '../engine/dialect';
 import type { Database } from '../schema';
@@ -40,9 +35,8 @@ export async function findPlaintextContent(db: Kysely<Database>, sha256: string)
 }
 
 /**
- * Inserts plaintext content; returns its id, or undefined when plaintext content with that hash
- * exists already (a concurrent upload of the same bytes won). The conflict target repeats the
- * partial index's predicate literally, as both engines require to match a partial unique index.
+ * Inserts plaintext content; undefined when content with that hash exists (a concurrent upload won). The conflict
+ * target repeats the partial index's predicate, as both engines require to match a partial unique index.
  */
 export async function insertPlaintextContent(
   db: Kysely<Database>,
@@ -124,12 +118,8 @@ const unreferenced = (eb: ExpressionBuilder<Database, 'content'>) =>
   ]);
 
 /**
- * Deletes those of the content rows `ids` that nothing references and queues their keys, due now,
- * in `tx`. The delete itself tests the references, so one added meanwhile keeps its content (and
- * the foreign keys refuse the rest). On PostgreSQL the rows are locked first (dialect.lockRows):
- * a reference that a concurrent transaction was adding is then committed and seen by the delete,
- * instead of making it fail on the foreign key; one added after the lock waits for this
- * transaction, and finds its content gone (FileAdd then decides again). Returns the keys queued.
+ * Deletes those of content rows `ids` nothing references and queues their keys, in `tx`; the delete itself tests
+ * references. On PostgreSQL the rows are locked first, so a concurrent FileAdd's reference is seen, not a FK failure.
  */
 async function deleteAndQueue(tx: Kysely<Database>, ids: readonly number[], now: Date): Promise<string[]> {
   if (ids.length === 0) return [];
@@ -146,11 +136,7 @@ async function deleteAndQueue(tx: Kysely<Database>, ids: readonly number[], now:
   return deleted.map((row) => row.storage_key);
 }
 
-/**
- * Deletes up to `limit` content rows that no file and no upload references, and queues their
- * keys for deletion from the store, in the transaction `tx` (the caller's: both or neither).
- * Returns the keys queued.
- */
+/** Deletes up to `limit` unreferenced content rows and queues their keys, in the caller's `tx`; returns the keys. */
 export async function deleteUnreferencedContent(tx: Kysely<Database>, now: Date, limit: number): Promise<string[]> {
   const candidates = await tx.selectFrom('content').select('id').where(unreferenced).orderBy('id').limit(limit).execute();
   return deleteAndQueue(
@@ -160,10 +146,7 @@ export async function deleteUnreferencedContent(tx: Kysely<Database>, now: Date,
   );
 }
 
-/**
- * Like deleteUnreferencedContent, for the given content rows only (content that encryption or
- * decryption has just replaced). Returns the keys queued.
- */
+/** deleteUnreferencedContent for these rows only (content encryption or decryption just replaced). */
 export function deleteUnreferencedContentAmong(tx: Kysely<Database>, contentIds: readonly number[], now: Date): Promise<string[]> {
   return deleteAndQueue(tx, contentIds, now);
 }
@@ -182,10 +165,7 @@ export async function startRemovalsOf(db: Kysely<Database>, keys: readonly strin
   return rows.map((row) => row.storage_key);
 }
 
-/**
- * Queues `key` for deletion from `dueAt` on: a write intent, or a blob found to be an orphan. A key
- * queued already keeps its row: this never revives or reschedules a queued key.
- */
+/** Queues `key` for deletion from `dueAt` (a write intent, or an orphan); never revives or reschedules a queued key. */
 export async function queueRemoval(db: Kysely<Database>, key: string, now: Date, dueAt: Date): Promise<void> {
   await db
     .insertInto('content_removals')
@@ -194,28 +174,20 @@ export async function queueRemoval(db: Kysely<Database>, key: string, now: Date,
     .execute();
 }
 
-/**
- * Makes a queued key due now (a copy that lost a race with identical bytes). Only a key still
- * queued is affected: a withdrawn intent (its content row exists) is never queued again this way.
- */
+/** Makes a still-queued key due now (a copy that lost a race); a withdrawn intent is never queued again this way. */
 export async function expediteRemoval(db: Kysely<Database>, key: string, now: Date): Promise<void> {
   await db.updateTable('content_removals').set({ due_at: now.getTime() }).where('storage_key', '=', key).execute();
 }
 
-/**
- * Withdraws the write intent of `key` so that a content row may adopt it. False when its deletion
- * has begun (or it was never queued): then the key must not become live.
- */
+/** Withdraws `key`'s write intent so a content row may adopt it; false once its deletion has begun (it must not go live). */
 export async function withdrawWriteIntent(tx: Kysely<Database>, key: string): Promise<boolean> {
   const result = await tx.deleteFrom('content_removals').where('storage_key', '=', key).where('started_at', 'is', null).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
 /**
- * Marks up to `limit` due keys as being deleted (from now on none of them may become live) and
- * returns them. Keys started before and not finished (a crash, a failed delete) are due again.
- * One statement, and only the rows it updated count: a write intent withdrawn meanwhile (its
- * content row committed) is not returned.
+ * Marks up to `limit` due keys as being deleted (none may go live after) and returns them; unfinished ones are due
+ * again. Only rows the statement updated count, so an intent withdrawn meanwhile is not returned.
  */
 export async function startDueRemovals(db: Kysely<Database>, now: Date, limit: number): Promise<string[]> {
   const at = now.getTime();

@@ -1,14 +1,6 @@
 /**
- * SQL for e-mail sharing (DECISIONS.md §10): the queue of messages (`emails`, one row per
- * recipient), its sending lease, the per-account sending ledger (`email_sends`), and the reads the
- * sender needs to write a message. Rows become camelCase objects here.
- *
- * The queue works the same with any number of instances (0005_email_queue):
- * - a row is claimed with one conditional UPDATE (`status = 'queued'`, due, lease free or run out)
- *   that sets the lease; whichever instance's UPDATE matches the row holds it, the others match
- *   nothing;
- * - every later change to a claimed row names the lease holder (`locked_by`), so an instance whose
- *   lease ran out and was taken over can no longer change the row.
+ * SQL for e-mail sharing: the queue (one row per recipient), its lease and the sending ledger. A row is claimed by one
+ * conditional UPDATE and every later change names the lease holder, so any number of instances share the queue.
  */
 import type { Kysely } from 'kysely';
 import type { Database, EmailStatus, ShareItemType } from '../schema';
@@ -137,11 +129,8 @@ export interface Lease {
 }
 
 /**
- * Claims the longest-due message that is queued, due at `now` and not held by a live lease, for
- * `lease`; null when there is none. A read finds a candidate (an idle queue costs no write); one
- * conditional UPDATE claims it, with the conditions repeated on the row itself, so of several
- * instances claiming at once exactly one gets it (PostgreSQL re-checks them on the row it locks;
- * SQLite runs one writer at a time). The others try the next candidate.
+ * Claims the longest-due free queued message for `lease`, null when none: a read finds a candidate (an idle queue
+ * costs no write), one conditional UPDATE repeating the conditions claims it, so one instance wins; others try the next.
  */
 export async function claimDueEmail(db: Kysely<Database>, now: Date, lease: Lease): Promise<ClaimedEmail | null> {
   const at = now.getTime();

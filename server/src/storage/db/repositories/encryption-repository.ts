@@ -1,21 +1,11 @@
 /**
- * SQL for encryption (0006_encryption; the rules are in operations/encryption/encryption.ts and
- * operations/encryption/encryption-jobs.ts): item keys, the key marks on folders and files, encrypted content
- * rows, unlocks, background jobs, and the expressions listings and search use to show tips and
- * hide what is locked. Rows become camelCase objects here.
- *
- * - A folder is encrypted when its key_id is set (encrypted = 1 goes with it); a file when its
- *   content is (files.key_id, encrypted = 1, and a content row with encrypted = 1).
- * - What locks an item is the set of keys on its way from the root: every encrypted folder above
- *   it (and the folder itself), and, for a file, its own key. One recursive query reads them.
- * - Walks of the tree are bounded (MAX_WALK_DEPTH) as in items-repository, so a corrupt cycle ends.
+ * SQL for encryption (rules: operations/encryption/): keys, key marks on folders and files, encrypted content, unlocks,
+ * jobs, and the expressions listings use. What locks an item: every encrypted folder on its way from the root, and a file's own key.
  */
 import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { encryptedFoldersAbove } from '../engine/hot-queries';
-import { alongWaysUp, foldersAbove } from './items-repository';
+import { alongWaysUp, foldersAbove, MAX_WALK_DEPTH } from './items-repository';
 import type { Database, EncryptionJobKind, EncryptionJobsTable } from '../schema';
-
-const MAX_WALK_DEPTH = 100_000;
 
 export type ItemType = 'folder' | 'file';
 
@@ -239,10 +229,7 @@ export interface LockLink {
   readonly keyId: number;
 }
 
-/**
- * The keys that lock an item, root-most first: each encrypted folder above it (a folder item
- * included), then a file's own key. One query. Empty when nothing is encrypted on the way.
- */
+/** The keys that lock an item, root-most first (encrypted folders above it, then a file's own key); [] when none. */
 export async function lockChain(db: Kysely<Database>, accountId: number, item: ItemRef): Promise<LockLink[]> {
   let startFolder = item.id;
   const links: LockLink[] = [];
@@ -261,12 +248,7 @@ export async function lockChain(db: Kysely<Database>, accountId: number, item: I
   return links;
 }
 
-/**
- * lockChain for many folders at once (a Move's source folders), in one query: for each folder of
- * the account among `folderIds`, the encrypted folders at and above it, root-most first. Folders
- * with nothing encrypted on their way are absent from the map. The folders on the ways are read
- * once (foldersAbove), and a folder's chain is its parent's, with itself when it has a key.
- */
+/** lockChain for many folders at once (a Move's sources), one query; folders with nothing encrypted above are absent. */
 export async function folderLockChains(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<Map<number, LockLink[]>> {
   const ways = await foldersAbove(db, accountId, folderIds);
   const none: LockLink[] = [];
@@ -277,11 +259,7 @@ export async function folderLockChains(db: Kysely<Database>, accountId: number, 
   return chains;
 }
 
-/**
- * Marks the folder `folderId` and every folder beneath it (live or in the bin) that has no key
- * yet as encrypted with `keyId`; folders encrypted on their own already keep their key. One
- * statement. Returns how many folders were marked.
- */
+/** Marks `folderId` and every folder beneath it (live or binned) without a key as encrypted with `keyId`; returns how many. */
 export async function markSubtreesEncrypted(db: Kysely<Database>, accountId: number, folderIds: readonly number[], keyId: number): Promise<number> {
   if (folderIds.length === 0) return 0;
   const seeds = sql.join(folderIds.map((id) => sql`${id}`));
@@ -297,10 +275,7 @@ export async function markSubtreesEncrypted(db: Kysely<Database>, accountId: num
   return Number(result.numAffectedRows ?? 0n);
 }
 
-/**
- * Unmarks the region of `keyId` that starts at `folderId`: the folder and every folder below it
- * reached through folders of the same key (a folder encrypted on its own below stays so).
- */
+/** Unmarks the region of `keyId` from `folderId` down through folders of that key (one encrypted on its own stays). */
 export async function unmarkRegion(db: Kysely<Database>, accountId: number, folderId: number, keyId: number): Promise<number> {
   const result = await sql`
     with recursive region(id, depth) as (
@@ -383,10 +358,8 @@ export async function findContentForCrypt(db: Kysely<Database>, contentId: numbe
 }
 
 /**
- * Points the file at other content, if it still points at `fromContentId` and still sits in a
- * folder of key `folderKeyId` (null: a plain folder or the root); otherwise a concurrent change
- * (a move, another encryption, a decryption of the folder) wins, and this answers false. `keyId`
- * null makes it a plaintext file, else one encrypted with that key.
+ * Points the file at other content if it still points at `fromContentId` and still sits in a folder of key
+ * `folderKeyId`; false when a concurrent change (move, encryption, decryption) won. `keyId` null: plaintext.
  */
 export async function switchFileContent(
   tx: Kysely<Database>,
@@ -419,10 +392,7 @@ export interface FileWork {
   readonly size: number;
 }
 
-/**
- * Plaintext files (live or in the bin) in folders of the key: what an encrypt job still has to do,
- * in id order after `afterId`.
- */
+/** Plaintext files (live or binned) in folders of the key, after `afterId`: what an encrypt job still has to do. */
 export async function plainFilesOfKey(db: Kysely<Database>, keyId: number, afterId: number, limit: number): Promise<FileWork[]> {
   const rows = await db
     .selectFrom('folders')
@@ -461,10 +431,7 @@ function subtreeOf(accountId: number, folderId: number): RawBuilder<unknown> {
     ) select id from subtree)`;
 }
 
-/**
- * Files of the key beneath `folderId` (live or in the bin) that sit in a folder no longer
- * encrypted: what a decrypt job still has to do, in id order after `afterId`.
- */
+/** Files of the key beneath `folderId` now in a folder no longer encrypted, after `afterId`: a decrypt job's work. */
 export async function decryptableFilesOfRegion(
   db: Kysely<Database>,
   accountId: number,
@@ -650,10 +617,7 @@ export async function addToJobTotals(db: Kysely<Database>, jobId: number, files:
     .execute();
 }
 
-/**
- * Takes the lease of an open job whose lease is free (never taken, released, or run out): the
- * given one, or else the oldest. One conditional UPDATE, so of several instances exactly one wins.
- */
+/** Takes the lease of a free open job (this one, else the oldest): one conditional UPDATE, so one instance wins. */
 export async function claimJob(
   db: Kysely<Database>,
   claim: { readonly owner: string; readonly now: Date; readonly leaseUntil: Date; readonly jobId?: number },
@@ -736,10 +700,7 @@ export async function deleteFinishedJobs(db: Kysely<Database>, before: Date): Pr
 export const folderTipColumn: AliasedRawBuilder<string | null, 'tip'> = sql<string | null>`(
   select encryption_keys.tip from encryption_keys where encryption_keys.id = folders.key_id)`.as('tip');
 
-/**
- * A folder's progress, for listings: the percentage of bytes (or, for empty files, of files) that
- * its unfinished encryption or decryption job has done; null when no job is running for it.
- */
+/** A folder's progress for listings: percent of bytes (or files) its running job has done; null when none runs. */
 export const folderJobProgressColumn: AliasedRawBuilder<number | null, 'progress'> = sql<number | null>`(
   select case when j.total_bytes > 0 then (j.done_bytes * 100) / j.total_bytes
               when j.total_files > 0 then (j.done_files * 100) / j.total_files
@@ -753,12 +714,8 @@ export const fileTipColumn: AliasedRawBuilder<string | null, 'tip'> = sql<string
   select encryption_keys.tip from encryption_keys where encryption_keys.id = files.key_id)`.as('tip');
 
 /**
- * A condition on `files`: the file is not beneath a folder that is locked for the token, that is,
- * not in an encrypted folder whose key the token has not unlocked, nor anywhere below one. One
- * uncorrelated subquery, evaluated once per query; it reads only the account's encrypted folders
- * (the folders_encrypted index) and what lies beneath the locked ones. UNION (not UNION ALL): a
- * locked folder beneath another is walked once, and a corrupt cycle ends. `tokenId` null: nothing
- * is unlocked.
+ * On `files`: not beneath a folder locked for the token (`tokenId` null: nothing unlocked). One uncorrelated subquery
+ * over the account's encrypted folders; UNION walks a nested locked folder once, and ends a corrupt cycle.
  */
 export function fileNotBeneathLockedFolder(accountId: number, tokenId: number | null): RawBuilder<SqlBool> {
   return sql<SqlBool>`files.folder_id not in (

@@ -33,12 +33,8 @@ type AncestorSeed =
   | { readonly idsFrom: SelectQueryBuilder<Database, any, { id: number }> };
 
 /**
- * The seed folders and all their ancestors, with one recursive query. UNION (not UNION ALL) drops
- * repeated rows, so an ancestor shared by many seeds is read once, and a corrupt cycle ends.
- *
- * Every folder is read by its id. A list of ids is looked up by id alone and its rows of other
- * accounts are dropped here: with `account_id = ?` beside `id in (…)`, SQLite without statistics
- * may prefer to read all the account's folders through an account index.
+ * The seeds and all their ancestors in one recursive query (UNION reads a shared ancestor once and ends a cycle).
+ * Id lists are looked up by id alone, other accounts' rows dropped here: SQLite might walk the account index instead.
  */
 export async function ancestorsOf(db: Kysely<Database>, accountId: number, seed: AncestorSeed): Promise<Map<number, FolderLink>> {
   if ('ids' in seed && seed.ids.length === 0) return new Map();
@@ -85,13 +81,7 @@ function chainOf(folders: ReadonlyMap<number, FolderLink>, folderId: number): Ar
   return chain.reverse();
 }
 
-/**
- * Paths of `folderIds`, "" for the root. A folder whose chain does not reach the root within
- * `folders` gets no path rather than failing the listing it is part of.
- *
- * Each folder's path is its parent's and its name, built once: the work follows the number of
- * folders, not folders × depth (a path shares its parent's string until it is written).
- */
+/** Paths of `folderIds` ("" for the root), each built once from its parent's; a broken chain gets no path, not a failure. */
 export function pathsOf(folders: ReadonlyMap<number, FolderLink>, folderIds: Iterable<number>): Map<number, string> {
   const paths = new Map<number, string>([[0, '']]);
   const broken = new Set<number>();
@@ -120,10 +110,7 @@ export function pathsOf(folders: ReadonlyMap<number, FolderLink>, folderIds: Ite
   return paths;
 }
 
-/**
- * A live folder of the account and its ancestors, root-most first, ending with the folder itself;
- * undefined when the id is not a live folder of the account (missing, another account's, in the bin).
- */
+/** A live folder of the account and its ancestors, root-most first, ending with itself; undefined when not one. */
 export async function liveFolderChain(
   db: Kysely<Database>,
   accountId: number,
@@ -133,20 +120,14 @@ export async function liveFolderChain(
   return folders.has(folderId) ? chainOf(folders, folderId) : undefined;
 }
 
-/**
- * Paths of the account's folders among `folderIds` (bounded: an id list of a call), in one query:
- * `/A/B`, "" for the root (0). Ids that are not the account's folders get no path.
- */
+/** Paths of the account's folders among `folderIds` (a call's id list), in one query; others get no path. */
 export async function folderPaths(db: Kysely<Database>, accountId: number, folderIds: Iterable<number>): Promise<FolderPaths> {
   const ids = [...new Set(folderIds)].filter((id) => id !== 0);
   const folders = await ancestorsOf(db, accountId, { ids });
   return pathsOf(folders, ids);
 }
 
-/**
- * An item's path from its folder's. Undefined (no `path` attribute) when the folder's path is not
- * known: a streamed item moved, after the paths were read, into a folder created meanwhile.
- */
+/** An item's path from its folder's; undefined when unknown (moved into a folder created after the paths were read). */
 export function pathIn(paths: FolderPaths, folderId: number, name: string): string | undefined {
   const parent = paths.get(folderId);
   return parent === undefined ? undefined : childPath(parent, name);

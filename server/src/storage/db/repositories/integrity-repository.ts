@@ -1,7 +1,4 @@
-/**
- * The SQL of the integrity check (operations/admin/integrity.ts): what the tree and the counters should
- * be, recomputed from the rows themselves, next to what is stored.
- */
+/** The SQL of `fss fsck` (operations/admin/integrity.ts): what the tree and counters should be, next to what is stored. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema';
 
@@ -12,10 +9,8 @@ export interface SizeMismatch {
 }
 
 /**
- * Folders whose stored size differs from the total of the files beneath them. A folder counts the
- * files that share its state: a live folder its live files; a folder deleted directly, and every
- * folder binned under it, the files that would come back with it. Files deleted directly have a
- * bin entry of their own and count nowhere.
+ * Folders whose size differs from their files' total: a live folder counts its live files; a bin entry and folders
+ * binned under it what would come back with it. Files deleted directly count nowhere.
  */
 export async function folderSizeMismatches(db: Kysely<Database>): Promise<SizeMismatch[]> {
   const result = await sql<{ id: number; stored: number; expected: number }>`
@@ -46,10 +41,7 @@ export async function folderSizeMismatches(db: Kysely<Database>): Promise<SizeMi
   return result.rows.map((row) => ({ id: Number(row.id), stored: Number(row.stored), expected: Number(row.expected) }));
 }
 
-/**
- * Accounts whose used_bytes differs from the total size of their files (the bin included) and of
- * their shares' cover images.
- */
+/** Accounts whose used_bytes differs from their files' total (bin included) plus their shares' cover images. */
 export async function usedBytesMismatches(db: Kysely<Database>): Promise<SizeMismatch[]> {
   const result = await sql<{ id: number; stored: number; expected: number }>`
     select a.id as id, a.used_bytes as stored, coalesce(t.total, 0) + coalesce(c.total, 0) as expected
@@ -75,10 +67,7 @@ export interface MisplacedItem {
   readonly problem: string;
 }
 
-/**
- * Items whose place in the tree is impossible: a live item under a parent that is not a live
- * folder of its account, or an item binned under something that is not a folder deleted directly.
- */
+/** Items placed impossibly: live under a non-live or foreign parent, or binned under what is not a bin entry. */
 export async function misplacedItems(db: Kysely<Database>): Promise<MisplacedItem[]> {
   const found: MisplacedItem[] = [];
   for (const [type, table, parent] of [

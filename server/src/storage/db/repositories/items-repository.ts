@@ -1,17 +1,9 @@
 /**
- * SQL for the tree of folders and files: finding the caller's live items, inserting, renaming and
- * moving them, walking up the tree, keeping folder sizes, and finding which names a folder holds.
- *
- * - "Live" means neither deleted directly (deleted_at) nor beneath a folder in the bin
- *   (binned_under). Every lookup here is limited to one account's live items, so a missing id,
- *   another account's id and an item in the bin look the same to the caller.
- * - Ids are checked as sets: one query for any number of ids.
- * - Walks up the tree are one recursive CTE each (SQLite and PostgreSQL read it alike), never a
- *   query per level.
- * - Names arrive as ItemName (name, key, sort key), computed by the operations layer
- *   (operations/tree/names.ts storedName), so that no insert or rename can forget a key.
+ * SQL for the tree of folders and files. Every lookup is limited to one account's live items (so a missing id,
+ * another account's and a binned one look alike), ids are checked as sets, and walks up are one recursive CTE.
+ * Names arrive as ItemName (operations/tree/names.ts storedName), so no insert or rename can forget a key.
  */
-import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { Database, FilesTable, FoldersTable } from '../schema';
 
 /** A name as stored: the name, its uniqueness key (name_key) and its natural sort key (sort_key). */
@@ -79,20 +71,20 @@ export interface ChainLink {
   readonly name: string;
 }
 
-/**
- * Bounds every walk up the tree. A valid tree never comes near it (moves refuse cycles); it keeps
- * a corrupt row that points back at its own subtree from looping forever.
- */
-const MAX_WALK_DEPTH = 100_000;
+/** Bounds every walk up the tree: moves refuse cycles, but a corrupt row must not loop forever. */
+export const MAX_WALK_DEPTH = 100_000;
+
+/** `(1, 2, 3)` for an IN list; `(null)` (matches nothing on both engines) when empty, which `in ()` cannot say. */
+export function idList(ids: readonly number[]): RawBuilder<unknown> {
+  return ids.length === 0 ? sql`(null)` : sql`(${sql.join(ids)})`;
+}
 
 /** For single-table queries on folders or files. */
 const isLive = sql<SqlBool>`deleted_at is null and binned_under is null`;
 
 /**
- * `account_id = A` as a filter that no index serves (unary plus), for statements that a list of
- * ids should drive: given `account_id = ? and id in (…1,000 ids)`, SQLite prefers walking the
- * account's index (13 ms in an account of 200,000 files, 0.7 ms by the ids). PostgreSQL plans from
- * its statistics either way.
+ * `account_id = A` that no index serves (unary plus), so an id list drives: otherwise SQLite walks the account's
+ * index (13 ms in an account of 200,000 files, 0.7 ms by the ids). PostgreSQL plans from its statistics anyway.
  */
 const ownedBy = (accountId: number) => sql<SqlBool>`+account_id = ${accountId}`;
 
@@ -261,11 +253,7 @@ export async function moveFiles(db: Kysely<Database>, accountId: number, ids: re
   await db.updateTable('files').set({ folder_id: folderId }).where(ownedBy(accountId)).where('id', 'in', ids).execute();
 }
 
-/**
- * The folder and all its ancestors, root first (the root itself, 0, has no row and is not
- * included): `/A/B` for B. Empty for 0 or a folder that is not the account's. One query.
- * Also the subtree test: X is in Y's subtree exactly when Y is in X's chain.
- */
+/** The folder and its ancestors, root first (`/A/B` for B; empty for 0 or another's). X is in Y's subtree iff Y is in X's chain. */
 export async function folderChain(db: Kysely<Database>, accountId: number, folderId: number): Promise<ChainLink[]> {
   const { rows } = await sql<ChainLink>`
     with recursive chain(id, parent_id, name, depth) as (
@@ -279,11 +267,7 @@ export async function folderChain(db: Kysely<Database>, accountId: number, folde
   return rows.map((row) => ({ id: Number(row.id), name: row.name }));
 }
 
-/**
- * How deep a folder lies: 1 for a folder in the root, 0 for the root itself (or an id that is not
- * a folder of the account). The walk up stops after `atMost` + 1 levels, so a folder deeper than
- * `atMost` answers `atMost` + 1 however deep it is. One query.
- */
+/** How deep a folder lies (1 in the root, 0 for the root), walking at most `atMost` + 1 levels up. */
 export async function folderDepth(db: Kysely<Database>, accountId: number, folderId: number, atMost: number): Promise<number> {
   if (folderId === 0) return 0;
   const { rows } = await sql<{ depth: number | null }>`
@@ -305,10 +289,8 @@ export interface WayUp {
 }
 
 /**
- * Each of `folderIds` and every folder above them, the account's folders in any state: one query
- * however deep, each folder read once however many of them share it (UNION, which also ends a
- * corrupt cycle). What walks up from many folders at once starts here and does the rest in
- * memory, so that its cost follows the folders on the ways, never folders × depth.
+ * Each of `folderIds` and every folder above them, in any state, in one query (UNION also ends a corrupt cycle):
+ * walks up from many folders start here, so their cost follows the folders on the ways, never folders × depth.
  */
 export async function foldersAbove(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<Map<number, WayUp>> {
   const seeds = [...new Set(folderIds)].filter((id) => id !== 0);
@@ -323,11 +305,7 @@ export async function foldersAbove(db: Kysely<Database>, accountId: number, fold
   return new Map(rows.map((row) => [Number(row.id), { parentId: Number(row.parent_id), keyId: row.key_id === null ? null : Number(row.key_id) }]));
 }
 
-/**
- * For each of `starts`, what `step` makes of the folder given what it made of the folder's parent
- * (`atRoot` for the root): each folder on the ways (foldersAbove) is stepped once, however many
- * starts share it. A start whose chain does not reach the root (a corrupt row) is absent.
- */
+/** For each of `starts`, `step` applied down its chain from `atRoot`, each shared folder stepped once; a broken chain is absent. */
 export function alongWaysUp<T>(ways: ReadonlyMap<number, WayUp>, starts: readonly number[], atRoot: T, step: (folderId: number, way: WayUp, parent: T) => T): Map<number, T> {
   const made = new Map<number, T>([[0, atRoot]]);
   for (const start of starts) {
@@ -344,22 +322,15 @@ export function alongWaysUp<T>(ways: ReadonlyMap<number, WayUp>, starts: readonl
   return new Map(starts.filter((id) => made.has(id)).map((id) => [id, made.get(id)!]));
 }
 
-/**
- * How deep each of `folderIds` lies (as folderDepth), for many folders at once: one query
- * (foldersAbove), each folder's depth counted from its parent's. A folder whose chain does not
- * reach the root (not the account's, a corrupt row) is absent.
- */
+/** How deep each of `folderIds` lies (as folderDepth), in one query; a folder whose chain misses the root is absent. */
 export async function folderDepths(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<Map<number, number>> {
   const ways = await foldersAbove(db, accountId, folderIds);
   return alongWaysUp(ways, folderIds.filter((id) => id !== 0), 0, (_id, _way, parentDepth) => parentDepth + 1);
 }
 
 /**
- * For each folder of `roots`, how many levels of live folders lie beneath it (0: no subfolder).
- * Each walk goes down at most `atMost` + 1 levels, so a subtree taller than `atMost` answers
- * `atMost` + 1. Folders of `roots` are not walked into from another root: they are roots of
- * their own (a Move that takes a folder and a folder inside it moves both into the destination).
- * One query; it reads the live folders of the subtrees down to that level, and nothing else.
+ * For each folder of `roots`, how many levels of live folders lie beneath it (walking at most `atMost` + 1); roots
+ * are not walked into from another root (a Move of a folder and a folder inside it moves both).
  */
 export async function liveSubtreeHeights(db: Kysely<Database>, accountId: number, roots: readonly number[], atMost: number): Promise<Map<number, number>> {
   if (roots.length === 0) return new Map();
@@ -382,18 +353,9 @@ export async function liveSubtreeHeights(db: Kysely<Database>, accountId: number
 const SIZE_ROWS_PER_STATEMENT = 2_000;
 
 /**
- * Adds `delta` bytes to the size of each folder of `deltas` and of all its ancestors. The changes
- * of one operation go in together (a move subtracts at the old parents and adds at the new one),
- * and a folder reached from several starting points gets the sum. Run it after the tree has its
- * final shape (see operations/tree/folders.ts Move for why that is right). Folder 0 (the root) has no
- * row and is skipped.
- *
- * The folders on the ways up are read once (foldersAbove), the sums are made here, children
- * before parents, and each folder is updated once: the cost follows the folders on the ways, so
- * 1,000 starting folders 256 deep cost their distinct ancestors, not 256,000 rows.
- *
- * `stopAt`: folders that keep what reaches them from passing on to their parents (entries of the
- * bin, whose size left their ancestors when they were binned).
+ * Adds each folder's `delta` to it and all its ancestors, once the tree has its final shape; the folders on the ways
+ * are read once and updated once, so 1,000 starts 256 deep cost their distinct ancestors, not 256,000 rows.
+ * `stopAt`: bin entries, which keep what reaches them (their size left their ancestors when binned).
  */
 export async function adjustFolderSizes(
   db: Kysely<Database>,
@@ -433,10 +395,7 @@ export async function adjustFolderSizes(
   }
 }
 
-/**
- * Which of `keys` the live folders and files directly in `folderId` already use, in one query over
- * both tables (names are unique across the two).
- */
+/** Which of `keys` the live items directly in `folderId` use (names are unique across both tables). */
 export async function findTakenNames(
   db: Kysely<Database>,
   accountId: number,
@@ -465,13 +424,9 @@ export async function findTakenNames(
 }
 
 /** `!` escapes LIKE's wildcards (and itself); the same ESCAPE clause works on both engines. */
-const escapeLike = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
+export const escapeLike = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
 
-/**
- * The keys a new name could collide with in `folderId`, in one query over both tables: `key`
- * itself and every `prefix…suffix` (the numbered forms "report (N).pdf", see
- * operations/tree/names.ts numberedNameKeys). What firstFreeName must avoid.
- */
+/** The keys a new name could collide with in `folderId`: `key` and every numbered form `prefix…suffix` (names.ts). */
 export async function findNumberedKeys(
   db: Kysely<Database>,
   accountId: number,
@@ -502,10 +457,8 @@ export async function findNumberedKeys(
 }
 
 /**
- * Takes the account's row lock until the transaction ends, so that the tree mutations of one
- * account run one at a time. PostgreSQL needs this: without it two concurrent moves could make a
- * cycle, and a folder and a file could take one name at once (each table's unique index sees only
- * its own rows). SQLite has one writer at a time anyway; there it only costs a no-op write.
+ * Takes the account's row lock until the transaction ends, so one account's tree changes run one at a time: on
+ * PostgreSQL two moves could otherwise make a cycle, or a folder and a file take one name. A no-op write on SQLite.
  */
 export async function lockAccountTree(db: Kysely<Database>, accountId: number): Promise<void> {
   await db
@@ -515,10 +468,7 @@ export async function lockAccountTree(db: Kysely<Database>, accountId: number): 
     .execute();
 }
 
-/**
- * Counts `bytes` against the account's quota if they fit (used + bytes ≤ quota), atomically; false
- * when they do not. Also takes the account's row lock, like lockAccountTree.
- */
+/** Counts `bytes` against the account's quota if they fit, atomically (false if not); takes the row lock too. */
 export async function reserveQuota(db: Kysely<Database>, accountId: number, bytes: number): Promise<boolean> {
   const result = await db
     .updateTable('accounts')

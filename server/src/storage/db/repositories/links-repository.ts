@@ -1,22 +1,11 @@
 /**
- * SQL for direct links (DECISIONS.md §12): the `links` rows, the files' `linked` flag, and the file
- * a link leads to. Rules (who may link what, which requests count as hits) are in
- * operations/sharing/links.ts; rows become camelCase objects here.
- *
- * - A file has at most one link (links.file_id is unique), and a code names at most one file.
- * - A link leads to its file only while the file is live (not in the bin, not beneath a folder in
- *   the bin) and belongs to the link's account. A file in the bin keeps its row, so a restore
- *   brings the link back; a permanent deletion removes the row (recycle-bin-repository).
- * - Whether the file is locked (DECISIONS.md §11) is read in the same query as the file itself:
- *   its own flags and those of every folder above it, in one recursive walk (findLinkTarget).
- * - The listing of linked files (GetLinkFiles) is in listings-repository.
+ * SQL for direct links (rules: operations/sharing/links.ts). A file has at most one link; a link leads to its file
+ * only while it is live, and a binned file keeps its row so a restore brings it back.
  */
 import { sql, type Kysely } from 'kysely';
 import type { ItemLock } from './encryption-repository';
 import type { Database } from '../schema';
-
-/** Bounds the walk up the tree, as items-repository does: a corrupt cycle must not loop forever. */
-const MAX_WALK_DEPTH = 100_000;
+import { MAX_WALK_DEPTH } from './items-repository';
 
 /** A live file as a link sees it: where its bytes are, its link (if any), and what locks it. */
 export interface LinkTarget {
@@ -58,12 +47,8 @@ interface TargetRow {
 }
 
 /**
- * The live file `key` names, its content and link, and what locks it: one query. The walk starts
- * at the file's folder and follows parent_id within the account; the nearest encrypted folder
- * is the lock, else the file itself when it (or its content) is encrypted.
- *
- * Every rule that makes an item locked, and its tip, belongs in this query, so that FileLink and
- * the /l/ route cannot disagree.
+ * The live file `key` names, its content, link and lock, in one query: every rule of what locks an item belongs
+ * here, so that FileLink and the /l/ route cannot disagree.
  */
 export async function findLinkTarget(db: Kysely<Database>, key: LinkTargetKey): Promise<LinkTarget | undefined> {
   // The file is matched by a predicate on `files` itself (never a joined row of constants), so that
@@ -117,10 +102,7 @@ export async function findLinkTarget(db: Kysely<Database>, key: LinkTargetKey): 
   };
 }
 
-/**
- * Gives the file the link `code` unless it has one, and sets its linked flag. Returns the code the
- * file's link has afterwards: `code`, or the one it already had (a concurrent FileLink won).
- */
+/** Links the file with `code` unless it has a link; returns its code afterwards (the older one if a concurrent FileLink won). */
 export async function insertLink(
   db: Kysely<Database>,
   link: { readonly accountId: number; readonly fileId: number; readonly code: string; readonly at: Date },

@@ -1,45 +1,18 @@
 /**
- * SQL for the recycle bin (DECISIONS.md §8): which state the caller's items are in, moving items
- * and their subtrees to the bin and back, deleting for good, and finding what the retention sweep
- * may purge. The rules (what may be deleted, restored, where to, sizes) are operations/tree/recycle-bin.ts.
- *
- * How the bin is stored (0001_initial):
- * - an item deleted directly has `deleted_at` and `deleted_from`: what the bin lists;
- * - everything that was live beneath a folder deleted directly has `binned_under` = that folder's
- *   id, so restoring the folder is one indexed update per table, however big its subtree;
- * - items deleted directly beneath it earlier keep their own entry and their own subtree, also
- *   when the folder is deleted for good (their parent id then names no folder any more);
- * - parent ids never change while in the bin: a restore matches parents by id (ids are never
- *   reused, dialect.addIdColumn, so a gone parent's id can never name another folder).
- * Hence the invariant this file relies on: everything beneath an item that is not live is not
- * live either (nothing can be added to, moved into or restored into a folder in the bin).
- *
- * Every statement works on sets (id lists, subtrees by recursive CTEs over parent ids), never
- * one per item; the CTEs and UPDATE … FROM read the same on SQLite (3.33+) and PostgreSQL. What
- * grows with a subtree (binning, unbinning, deleting for good) is read and changed in batches of
- * 1,000 rows, with pauses for the event loop (batches.ts). Emptying a bin goes in steps that the
- * caller commits one by one (operations/tree/recycle-bin.ts emptyBin): the functions under "Emptying
- * the bin in steps" each read or delete what one step may.
- * Parameters of VALUES lists are cast, because PostgreSQL types them as text otherwise. Join
- * orders that matter are fixed with CROSS JOIN (SQLite's rule: the left table is the outer loop),
- * as in listings-repository.
+ * SQL for the recycle bin; the rules are operations/tree/recycle-bin.ts, the storage (`binned_under`, the invariant
+ * "beneath an item that is not live, nothing is live") docs/design.md, "The bin". Statements work on sets, in
+ * batches (batches.ts); VALUES parameters are cast (PostgreSQL types them as text); CROSS JOIN fixes SQLite's join order.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inBatches, ROWS_PER_STATEMENT, selectInChunks, TimeSlices } from '../engine/batches';
-import { alongWaysUp, foldersAbove } from './items-repository';
+import { alongWaysUp, escapeLike, foldersAbove, idList, MAX_WALK_DEPTH } from './items-repository';
 import type { Database } from '../schema';
-
-/** Bounds every walk of the tree, as in items-repository: a corrupt cycle cannot loop forever. */
-const MAX_WALK_DEPTH = 100_000;
 
 export type ItemTable = 'folders' | 'files';
 
 const parentColumn = { folders: 'parent_id', files: 'folder_id' } as const;
 
-/**
- * Where an item is: in the tree, in the bin as an entry of its own (deleted directly), or beneath
- * a folder in the bin (reachable only through that folder).
- */
+/** Where an item is: live, an entry of the bin (deleted directly), or beneath a folder in the bin. */
 export type ItemState = 'live' | 'deleted' | 'beneath';
 
 export interface ItemStatus {
@@ -56,17 +29,7 @@ export interface ItemStatus {
   readonly binnedUnder: number | null;
 }
 
-/** A list of ids for `in (…)`; `(null)` when empty, which matches nothing on both engines. */
-function idList(ids: readonly number[]): RawBuilder<unknown> {
-  return ids.length === 0 ? sql`(null)` : sql`(${sql.join(ids.map((id) => sql`${id}`))})`;
-}
-
-/**
- * `account_id = A` as a filter that no index serves (unary plus), for statements that an id list
- * (or binned_under) should drive: SQLite, which has no statistics here, otherwise prefers walking
- * the account's whole index to looking the ids up. The same SQL on PostgreSQL, which plans from
- * its statistics anyway.
- */
+/** items-repository's ownedBy (unary plus: the ids drive, not the account's index), for any column. */
 function ownedBy(accountId: number, column = 'account_id'): RawBuilder<unknown> {
   return sql`+${sql.ref(column)} = ${accountId}`;
 }
@@ -80,10 +43,7 @@ interface StatusRow {
   binned_under: number | null;
 }
 
-/**
- * The account's items of `table` among `ids`, whatever their state, in one query. Fewer rows
- * than ids = some are missing or another account's.
- */
+/** The account's items of `table` among `ids`, whatever their state; fewer rows than ids = missing or another's. */
 export async function findItemStates(
   db: Kysely<Database>,
   accountId: number,
@@ -106,11 +66,7 @@ export async function findItemStates(
   }));
 }
 
-/**
- * For each folder of `starts`, the nearest folder of `among` on its chain (the folder itself
- * included), when there is one: which of a batch's items lie beneath another of its folders.
- * One walk up from all starts together (foldersAbove), each folder on the ways looked at once.
- */
+/** For each folder of `starts`, the nearest folder of `among` on its chain (itself included): one walk up from all. */
 export async function nearestAmong(
   db: Kysely<Database>,
   accountId: number,
@@ -133,11 +89,7 @@ export interface BinEntry {
 /** Characters of paths one statement of markDeleted writes: 1,000 paths 256 folders deep are 64 MiB. */
 const PATH_CHARACTERS_PER_STATEMENT = 1 << 20;
 
-/**
- * Makes the items entries of the bin: deleted_at = at, deleted_from = each one's path. One
- * statement per 1,000 entries or per MiB of paths, whichever comes first, with pauses when a slice
- * is used up (batches.ts).
- */
+/** Makes the items entries of the bin (deleted_at, deleted_from = path), a statement per 1,000 entries or MiB of paths. */
 export async function markDeleted(
   db: Kysely<Database>,
   accountId: number,
@@ -166,13 +118,8 @@ export async function markDeleted(
 }
 
 /**
- * Sets binned_under = F on every live item beneath each folder F of `folderIds` (already marked
- * deleted). For each F: a walk down its live subtree (CROSS JOIN keeps SQLite's walk going from
- * each folder to its children by the parent index), so the cost follows the size of the subtrees,
- * never of the account; then the files in F and in those folders. The walk goes through live
- * folders only, so items deleted directly earlier (and given folders nested in one another) keep
- * their own entries and subtrees. Read and changed in batches (batches.ts): a subtree of 100,000
- * rows never holds the event loop for long.
+ * Sets binned_under = F on every live item beneath each folder F of `folderIds`: a walk down live folders only (so
+ * earlier entries keep their own subtrees), costing the subtree's size, never the account's; in batches.
  */
 export async function binSubtrees(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<void> {
   const slices = new TimeSlices();
@@ -217,11 +164,7 @@ export interface BinnedLevels {
   readonly levels: Map<number, number>;
 }
 
-/**
- * For each folder entry of the bin among `roots`, the levels of the folders that come back with it
- * (binned under it), walking down at most `atMost` + 1 levels: a subtree taller than `atMost`
- * answers `atMost` + 1, and a folder of `wanted` below that level is not found. One query.
- */
+/** For each folder entry among `roots`, the levels of folders binned under it, walking at most `atMost` + 1 levels. */
 export async function binnedLevels(
   db: Kysely<Database>,
   accountId: number,
@@ -298,10 +241,7 @@ export interface FolderKey {
   readonly key: string;
 }
 
-/**
- * Which of `keys` the live items directly in the folders `folderIds` use, in one query over both
- * tables (every pair of folder and key is looked up in the live-name index).
- */
+/** Which of `keys` the live items directly in folders `folderIds` use, one query over both tables. */
 export async function findLiveKeys(
   db: Kysely<Database>,
   accountId: number,
@@ -319,9 +259,6 @@ export async function findLiveKeys(
       and deleted_at is null and binned_under is null`.execute(db);
   return rows.map((row) => ({ folderId: Number(row.folder_id), key: row.name_key }));
 }
-
-/** `!` escapes LIKE's wildcards (and itself); the same ESCAPE clause works on both engines. */
-const escapeLike = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
 
 /** The live keys directly in the folders `folderIds` that contain `fragment`, in one query over both tables. */
 export async function findLiveKeysContaining(
@@ -355,11 +292,8 @@ function addFiles(files: Map<number, number>, rows: ReadonlyArray<{ id: number; 
 }
 
 /**
- * Deletes the rows of `doomed`, with their shares (their cover images queued for removal) and
- * links (and, by cascade, the e-mails of those shares), and returns the bytes that leave the
- * account's used bytes: the files' sizes and their shares' cover images. Content rows are left to
- * content removal (operations/content/content-removal.ts): once no file references them they go, blobs
- * after the commit. In batches (batches.ts): 100,000 rows never hold the event loop for long.
+ * Deletes `doomed` with its shares (cover images queued for removal) and links; returns the bytes leaving the
+ * account's used bytes. Content rows are left to content removal (operations/content/content-removal.ts).
  */
 async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed, now: Date, slices: TimeSlices): Promise<{ bytes: number; items: number }> {
   const fileIds = [...doomed.files.keys()];
@@ -394,11 +328,8 @@ async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doo
 }
 
 /**
- * Deletes for good the folders `folderIds` with everything beneath them that is live or beneath a
- * folder in the bin, and the files `fileIds`, with their shares and links. Entries of the bin
- * beneath them (deleted directly, earlier) are not walked into: they stay in the bin with their
- * own subtrees and retention, and a restore takes them to the root. Returns the bytes deleted
- * (files and cover images). Folder sizes and used bytes are the caller's to adjust.
+ * Deletes for good folders `folderIds` with everything live or binned beneath them, and files `fileIds`. Earlier
+ * entries beneath are not walked into: they stay in the bin. Returns the bytes deleted; sizes are the caller's.
  */
 export async function deleteSubtrees(
   db: Kysely<Database>,
@@ -494,11 +425,7 @@ export async function filesBinnedUnder(db: Kysely<Database>, accountId: number, 
   return rows.map((row) => ({ id: Number(row.id), size: Number(row.size), folderId: Number(row.folder_id) }));
 }
 
-/**
- * The folders binned under the folder entries `entries`, in levels, deepest first: no folder of a
- * level is the parent of another of the same level, so a level can go in any order once the
- * levels below it have gone. One walk down each entry's group (read in chunks).
- */
+/** The folders binned under `entries`, in levels, deepest first (no folder of a level is another's parent). */
 export async function binnedFolderLevels(db: Kysely<Database>, accountId: number, entries: readonly number[]): Promise<number[][]> {
   if (entries.length === 0) return [];
   const rows = await selectInChunks(
@@ -519,10 +446,7 @@ export async function binnedFolderLevels(db: Kysely<Database>, accountId: number
   return levels.filter((level) => level !== undefined).reverse();
 }
 
-/**
- * Those of the binned folders `ids` with nothing binned left in them (no folder, no file): their
- * size is then 0, and deleting them leaves no binned row without its parent.
- */
+/** Those of binned folders `ids` with nothing binned left in them, so deleting one orphans no row. */
 export async function emptiedBinnedFolders(db: Kysely<Database>, accountId: number, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<{ id: number }>`
@@ -544,11 +468,7 @@ export async function emptiedFolderEntries(db: Kysely<Database>, accountId: numb
   return rows.map((row) => Number(row.id));
 }
 
-/**
- * Deletes the folders `folderIds` and the files `files` (id → size) for good, with their shares
- * and links, and returns the bytes that leave the account's used bytes (deleteDoomed). The caller
- * has made sure that nothing is left beneath them that needs them.
- */
+/** Deletes folders `folderIds` and files `files` (id → size) for good, nothing needing them left beneath; returns bytes freed. */
 export async function deleteItems(
   db: Kysely<Database>,
   accountId: number,
@@ -576,12 +496,7 @@ export interface ExpiredEntry {
   readonly deletedAt: Date;
 }
 
-/**
- * Up to `limit` entries of any account's bins deleted before `before`, in no particular order.
- * Accounts drive (CROSS JOIN), and each account's expired entries are one range of its bin index
- * (account_id, deleted_at): the cost follows the number of accounts and of entries returned, not
- * the size of the bins.
- */
+/** Up to `limit` entries of any bins deleted before `before`: accounts drive, so the cost follows accounts and hits, not bin sizes. */
 export async function findExpiredEntries(db: Kysely<Database>, before: Date, limit: number): Promise<ExpiredEntry[]> {
   const cutoff = before.getTime();
   const expired = (table: ItemTable) => sql`

@@ -1,26 +1,11 @@
 /**
- * SQL for shares (DECISIONS.md §9): the `shares` rows, the items' `shared` flag, what a share leads
- * to, and the atomic download count. The rules (who may share what, extraction codes, throttling,
- * cover images) are in operations/sharing/shares.ts, share-service.ts and share-images.ts; rows become
- * camelCase objects here.
- *
- * - One share per item (the unique constraint shares_item): sharing again updates the row and
- *   keeps its code, its download count and its cover image.
- * - A share leads to its item only while the item is live (not in the bin, not beneath a folder in
- *   the bin) and belongs to the share's account. An item in the bin keeps its share row, so a
- *   restore brings the share back; a permanent deletion removes the row (recycle-bin-repository).
- * - Whether an item is locked (encrypted, DECISIONS.md §11) is read in the same query as the item:
- *   its own flags (and its content's, for a file) and those of every folder above it.
- * - Every id list goes into one statement, never one per item.
- * - The owner's listing of shared items (GetShareFiles) is in listings-repository.
+ * SQL for shares (rules: operations/sharing/). One share per item: sharing again keeps its code, count and cover.
+ * A share leads to its item only while the item is live; a binned item keeps its row, so a restore brings it back.
  */
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { ItemLock } from './encryption-repository';
-import type { FileRecord, FolderRecord } from './items-repository';
+import { idList, MAX_WALK_DEPTH, type FileRecord, type FolderRecord } from './items-repository';
 import type { Database, ShareItemType } from '../schema';
-
-/** Bounds the walks up the tree, as items-repository does: a corrupt cycle must not loop forever. */
-const MAX_WALK_DEPTH = 100_000;
 
 export interface ShareRecord {
   readonly id: number;
@@ -104,11 +89,6 @@ const toShare = (row: ShareRow): ShareRecord => ({
   updatedAt: new Date(Number(row.updated_at)),
 });
 
-/** `(1, 2, 3)` for an IN list; `(null)` (matches nothing) when empty, which `in ()` cannot say. */
-function idList(ids: readonly number[]): RawBuilder<unknown> {
-  return ids.length === 0 ? sql`(null)` : sql`(${sql.join(ids)})`;
-}
-
 // ---- Reading shares ------------------------------------------------------------------------------
 
 /** The account's shares of items of one type among `itemIds`, in one query. */
@@ -142,11 +122,7 @@ export async function findShareById(db: Kysely<Database>, id: number): Promise<S
 
 // ---- Writing shares ------------------------------------------------------------------------------
 
-/**
- * Creates the shares of `rows` (items of one type of the account), or updates the settings of
- * those that exist: one statement. An existing share keeps its code, its download count and its
- * cover image. Returns every share written, in no particular order.
- */
+/** Creates the shares of `rows` or updates existing ones' settings (keeping code, count and cover), in one statement. */
 export async function upsertShares(
   db: Kysely<Database>,
   accountId: number,
@@ -259,11 +235,7 @@ export async function deleteSharesOf(
   };
 }
 
-/**
- * Counts one download against the share's limit, atomically: true when it fit (no limit, or fewer
- * downloads than the limit), false when the limit is reached. One conditional UPDATE, so
- * concurrent downloads on any number of instances can never pass the limit.
- */
+/** Counts one download against the limit; false when reached. One conditional UPDATE, so no instance can pass it. */
 export async function countShareDownload(db: Kysely<Database>, shareId: number): Promise<boolean> {
   const result = await db
     .updateTable('shares')
@@ -280,10 +252,7 @@ export interface StoredCover {
   readonly bytes: number;
 }
 
-/**
- * Gives the share the cover image `cover`; returns the one it had before (null when none). Run it
- * in a transaction that holds the account's row lock, so that two uploads cannot both replace one key.
- */
+/** Gives the share cover `cover`, returning the previous one; run under the account's row lock, so two uploads cannot both replace it. */
 export async function replaceShareImage(db: Kysely<Database>, shareId: number, cover: StoredCover, at: Date): Promise<StoredCover | null> {
   const before = await db.selectFrom('shares').select(['image_key', 'image_bytes']).where('id', '=', shareId).executeTakeFirstOrThrow();
   await db
@@ -307,12 +276,7 @@ export async function countCoverImages(db: Kysely<Database>, accountId: number):
 
 // ---- What a share leads to -------------------------------------------------------------------------
 
-/**
- * The first locked item among the account's folders `folderIds` and files `fileIds` and the folders
- * above them, in one query: an encrypted file (its record or its content), or an encrypted folder
- * (one of those given, or one above any of them). Undefined when none is.
- * With it, the tip of the key that locks it.
- */
+/** The first locked item among folders `folderIds`, files `fileIds` and the folders above them, with its key's tip; one query. */
 export async function findLockAmong(
   db: Kysely<Database>,
   accountId: number,
@@ -364,10 +328,8 @@ interface TargetRow {
 }
 
 /**
- * A live item of the account (folder or file), what locks it (the item itself, or the nearest
- * encrypted folder above it), and whether it lies within the folder `within` (the item itself, or
- * a folder above it, is `within`; pass 0 when it does not matter). One query. Undefined when the id
- * is not a live item of the account.
+ * A live item of the account, what locks it (itself or the nearest encrypted folder above), and whether it lies
+ * within folder `within` (0: does not matter). One query; undefined when not a live item of the account.
  */
 export async function findSharedTarget(
   db: Kysely<Database>,

@@ -1,7 +1,4 @@
-/**
- * SQL for failure counters. Each change is a single statement, so that concurrent requests on
- * several instances cannot lose a count.
- */
+/** SQL for failure counters: each change is one statement, so concurrent requests on several instances lose no count. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema';
 
@@ -28,11 +25,7 @@ export async function findThrottleStates(db: Kysely<Database>, keys: readonly st
   }));
 }
 
-/**
- * Counts one failure for `key` and returns the new state. A run of failures ends, and the count
- * starts again from 1, once `quietMs` has passed since both its start and the end of its last
- * block: so a block that ends is not a fresh start, and back-off can keep growing.
- */
+/** Counts a failure for `key`; a run restarts from 1 only after `quietMs` since both its start and its last block, so back-off keeps growing. */
 export async function countFailure(db: Kysely<Database>, key: string, now: Date, quietMs: number): Promise<ThrottleState> {
   const at = now.getTime();
   const quietSince = at - quietMs;

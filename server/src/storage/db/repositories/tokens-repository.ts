@@ -1,7 +1,4 @@
-/**
- * SQL for login tokens. A token is found by the SHA-256 of its value through a unique index: that
- * lookup runs on every authenticated call, so it is one indexed query and nothing more.
- */
+/** SQL for login tokens, found by the SHA-256 of their value through a unique index (every authenticated call). */
 import { sql, type Kysely } from 'kysely';
 import { preparedQuery } from '../engine/prepared-query';
 import type { Database } from '../schema';
@@ -46,10 +43,8 @@ export async function insertToken(db: Kysely<Database>, token: NewToken): Promis
 }
 
 /**
- * The token lookup of an authenticated call whose token is not kept in memory yet, compiled once per
- * database (prepared-query.ts). It reads the account's version (0008, 0011) in the same statement,
- * so the two are of one moment: a change to the token committed after it moves the version past
- * the one read with the row (operations/accounts/sessions.ts keeps the row while the version is the same).
+ * The token lookup of a call whose token is not kept yet, compiled once; it reads the account's version in the same
+ * statement, so a later change to the token moves the version past the one read with the row.
  */
 const tokenByHash = preparedQuery<[tokenHash: string], TokenRow>(1, (db: Kysely<Database>, tokenHash) =>
   sql<TokenRow>`
@@ -88,11 +83,7 @@ export async function findTokenByHash(db: Kysely<Database>, tokenHash: string): 
   );
 }
 
-/**
- * Records use of a token and slides its idle expiry, if its last recorded use was no later than
- * `ifLastSeenBy` (a concurrent call, maybe on another instance, may have recorded it already): the
- * write happens at most once per interval, however many calls arrive. True when it wrote.
- */
+/** Records use and slides the idle expiry if the last use is no later than `ifLastSeenBy`: one write per interval however many calls. */
 export async function touchToken(
   db: Kysely<Database>,
   id: number,

@@ -1,12 +1,6 @@
 /**
- * SQL of the upload locks (0007_upload_locks; operations/content/upload-locks.ts). Each step is one
- * statement, the same on SQLite and PostgreSQL, so that of several instances racing for a lock
- * exactly one wins:
- * - taking a lock is an insert that, on a conflict, takes over the row only if its lease has run
- *   out (`on conflict … do update … where expires_at <= now`); on PostgreSQL the losing insert
- *   waits for the winner's row and re-checks the condition on it, so it matches nothing;
- * - renewing, releasing and asking for a release name the holder (or the instance), so a lock
- *   taken over can no longer be changed by the one that lost it.
+ * SQL of the upload locks (operations/content/upload-locks.ts): taking one is an insert that takes over the row only
+ * when its lease ran out, and later steps name the holder, so of several instances racing exactly one wins.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema';

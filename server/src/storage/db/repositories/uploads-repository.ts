@@ -1,7 +1,4 @@
-/**
- * SQL for uploads (0003_uploads): tus uploads in progress, and completed uploads FileAdd may claim.
- * Rows become `Upload` objects here; the rules are in operations/content/uploads.ts.
- */
+/** SQL for tus uploads in progress and completed uploads FileAdd may claim (rules: operations/content/uploads.ts). */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, UploadsTable } from '../schema';
 
@@ -137,10 +134,8 @@ export interface ClaimedUpload {
 }
 
 /**
- * Consumes the account's oldest unexpired completed upload with this hash and size, preferring one
- * encrypted with `preferredKeyId` (the destination folder's key; null: a plaintext one); returns the
- * content it became, or undefined when there is none. Run it in the transaction that creates the
- * file record, so that the content is referenced by one or the other at every moment.
+ * Consumes the account's oldest unexpired completed upload with this hash and size (preferring key `preferredKeyId`),
+ * in the transaction that creates the file, so the content is always referenced by one or the other.
  */
 export async function claimCompletedUpload(
   db: Kysely<Database>,
