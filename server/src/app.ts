@@ -20,6 +20,7 @@ import { loggablePath, requestTarget, type RequestTarget } from './protocol/requ
 import type { Outcome } from './protocol/asmx/results';
 import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/files/share-images';
+import { ZipRoute } from './protocol/files/zip-route';
 import { SharePreviews } from './protocol/web/share-preview';
 import { UploadEndpoint } from './protocol/files/uploads';
 import { WebApp } from './protocol/web/web-app';
@@ -91,6 +92,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const downloads = new DownloadRoute(services, log);
   const shareImages = new ShareImageRoute(services, log);
   const links = new LinkRoute(services, log);
+  const zips = new ZipRoute(services, log);
 
   async function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> {
     if (await router.route(req, res, url)) return;
@@ -98,6 +100,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (await downloads.route(req, res, url)) return;
     if (await shareImages.route(req, res, url)) return;
     if (await links.route(req, res, url)) return;
+    if (await zips.route(req, res, url)) return;
     await web.serve(req, res, url.pathname);
   }
 

@@ -26,6 +26,8 @@ export interface Limits {
   readonly defaultQuotaBytes: number;
   /** Shares of one account that may have a cover image at once (ShareImageUpload: 413 beyond). */
   readonly maxCoverImagesPerAccount: number;
+  /** Folders and files one ZIP download may hold (ZipDownload: 413 beyond): its directory is kept in memory. */
+  readonly maxZipEntries: number;
 }
 
 /** Where content lives when it is in an S3-compatible object store (storage/content/s3-store.ts). */
@@ -104,6 +106,7 @@ export const defaultLimits: Limits = {
   maxUploadBytes: 10 * GiB,
   defaultQuotaBytes: 10 * GiB,
   maxCoverImagesPerAccount: 1_000,
+  maxZipEntries: 100_000,
 };
 
 export class ConfigError extends Error {}
@@ -271,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxUploadBytes: intSetting(env, 'FSS_MAX_UPLOAD_BYTES', defaultLimits.maxUploadBytes, 1),
       defaultQuotaBytes: intSetting(env, 'FSS_DEFAULT_QUOTA_BYTES', defaultLimits.defaultQuotaBytes, 0),
       maxCoverImagesPerAccount: intSetting(env, 'FSS_MAX_COVER_IMAGES', defaultLimits.maxCoverImagesPerAccount, 0),
+      maxZipEntries: intSetting(env, 'FSS_MAX_ZIP_ENTRIES', defaultLimits.maxZipEntries, 1, 1_000_000),
     },
     log: stdoutLines,
   };

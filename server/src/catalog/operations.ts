@@ -301,6 +301,15 @@ export const operations = [
   },
   {
     service: 'FileService',
+    name: 'ZipDownload',
+    params: signed(dirids, fids),
+    auth: 'signed',
+    result: 'url',
+    extension: true,
+    doc: 'Returns a short-lived signed URL that downloads the folders and files as one ZIP (folders with everything in them).',
+  },
+  {
+    service: 'FileService',
     name: 'Unshare',
     params: signed(dirids, fids),
     auth: 'signed',
@@ -467,6 +476,21 @@ export const operations = [
     result: 'url',
     extension: true,
     doc: "Returns a short-lived download URL for a shared file, counted against the share's download limit.",
+  },
+  {
+    service: 'ShareService',
+    name: 'ShareZipDownload',
+    params: [
+      p('code', 'string', 'The share code from the share URL.'),
+      p('downpwd', 'string', 'The extraction code, if the share has one.'),
+      p('dir', 'string', 'The folder the selection is in; "0" or empty is the shared folder itself.'),
+      p('dirids', 'string', 'Comma-separated ids of folders in dir; with fids empty too, the whole of dir.'),
+      fids,
+    ],
+    auth: 'none',
+    result: 'url',
+    extension: true,
+    doc: "Returns a short-lived URL that downloads a shared folder, or a selection in it, as one ZIP, counted as one download of the share's limit.",
   },
 ] as const satisfies readonly OperationSpec[];
 

@@ -5,6 +5,7 @@
 import type { OperationName } from '../catalog/operations';
 import type { Handler } from './context';
 import { fileDownload } from './content/downloads';
+import { zipDownload } from './content/zip-downloads';
 import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './sharing/email-shares';
 import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryption';
 import { fileAdd } from './content/file-add';
@@ -13,7 +14,7 @@ import { fileLink, fileUnlink } from './sharing/links';
 import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
 import { shareImageUpload } from './sharing/share-images';
-import { shareDownload, shareList, shareOpen } from './sharing/share-service';
+import { shareDownload, shareList, shareOpen, shareZipDownload } from './sharing/share-service';
 import { fileShare, folderShare, unshare } from './sharing/shares';
 import { apiLogin, login, logout } from './accounts/sessions';
 
@@ -39,6 +40,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   Move: move,
   RecycleEmpty: recycleEmpty,
   FileDownload: fileDownload,
+  ZipDownload: zipDownload,
   Unshare: unshare,
   FileEmailShare: fileEmailShare,
   FileLink: fileLink,
@@ -55,4 +57,5 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   ShareOpen: shareOpen,
   ShareList: shareList,
   ShareDownload: shareDownload,
+  ShareZipDownload: shareZipDownload,
 };

@@ -57,6 +57,8 @@ const LOCKED: Record<string, Expected> = {
   'Move.fids': refused('423'),
   'Move.todir': refused('423'),
   'FileDownload.fid': refused('423'),
+  'ZipDownload.dirids': refused('423'),
+  'ZipDownload.fids': refused('423'),
   'Unshare.dirids': NO_CHANGE,
   'Unshare.fids': NO_CHANGE,
   'FileEmailShare.fid': refused('423'),
@@ -71,6 +73,7 @@ const LOCKED: Record<string, Expected> = {
   'GetFilesWhitPath.dir': refused('423'),
   'ShareList.dir': refused('404'),
   'ShareDownload.fid': refused('404'),
+  'ShareZipDownload.fids': refused('404'),
 };
 
 /** In the bin an item is not found (§10.3), except for restoring it, which is what the bin is for (§12.3). */

@@ -667,6 +667,36 @@ export const FileDownload: OperationDescriptor<FileDownloadParams, 'url', 'fileD
   extension: true,
 };
 
+// ---- ZipDownload ---------------------------------------------------------------------------------
+
+/** Parameters of ZipDownload that the caller gives (uid, token and sign come from the session). */
+export interface ZipDownloadParams {
+  /** Comma-separated folder ids (at most 1,000). */
+  readonly dirids: string;
+  /** Comma-separated file ids (at most 1,000). */
+  readonly fids: string;
+}
+
+/**
+ * Returns a short-lived signed URL that downloads the folders and files as one ZIP (folders with
+ * everything in them). (FileService.ZipDownload, extension, signed)
+ */
+export const ZipDownload: OperationDescriptor<ZipDownloadParams, 'url', 'zipDownload'> = {
+  service: 'FileService',
+  name: 'ZipDownload',
+  method: 'zipDownload',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'dirids', type: 'string' },
+    { name: 'fids', type: 'string' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'url',
+  extension: true,
+};
+
 // ---- Unshare -------------------------------------------------------------------------------------
 
 /** Parameters of Unshare that the caller gives (uid, token and sign come from the session). */
@@ -1148,6 +1178,43 @@ export const ShareDownload: OperationDescriptor<ShareDownloadParams, 'url', 'sha
   extension: true,
 };
 
+// ---- ShareZipDownload ----------------------------------------------------------------------------
+
+/** Parameters of ShareZipDownload that the caller gives. */
+export interface ShareZipDownloadParams {
+  /** The share code from the share URL. */
+  readonly code: string;
+  /** The extraction code, if the share has one. */
+  readonly downpwd: string;
+  /** The folder the selection is in; "0" or empty is the shared folder itself. */
+  readonly dir: string;
+  /** Comma-separated ids of folders in dir; with fids empty too, the whole of dir. */
+  readonly dirids: string;
+  /** Comma-separated file ids (at most 1,000). */
+  readonly fids: string;
+}
+
+/**
+ * Returns a short-lived URL that downloads a shared folder, or a selection in it, as one ZIP,
+ * counted as one download of the share's limit. (ShareService.ShareZipDownload, extension,
+ * anonymous)
+ */
+export const ShareZipDownload: OperationDescriptor<ShareZipDownloadParams, 'url', 'shareZipDownload'> = {
+  service: 'ShareService',
+  name: 'ShareZipDownload',
+  method: 'shareZipDownload',
+  params: [
+    { name: 'code', type: 'string' },
+    { name: 'downpwd', type: 'string' },
+    { name: 'dir', type: 'string' },
+    { name: 'dirids', type: 'string' },
+    { name: 'fids', type: 'string' },
+  ],
+  auth: 'none',
+  result: 'url',
+  extension: true,
+};
+
 /** Every operation, by wire name. */
 export const operations = {
   Login,
@@ -1171,6 +1238,7 @@ export const operations = {
   Move,
   RecycleEmpty,
   FileDownload,
+  ZipDownload,
   Unshare,
   FileEmailShare,
   FileLink,
@@ -1187,5 +1255,6 @@ export const operations = {
   ShareOpen,
   ShareList,
   ShareDownload,
+  ShareZipDownload,
 } as const;
 export type OperationName = keyof typeof operations;

@@ -34,7 +34,9 @@ import { sameSecret } from '../crypto/constant-time';
 import { DOWNLOAD_URL_LIFETIME_MS, signDownloadToken } from '../content/downloads';
 import { lockedRefusal, notFound, OpError, ResultCode, tooManyAttempts } from '../errors';
 import { toFileItem, toFolderItem } from '../tree/file-records';
-import { itemIdOf } from '../tree/id-lists';
+import { itemIdOf, parseIdList } from '../tree/id-lists';
+import { checkZipContents, urlExpiry, zipUrl } from '../content/zip-downloads';
+import { findLiveFiles, findLiveFolders } from '../../storage/db/repositories/items-repository';
 import { parseFolderId, parseListingOrder } from '../tree/listings';
 import {
   extractionCodeStamp,
@@ -130,17 +132,9 @@ export async function shareList(ctx: CallContext, params: ParamsOf<'ShareList'>)
   const order = parseListingOrder(params.order, params.desc);
   const requested = parseFolderId(params.dir);
   const { share } = await openShare(ctx, params.code, params.downpwd);
-  if (share.itemType !== 'folder') throw notFound('folder not found: this share is a file');
+  const folderId = await folderInShare(ctx, share, requested);
   const owner = share.accountId;
   const { db } = ctx.services;
-
-  let folderId = share.itemId;
-  if (requested !== 0 && requested !== share.itemId) {
-    const folder = await findSharedTarget(db, owner, { type: 'folder', id: requested }, share.itemId);
-    if (!folder || !folder.inside) throw notFound('folder not found in this share');
-    if (folder.lock) lockedForVisitors(folder.lock, 'this folder');
-    folderId = requested;
-  }
   const count = await countChildren(db, owner, folderId);
   return {
     kind: 'listing',
@@ -148,6 +142,41 @@ export async function shareList(ctx: CallContext, params: ParamsOf<'ShareList'>)
     folders: streamChildFolders(db, owner, folderId, order),
     files: streamChildFiles(db, owner, folderId, order),
   };
+}
+
+/** The folder `requested` (0: the shared folder itself) if it is the shared folder or a live, unlocked folder beneath it. */
+async function folderInShare(ctx: CallContext, share: ShareRecord, requested: number): Promise<number> {
+  if (share.itemType !== 'folder') throw notFound('folder not found: this share is a file');
+  if (requested === 0 || requested === share.itemId) return share.itemId;
+  const folder = await findSharedTarget(ctx.services.db, share.accountId, { type: 'folder', id: requested }, share.itemId);
+  if (!folder || !folder.inside) throw notFound('folder not found in this share');
+  if (folder.lock) lockedForVisitors(folder.lock, 'this folder');
+  return requested;
+}
+
+/** A ZIP of the shared folder, or of a selection in one of its folders (`dir`): one download of the share's limit. */
+export async function shareZipDownload(ctx: CallContext, params: ParamsOf<'ShareZipDownload'>): Promise<UrlResult> {
+  const { share, target } = await openShare(ctx, params.code, params.downpwd);
+  const within = await folderInShare(ctx, share, parseFolderId(params.dir));
+  const { db, config } = ctx.services;
+  const owner = share.accountId;
+  let folderIds = parseIdList(params.dirids, 'dirids', config.limits.maxIdsPerList);
+  const fileIds = parseIdList(params.fids, 'fids', config.limits.maxIdsPerList);
+  let name = target.record.name;
+  if (folderIds.length === 0 && fileIds.length === 0) {
+    folderIds = [within];
+    if (within !== share.itemId) name = (await findLiveFolders(db, owner, [within]))[0]?.name ?? name;
+  } else {
+    const folders = (await findLiveFolders(db, owner, folderIds)).filter((folder) => folder.parentId === within);
+    const files = (await findLiveFiles(db, owner, fileIds)).filter((file) => file.folderId === within);
+    if (folders.length !== folderIds.length || files.length !== fileIds.length) throw notFound('not found in this share');
+    if (folders.length + files.length === 1) name = folders[0]?.name ?? files[0].name;
+  }
+  const grant = { accountId: owner, folderIds, fileIds, expires: urlExpiry(ctx.services), share: { id: share.id, stamp: extractionCodeStamp(share.downpwdSealed), within } };
+  await checkZipContents(ctx.services, grant);
+  // Last, once everything else has passed: a refused call never uses up a download.
+  if (!(await countShareDownload(db, share.id))) throw refusedShare('download-limit', 'download limit reached: this share allows no more downloads');
+  return zipUrl(ctx.services, ctx.baseUrl, name, grant);
 }
 
 export async function shareDownload(ctx: CallContext, params: ParamsOf<'ShareDownload'>): Promise<UrlResult> {

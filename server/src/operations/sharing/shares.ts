@@ -390,14 +390,20 @@ export type ShareGrantState = 'granted' | 'gone' | 'locked';
  * item or a live file beneath it, and nothing on the way is encrypted.
  */
 export async function shareGrantState(services: Services, grant: ShareGrant, accountId: number, fileId: number): Promise<ShareGrantState> {
+  return shareGrantStateFor(services, grant, accountId, { type: 'file', id: fileId });
+}
+
+/** shareGrantState for any item: the shared item itself or a live item beneath it. */
+export async function shareGrantStateFor(services: Services, grant: ShareGrant, accountId: number, item: { type: ShareItemType; id: number }): Promise<ShareGrantState> {
   const { db } = services;
   const share = await findShareById(db, grant.id);
   if (!share || share.accountId !== accountId || extractionCodeStamp(share.downpwdSealed) !== grant.stamp) return 'gone';
-  const item = await findSharedTarget(db, accountId, { type: share.itemType, id: share.itemId });
-  if (!item) return 'gone';
-  if (item.lock) return 'locked';
-  if (share.itemType === 'file') return share.itemId === fileId ? 'granted' : 'gone';
-  const file = await findSharedTarget(db, accountId, { type: 'file', id: fileId }, share.itemId);
-  if (!file || !file.inside) return 'gone';
-  return file.lock ? 'locked' : 'granted';
+  const shared = await findSharedTarget(db, accountId, { type: share.itemType, id: share.itemId });
+  if (!shared) return 'gone';
+  if (shared.lock) return 'locked';
+  if (share.itemType === item.type && share.itemId === item.id) return 'granted';
+  if (share.itemType === 'file') return 'gone';
+  const found = await findSharedTarget(db, accountId, item, share.itemId);
+  if (!found || !found.inside) return 'gone';
+  return found.lock ? 'locked' : 'granted';
 }

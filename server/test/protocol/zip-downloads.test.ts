@@ -1,0 +1,202 @@
+/** ZipDownload, ShareZipDownload and the /z/ URLs, over HTTP, read back with an independent ZIP reader (yauzl). */
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
+import { findOperation } from '../../src/catalog/operations';
+import { signZipToken } from '../../src/operations/content/zip-downloads';
+import { ZipWriter } from '../../src/protocol/files/zip-writer';
+import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { callInForm, resultXml, send } from '../helpers/requests';
+import { insertTestFile, sha256Of, storeTestContent } from '../helpers/stored-files';
+import { addFolder } from '../helpers/tree';
+
+const ZipDownload = findOperation('FileService', 'ZipDownload')!;
+const ShareZipDownload = findOperation('ShareService', 'ShareZipDownload')!;
+const FolderShare = findOperation('FileService', 'FolderShare')!;
+
+let app: TestApp;
+let alice: Session;
+let bob: Session;
+
+async function addFile(owner: Session, folderId: number, name: string, bytes: string): Promise<number> {
+  const content = await storeTestContent(app.app.services, bytes);
+  return insertTestFile(app.app.services, { accountId: owner.uid, name, folderId, contentId: content.contentId, sha256: sha256Of(bytes), size: content.size });
+}
+
+async function zipUrl(session: Session, params: { dirids?: string; fids?: string }): Promise<{ code: string; url: string; msg: string }> {
+  const answer = await callSigned(app, 'post', ZipDownload, session, { dirids: params.dirids ?? '', fids: params.fids ?? '' });
+  const result = element(resultXml(answer, ZipDownload), 'result')!;
+  return { code: result.attrs.code, url: result.attrs.url, msg: result.attrs.msg };
+}
+
+async function shareZipUrl(params: Record<string, string>): Promise<{ code: string; url: string; reason?: string }> {
+  const answer = await callInForm(app.url, 'post', ShareZipDownload, { downpwd: '', dir: '', dirids: '', fids: '', ...params });
+  const result = element(resultXml(answer, ShareZipDownload), 'result')!;
+  return { code: result.attrs.code, url: result.attrs.url, reason: result.attrs.reason };
+}
+
+async function fetchZip(url: string): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  const answer = await fetch(url);
+  return { status: answer.status, headers: answer.headers, body: Buffer.from(await answer.arrayBuffer()) };
+}
+
+/** Every entry of a ZIP: path → content ("" for folders). */
+function readZip(bytes: Buffer): Promise<Map<string, string>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true }, (error, zip) => {
+      if (error) return reject(error);
+      const entries = new Map<string, string>();
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith('/')) {
+          entries.set(entry.fileName, '');
+          return zip.readEntry();
+        }
+        zip.openReadStream(entry, (openError, stream) => {
+          if (openError) return reject(openError);
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            entries.set(entry.fileName, Buffer.concat(chunks).toString('utf8'));
+            zip.readEntry();
+          });
+          stream.on('error', reject);
+        });
+      });
+      zip.on('end', () => resolve(entries));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+let projects: number;
+let design: number;
+let readme: number;
+let loose: number;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  await addAccount(app, 'alice', 'alice-password-1');
+  await addAccount(app, 'bob', 'bob-password-1');
+  alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+  bob = await logIn(app, 'post', 'bob', 'bob-password-1');
+  const services = app.app.services;
+  projects = (await addFolder(services, alice.uid, 0, 'Projects')).id;
+  design = (await addFolder(services, alice.uid, projects, '设计 Design')).id;
+  await addFolder(services, alice.uid, projects, 'Empty');
+  readme = await addFile(alice, projects, 'README.md', '# Projects\n');
+  await addFile(alice, design, 'logo – v2.svg', '<svg/>');
+  loose = await addFile(alice, 0, 'notes.txt', 'loose notes');
+});
+afterAll(() => app.close());
+
+describe('ZipDownload', () => {
+  it('hands out a /z/ URL whose ZIP holds the folder with its subfolders, empty ones too, and UTF-8 names', async () => {
+    const result = await zipUrl(alice, { dirids: String(projects) });
+    expect(result.code).toBe('0');
+    expect(result.url).toMatch(new RegExp(`^${app.url}/z/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}/Projects\\.zip$`));
+    const zip = await fetchZip(result.url);
+    expect(zip.status).toBe(200);
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    expect(zip.headers.get('content-disposition')).toContain('Projects.zip');
+    expect(Object.fromEntries(await readZip(zip.body))).toEqual({
+      'Projects/': '',
+      'Projects/设计 Design/': '',
+      'Projects/Empty/': '',
+      'Projects/README.md': '# Projects\n',
+      'Projects/设计 Design/logo – v2.svg': '<svg/>',
+    });
+  });
+
+  it('takes a mixed selection: files at the top, folders as paths', async () => {
+    const result = await zipUrl(alice, { dirids: String(design), fids: `${loose},${readme}` });
+    const entries = await readZip((await fetchZip(result.url)).body);
+    expect([...entries.keys()].sort()).toEqual(['README.md', 'notes.txt', '设计 Design/', '设计 Design/logo – v2.svg'].sort());
+  });
+
+  it("refuses another account's ids with the same not-found as missing ones", async () => {
+    expect((await zipUrl(bob, { dirids: String(projects) })).code).toBe('404');
+    expect((await zipUrl(alice, { fids: '999999' })).code).toBe('404');
+    expect((await zipUrl(alice, {})).code).toBe('400');
+  });
+
+  it('refuses a selection with an encrypted file beneath it (locked), and the URL of a folder encrypted since serves without it', async () => {
+    const folder = (await addFolder(app.app.services, alice.uid, 0, 'Vault')).id;
+    const secret = await addFile(alice, folder, 'secret.txt', 'secret');
+    await addFile(alice, folder, 'open.txt', 'open');
+    const before = await zipUrl(alice, { dirids: String(folder) });
+    expect(before.code).toBe('0');
+    await app.app.services.db.updateTable('files').set({ encrypted: 1 }).where('id', '=', secret).execute();
+    expect((await zipUrl(alice, { dirids: String(folder) })).code).toBe('423');
+    expect([...(await readZip((await fetchZip(before.url)).body)).keys()]).toEqual(['Vault/', 'Vault/open.txt']);
+  });
+
+  it('answers 403 to a forged token, 410 to an expired one, and HEAD with headers only', async () => {
+    const secret = app.app.services.secret;
+    const expired = signZipToken(secret, { accountId: alice.uid, folderIds: [projects], fileIds: [], expires: new Date(Date.now() - 1000) });
+    expect((await send(app.url, 'GET', `/z/${expired}/x.zip`, {})).status).toBe(410);
+    expect((await send(app.url, 'GET', `/z/${expired.slice(0, -2)}AA/x.zip`, {})).status).toBe(403);
+    const head = await send(app.url, 'HEAD', new URL((await zipUrl(alice, { fids: String(loose) })).url).pathname, {});
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+  });
+
+  it('names a second entry of the same path apart: a file named as a folder beside it, two selected folders of one name', async () => {
+    const parent = (await addFolder(app.app.services, alice.uid, 0, 'Clash')).id;
+    const folder = (await addFolder(app.app.services, alice.uid, parent, 'Report')).id;
+    await addFile(alice, parent, 'Report', 'file');
+    await addFile(alice, folder, 'a.txt', 'a');
+    const entries = await readZip((await fetchZip((await zipUrl(alice, { dirids: String(parent) })).url)).body);
+    expect([...entries.keys()].sort()).toEqual(['Clash/', 'Clash/Report (2)', 'Clash/Report/', 'Clash/Report/a.txt'].sort());
+    const other = (await addFolder(app.app.services, alice.uid, projects, 'Report')).id;
+    const both = await readZip((await fetchZip((await zipUrl(alice, { dirids: `${folder},${other}` })).url)).body);
+    expect([...both.keys()].sort()).toEqual(['Report (2)/', 'Report/', 'Report/a.txt']);
+  });
+});
+
+describe('ShareZipDownload', () => {
+  async function shareFolder(folderId: number, downValue: number): Promise<string> {
+    const answer = await callSigned(app, 'post', FolderShare, alice, { dirids: String(folderId), downpwd: '', downValue, description: '' });
+    return element(resultXml(answer, FolderShare), 'folder')!.attrs.code;
+  }
+
+  it('zips the whole shared folder for a visitor and counts one download; the limit then refuses', async () => {
+    const code = await shareFolder(projects, 1);
+    const result = await shareZipUrl({ code });
+    expect(result.code).toBe('0');
+    expect([...(await readZip((await fetchZip(result.url)).body)).keys()]).toContain('Projects/设计 Design/logo – v2.svg');
+    expect(await shareZipUrl({ code })).toMatchObject({ code: '403', reason: 'download-limit' });
+  });
+
+  it('zips a selection inside a subfolder of the share, and refuses ids outside it', async () => {
+    const code = await shareFolder(projects, 0);
+    const inside = await shareZipUrl({ code, fids: String(readme) });
+    expect([...(await readZip((await fetchZip(inside.url)).body)).keys()]).toEqual(['README.md']);
+    expect((await shareZipUrl({ code, fids: String(loose) })).code).toBe('404');
+    expect((await shareZipUrl({ code, dir: String(design) })).code).toBe('0');
+  });
+
+  it('stops serving once the folder is unshared', async () => {
+    const folder = (await addFolder(app.app.services, alice.uid, 0, 'Brief')).id;
+    await addFile(alice, folder, 'brief.txt', 'brief');
+    const code = await shareFolder(folder, 0);
+    const { url } = await shareZipUrl({ code });
+    await app.app.services.db.deleteFrom('shares').where('code', '=', code).execute();
+    expect((await fetchZip(url)).status).toBe(404);
+  });
+});
+
+describe('ZipWriter', () => {
+  it('writes ZIP64 end records when there are 65,535 entries or more', async () => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const zip = new ZipWriter(out);
+    for (let i = 0; i < 65_600; i++) await zip.directory(`d${i}`, new Date());
+    await zip.finish();
+    out.end();
+    const entries = await readZip(Buffer.concat(chunks));
+    expect(entries.size).toBe(65_600);
+    expect(entries.has('d65599/')).toBe(true);
+  });
+});
