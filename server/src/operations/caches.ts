@@ -1,12 +1,6 @@
 /**
- * The caches of the call path (docs/design.md, "Caches"): one object per app, built by buildApp
- * and carried by the services, so that what is kept in memory is in plain sight and a process
- * serving two databases (as tests do) keeps them apart.
- *
- * Kept sessions, folder states and listings share one least-recently-used order and one memory
- * budget, FSS_CACHE_MB: whichever is used most stays. Each value is kept with the account's version
- * it was read at (storage/db/engine/hot-queries.ts accountVersion: a counter the database moves with every
- * committed change, whoever makes it) and used only while that is still the account's version.
+ * The call path's caches (docs/design.md §6), one object per app built by buildApp: sessions, folder states and
+ * listings share one LRU and budget, each value kept with the account version it was read at.
  */
 import type { Config } from '../config';
 import { Lru } from '../lru';
@@ -30,17 +24,16 @@ export class KeptReads<V> {
     private readonly kind: string,
   ) {}
 
-  /** Whether anything may be kept (FSS_CACHE_MB is not 0). */
   get enabled(): boolean {
     return this.lru.budget > 0;
   }
 
-  /** The value kept under `key` and its version, whatever the version; undefined when none. */
+  /** The value kept under `key`, whatever its version. */
   peek(key: string): Kept<V> | undefined {
     return this.lru.get(this.kind + key) as Kept<V> | undefined;
   }
 
-  /** The value kept under `key` if it was read at `version`; a value of an older version is let go. */
+  /** The value kept under `key` if read at `version`; an older one is let go. */
   get(key: string, version: number): V | undefined {
     const kept = this.peek(key);
     if (!kept) return undefined;
@@ -49,7 +42,7 @@ export class KeptReads<V> {
     return undefined;
   }
 
-  /** Keeps `value`, read at `version` and taking `bytes` of memory, unless a value of a later version is kept already. */
+  /** Keeps `value` unless one of a later version is kept already. */
   put(key: string, version: number, value: V, bytes: number): void {
     const kept = this.peek(key);
     if (kept && kept.version > version) return;

@@ -27,12 +27,9 @@ export type ParamsOf<Name extends OperationName> = {
 export interface Caller {
   readonly uid: number;
   readonly tokenId: number;
-  /** The raw token: keys wrapped for this session (signing key, unlocked items) are derived from it. */
+  /** The raw token: keys sealed for this session (signing key, unlocks) are derived from it. */
   readonly token: string;
-  /**
-   * The account's version as read when the call's token was checked: the checks of the call use
-   * what was kept at it (account-reads.ts). Absent for a caller made outside a call's token check.
-   */
+  /** The account's version read by the call's token check, which the call's checks use (account-reads.ts). */
   readonly accountVersion?: number;
 }
 
@@ -40,16 +37,13 @@ export interface Services {
   readonly db: Kysely<Database>;
   readonly config: Config;
   readonly now: () => Date;
-  /** The server secret (storage/secret.ts): signs download URLs, seals extraction codes. */
+  /** Signs download URLs, seals extraction codes (storage/secret.ts). */
   readonly secret: Buffer;
-  /** Every password hash (scrypt) runs through this bound (crypto/hash-queue.ts, passwordHashQueue(config)). */
+  /** Every scrypt runs through this bound (crypto/hash-queue.ts). */
   readonly passwordHashes: HashQueue;
-  /** What the call path keeps in memory (caches.ts callCaches(config)), built once per app. */
+  /** What the call path keeps in memory (caches.ts), built once per app. */
   readonly caches: CallCaches;
-  /**
-   * Wakes the e-mail sender (operations/sharing/mail-queue.ts) once messages are queued, so that they go
-   * out at once rather than at its next round; absent where no sender runs (the CLI, some tests).
-   */
+  /** Wakes the e-mail sender once messages are queued; absent where none runs (the CLI, some tests). */
   readonly nudgeMailSender?: () => void;
 }
 
@@ -117,13 +111,9 @@ export interface UrlResult {
   readonly expires?: Date;
 }
 
-/**
- * Get*EmailShareInfo: `<result code="0" count="N">`, the item (with its share attributes when it
- * is shared), then one `<email/>` per recipient, oldest first.
- */
+/** Get*EmailShareInfo: the item (with its share), then one `<email/>` per recipient, oldest first. */
 export interface EmailShareInfo {
   readonly kind: 'emailShareInfo';
-  /** The number of `<email/>` elements. */
   readonly count: number;
   readonly item: Item;
   readonly emails: ItemSource<EmailDelivery>;

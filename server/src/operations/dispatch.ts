@@ -1,7 +1,4 @@
-/**
- * Runs one bound call: what the catalog entry asks of the caller (a live token of this uid, a valid
- * sign) is checked here, before the operation's own function sees anything.
- */
+/** Runs one bound call: the catalog entry's demands (a live token of this uid, a valid sign) are checked before the handler. */
 import type { OperationName, OperationSpec } from '../catalog/operations';
 import type { CallContext, Caller, OpResult, Services } from './context';
 import { forbidden } from './errors';
@@ -11,9 +8,8 @@ import { signedNames, verifySign } from './accounts/signing';
 
 export interface Call {
   readonly op: OperationSpec;
-  /** Typed parameter values, as ParamsOf<op> describes them. */
   readonly values: Readonly<Record<string, unknown>>;
-  /** Each parameter's text exactly as sent ('' when absent), one for every parameter of `op`: what the sign covers. */
+  /** Each parameter's text exactly as sent ('' when absent): what the sign covers. */
   readonly text: Readonly<Record<string, string>>;
 }
 

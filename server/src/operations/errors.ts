@@ -1,10 +1,6 @@
 import type { ItemLock } from '../storage/db/repositories/encryption-repository';
 
-/**
- * Result codes of refused calls (DECISIONS.md §3, layer 2): HTTP 200 with <result code msg />.
- * The codes mirror HTTP statuses. This table is the one place they are defined; the protocol layer
- * renders them, the client maps them back to typed errors.
- */
+/** Result codes of refused calls, mirroring HTTP statuses; the one place they are defined. */
 export const ResultCode = {
   Ok: 0,
   InvalidArgument: 400,
@@ -50,10 +46,8 @@ export const tooManyAttempts = (message: string, retryAfterSeconds: number) =>
 /** The installation is not set up for this (e.g. share e-mails without FSS_PUBLIC_URL): `reason` says what is missing. */
 export const unavailable = (message: string, reason: string) => new OpError(ResultCode.Unavailable, message, { reason });
 /**
- * The 423 of an item that encryption locks (protocol.md §4.2), naming what locks it as far as the one
- * refused may know: the session it is locked for gets the id, tip and type of what to unlock (the
- * message by default); its owner sharing or linking it, which no unlock allows, the id and tip; a
- * share's visitor the id only.
+ * The 423 of an item encryption locks (protocol.md §4.2), saying what the one refused may know: the
+ * session gets id, tip and type; the owner sharing or linking it, id and tip; a share's visitor, the id.
  */
 export function lockedRefusal(lock: ItemLock, message?: string, to: 'session' | 'owner' | 'visitor' = 'session'): OpError {
   const text = message ?? (lock.type === 'file' ? 'the file is encrypted: unlock it first' : 'the item is in an encrypted folder: unlock the folder first');

@@ -1,7 +1,4 @@
-/**
- * Which function carries out each operation of the catalog. The mapped type makes the compiler
- * refuse a catalog operation without a handler.
- */
+/** Which function carries out each catalog operation; the mapped type refuses a catalog operation without one. */
 import type { OperationName } from '../catalog/operations';
 import type { Handler } from './context';
 import { fileDownload } from './content/downloads';

@@ -1,7 +1,4 @@
-/**
- * Account administration: what the `fss` command-line tool does (DECISIONS.md §4). Accounts are
- * not created over the wire.
- */
+/** Account administration, for the `fss` command-line tool: accounts are never created over the wire. */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
@@ -39,10 +36,7 @@ export function accountNameKey(name: string): string {
   return name.toLowerCase();
 }
 
-/**
- * What a Login uid or a command-line argument names: digits are an account id, anything else a
- * name. null when it can name no account at all.
- */
+/** What a Login uid or a command-line argument names: digits are an id, else a name; null when neither. */
 export function parseAccountRef(nameOrId: string): AccountRef | null {
   if (ID_PATTERN.test(nameOrId)) {
     const id = Number(nameOrId);
@@ -159,10 +153,7 @@ export async function revokeApiKey(services: Services, nameOrId: string, apiKeyI
 
 export const DEMO_ACCOUNT_NAME = 'demo';
 
-/**
- * The embedded default's first start: with no account at all, creates `demo` with a random
- * password and returns the credentials, to be shown once. null when any account exists.
- */
+/** First start with no account: creates `demo` with a random password, returned to be shown once; else null. */
 export async function ensureDemoAccount(services: Services): Promise<{ name: string; password: string } | null> {
   if (await hasAnyAccount(services.db)) return null;
   const password = randomBytes(12).toString('base64url');

@@ -1,12 +1,6 @@
 /**
- * How secrets are hashed.
- * - Passwords, chosen by people, get scrypt: slow and memory-hard, with a per-password salt. The
- *   parameters travel in the hash string (`scrypt$N$r$p$salt$hash`), so they can be raised later
- *   without breaking existing hashes.
- * - Tokens and API keys, 256 random bits each, get one SHA-256: guessing is hopeless anyway, and
- *   their lookup must be a single indexed equality on every call.
- * Every scrypt runs in a slot of the service's hash queue (crypto/hash-queue.ts): it may wait its
- * turn, or be refused with 429 when too many are queued.
+ * Secret hashing: scrypt for passwords (its parameters in the hash string, so they can be raised later);
+ * one SHA-256 for 256-bit tokens and API keys, whose lookup must be one indexed equality on every call.
  */
 import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { HashQueue } from '../crypto/hash-queue';
@@ -26,11 +20,7 @@ export interface ScryptParams {
   readonly p: number;
 }
 
-/**
- * One of OWASP's equivalent scrypt settings (N=2^15, r=8, p=3): 32 MiB of memory per hash rather
- * than the 128 MiB of N=2^17, p=1, so that concurrent logins do not exhaust a small host; about
- * 0.2 s of CPU.
- */
+/** OWASP's N=2^15, r=8, p=3: 32 MiB a hash rather than N=2^17's 128 MiB, so concurrent logins fit a small host. */
 export const defaultScryptParams: ScryptParams = { N: 2 ** 15, r: 8, p: 3 };
 
 const SALT_BYTES = 16;
@@ -46,10 +36,7 @@ export async function hashPassword(queue: HashQueue, password: string, params: S
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-/**
- * Whether `password` matches `stored`; false for a malformed hash. The one exception: OpError 429
- * when the hash queue is full (nothing was checked).
- */
+/** Whether `password` matches `stored` (false when malformed); OpError 429 when the hash queue is full. */
 export async function verifyPassword(queue: HashQueue, password: string, stored: string): Promise<boolean> {
   const parsed = parseHash(stored);
   if (!parsed) return false;
@@ -75,10 +62,8 @@ function parseHash(stored: string): { params: ScryptParams; salt: Buffer; hash: 
 }
 
 /**
- * A hash, with the default parameters, of a random password that was thrown away. A login for an
- * unknown account verifies against it, so that it costs exactly as much as one for a known
- * account, from the very first request. Regenerate it when the default parameters change (a test
- * checks that they agree).
+ * A hash of a thrown-away password: logins for unknown accounts verify against it, so they cost what a
+ * known one does. Regenerate it when the default parameters change (a test checks that they agree).
  */
 export const DUMMY_PASSWORD_HASH = 'scrypt$32768$8$3$c7KEn1DdDWdx9VfWyJaChw$XHFZhxH2wbgdcUVKk-QIA2mbern1khJ6UoHopHoPu-Q';
 

@@ -1,13 +1,8 @@
 /**
- * Login, APILogin, Logout and the token check of every authenticated call (DECISIONS.md §4–5).
- *
- * A session is a random token (256 bits, base64url) and a separate random signing key. The
- * database keeps the token's SHA-256 and the signing key sealed under a key derived from the token,
- * so a copy of the database yields neither. Tokens expire after an idle time (sliding) and at an
- * absolute time; use is recorded at most once a minute, or every half idle time when that is shorter
- * (touchIntervalMs), so most calls only read.
+ * Login, APILogin, Logout and every authenticated call's token check (docs/security.md). The database
+ * keeps the token's SHA-256 and the signing key sealed under the token, so a copy yields neither.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { findCredentials } from '../../storage/db/repositories/accounts-repository';
 import { findApiKeyByHash, markApiKeyUsed } from '../../storage/db/repositories/api-keys-repository';
@@ -18,6 +13,7 @@ import { parseAccountRef } from './accounts';
 import type { AuthenticatedContext, CallContext, Caller, Empty, ParamsOf, Services, TokenIssued, TokenRefused } from '../context';
 import { OpError, ResultCode, unauthorized } from '../errors';
 import { DUMMY_PASSWORD_HASH, hashSecret, verifyPassword } from './passwords';
+import { seal, unseal } from '../crypto/sealing';
 import { SigningKey } from './signing';
 import {
   addressCounter,
@@ -30,14 +26,11 @@ import {
   type Counter,
 } from './throttle';
 
-/** Use of a token is written at most this often; its idle expiry slides with each write. */
 const MAX_TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * How often use of a token is written: once a minute, or every half of the idle time when that is
- * shorter (FSS_TOKEN_IDLE_SECONDS may be as low as 60). A client that calls at least every half
- * idle time then always has a written use before its token lapses: with a minute between writes
- * and a minute of idle time, a token in steady use would lapse before its first write.
+ * How often a token's use is written (sliding its idle expiry): a minute, or half the idle time when
+ * shorter, so a token in steady use always has a written use before it lapses.
  */
 export function touchIntervalMs(tokenIdleSeconds: number): number {
   return Math.min(MAX_TOUCH_INTERVAL_MS, (tokenIdleSeconds * 1000) / 2);
@@ -99,18 +92,14 @@ export async function logout(ctx: AuthenticatedContext, _params: ParamsOf<'Logou
   return { kind: 'empty' };
 }
 
-/** An authenticated call's session: the caller, and the signing key its sign must be made with. */
+/** An authenticated call's session: the caller, and the key its sign is checked with. */
 export interface Session {
   readonly caller: Caller;
-  /** The `key` Login returned, ready to sign: verifySign's key for the call's sign. Never log it. */
+  /** The `key` Login returned, ready for verifySign. Never log it. */
   readonly signingKey: SigningKey;
 }
 
-/**
- * The session of a call that carries uid and token: 401 (OpError) when the token is missing,
- * unknown, expired or not `uid`'s. The caller checks the sign of a signed call with
- * `verifySign(session.signingKey, …)`. Slides the idle expiry, at most every touchIntervalMs.
- */
+/** The session of a call carrying uid and token; 401 when the token is missing, unknown, expired or not `uid`'s. */
 export async function authenticate(services: Services, uid: bigint, token: string | null): Promise<Session> {
   const session = await liveSession(services, token, uid);
   if (!session || BigInt(session.accountId) !== uid) throw unauthorized();
@@ -157,8 +146,7 @@ async function issueToken(services: Services, accountId: number, apiKeyId: numbe
   const key = randomBytes(32).toString('hex');
   const expiresAt = new Date(now.getTime() + services.config.tokenMaxSeconds * 1000);
   const idleExpiresAt = new Date(Math.min(now.getTime() + services.config.tokenIdleSeconds * 1000, expiresAt.getTime()));
-  // Expired sessions of this account go now: bounded work, and the table does not grow forever
-  // even when no housekeeping runs.
+  // Expired sessions of this account go now, so the table stays bounded even without housekeeping.
   await deleteExpiredTokens(services.db, now, accountId);
   await insertToken(services.db, {
     accountId,
@@ -172,15 +160,9 @@ async function issueToken(services: Services, accountId: number, apiKeyId: numbe
   return { kind: 'token', token, uid: accountId, key, expires: idleExpiresAt };
 }
 
-// ---- Tokens in use --------------------------------------------------------------------------------
-// A token's row is read on its first call, then kept with its account's version (caches.ts):
-// later calls read only the version, and use the kept row while it is the same. Every change that
-// decides whether a token is good (deleted, its signing key or absolute expiry rewritten) moves the
-// version (migration 0011), so a revoked token is refused on its next call, on every instance.
-// The row is read again when its kept idle expiry has passed (another instance may have slid it),
-// and after KEPT_SESSION_MS at most, which also bounds how long an unsealed signing key stays in
-// memory: what a kept session holds is as secret as the token and is never logged. Only a caller
-// who holds the token reaches its kept session (the key is the hash of the token presented).
+// ---- Tokens in use: a token's row is kept with its account's version (caches.ts), which every change
+// that decides a token moves (migration 0011), so a revoked token is refused on its next call anywhere.
+// Re-read after KEPT_SESSION_MS at most, which bounds how long an unsealed signing key stays in memory.
 
 const KEPT_SESSION_MS = 5 * 60_000;
 
@@ -193,9 +175,8 @@ export interface KeptSession {
   /** Moved on by this process's own touches (the version does not move for those). */
   lastSeenAt: number;
   idleExpiresAt: number;
-  /** When the row is to be read again at the latest. */
   readonly readAgainAt: number;
-  /** Unsealed (and its HMAC pads made) on first use; null until then. */
+  /** Unsealed on first use. */
   signingKey: SigningKey | null;
 }
 
@@ -204,19 +185,13 @@ const KEPT_SESSION_BYTES = 1_000;
 
 interface LiveSession {
   readonly kept: KeptSession;
-  /** hashSecret(token): what the row was found by, and the key it is kept under. */
   readonly tokenHash: string;
   readonly token: string;
   readonly accountId: number;
-  /** The account's version as read for this call. */
   readonly accountVersion: number;
 }
 
-/**
- * The session of a token that exists and has not expired; null otherwise. One small query: the
- * account's version when the token is kept, the row (with the version) when it is not.
- * `claimedUid`: the account the call names; a kept token of another account is read again.
- */
+/** The session of an unexpired token, else null; a kept token of an account other than `claimedUid` is read again. */
 async function liveSession(services: Services, token: string | null, claimedUid?: bigint): Promise<LiveSession | null> {
   if (!token) return null;
   const tokenHash = hashSecret(token);
@@ -263,8 +238,7 @@ async function slideExpiry(services: Services, session: LiveSession): Promise<vo
     kept.lastSeenAt = now;
     kept.idleExpiresAt = idleExpiresAt;
   } else {
-    // Another call (maybe on another instance) recorded a use within the interval: what is kept of
-    // the row's times is behind; the next call reads them.
+    // Another call (maybe on another instance) wrote a use meanwhile: the kept times are behind.
     services.caches.sessions.delete(session.tokenHash);
   }
 }
@@ -279,37 +253,14 @@ function signingKeyOf(session: LiveSession): SigningKey | null {
   return kept.signingKey;
 }
 
-// ---- Keys derived from a token -------------------------------------------------------------
-// What a session holds (its signing key; later the data keys of unlocked items) is sealed under a
-// key only the token can rebuild: HKDF-SHA256(token, info = purpose) → AES-256-GCM. A different
-// purpose gives an unrelated key, so one sealed value cannot stand in for another.
+// ---- Keys derived from a token: what a session holds is sealed under HKDF(token, purpose) (crypto/sealing.ts),
+// so only the token can open it, and a value sealed for one purpose cannot stand in for another.
 
-const SEAL_VERSION = 'v1';
-
-function tokenKey(token: string, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(token, 'utf8'), Buffer.alloc(0), purpose, 32));
-}
-
-/** Seals `plaintext` under a key derived from `token`: `v1.nonce.ciphertext.tag` (base64url). */
 export function sealWithToken(token: string, purpose: string, plaintext: Buffer): string {
-  const nonce = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', tokenKey(token, purpose), nonce);
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-  const parts = [nonce, ciphertext, cipher.getAuthTag()].map((part) => part.toString('base64url'));
-  return [SEAL_VERSION, ...parts].join('.');
+  return seal(Buffer.from(token, 'utf8'), purpose, plaintext);
 }
 
 /** The plaintext sealed by sealWithToken; null when the token, the purpose or the data is wrong. */
 export function openWithToken(token: string, purpose: string, sealed: string): Buffer | null {
-  const [version, nonce, ciphertext, tag, ...rest] = sealed.split('.');
-  if (version !== SEAL_VERSION || rest.length > 0 || tag === undefined) return null;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', tokenKey(token, purpose), Buffer.from(nonce, 'base64url'), {
-      authTagLength: 16,
-    });
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]);
-  } catch {
-    return null;
-  }
+  return unseal(Buffer.from(token, 'utf8'), purpose, sealed);
 }

@@ -1,12 +1,6 @@
 /**
- * The request signature (DECISIONS.md §5): lowercase hex HMAC-SHA256, keyed with the UTF-8 bytes of
- * the signing key Login returned, over
- *
- *     Operation + "\n" + name1=value1&name2=value2…
- *
- * with every parameter of the call except `sign`, sorted by name by character code (so
- * `downValue` sorts before `downpwd`), each value encodeURIComponent-encoded exactly as sent.
- * Binding the operation name means a leaked GET URL cannot be replayed as another operation.
+ * The request signature (docs/protocol.md §6): hex HMAC-SHA256 under the signing key over the operation
+ * and the sorted, encoded parameters, so a leaked GET URL cannot be replayed as another operation.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 
@@ -15,21 +9,13 @@ const SIGN_PARAMETER = 'sign';
 const SHA256_BLOCK_BYTES = 64;
 
 /**
- * A signing key made ready to sign: HMAC-SHA256 (RFC 2104) is SHA256((K ⊕ opad) ‖ SHA256((K ⊕ ipad) ‖
- * message)), K the key's UTF-8 bytes (hashed first when longer than a block, zero-padded to one).
- * The two padded blocks are made once, and kept with the session (sessions.ts), rather than on
- * every call; each HMAC is then two one-shot hashes. The same bytes as createHmac('sha256', key)
- * (server/test/operations/signing.test.ts compares them): createHmac's object and key set-up cost
- * several times the hashing itself on this path, which every signed call takes.
- *
- * The hashed bytes are written into buffers that are made once (hmac() is synchronous, so no two
- * calls share them at a time), and the inner digest goes into the outer block as a latin1 ('binary') string:
- * Node's one-shot hash answers a string more cheaply than a Buffer, and each Buffer made per call
- * was as much work as a hash.
+ * A signing key ready to sign: HMAC-SHA256's two padded key blocks are made once and kept with the
+ * session, so each HMAC is two one-shot hashes (createHmac's set-up cost several times the hashing).
+ * Same bytes as createHmac (signing.test.ts); scratch buffers are shared since hmac() is synchronous.
  */
 export class SigningKey {
   readonly #innerPad = Buffer.alloc(SHA256_BLOCK_BYTES, 0x36);
-  /** The outer pad, then room for the inner digest: filled anew by every hmac(). */
+  /** The outer pad, then room for the inner digest. */
   readonly #outer = Buffer.alloc(SHA256_BLOCK_BYTES + 32, 0x5c);
 
   constructor(key: string) {
@@ -62,19 +48,12 @@ export function hmacSha256Hex(key: string, message: string): string {
   return new SigningKey(key).hmac(message).toString('hex');
 }
 
-/**
- * The names a sign covers, in the order they are signed: every name but `sign`, by UTF-16 code unit
- * (not localeCompare: clients in any language must get the same order).
- */
+/** Every name but `sign`, by UTF-16 code unit (not localeCompare: every client must get the same order). */
 export function signedNames(names: readonly string[]): string[] {
   return names.filter((name) => name !== SIGN_PARAMETER).sort();
 }
 
-/**
- * The text that is signed. `params` holds each parameter's text as sent ("" when absent);
- * `names` is signedNames of its names, when the caller has it already (the server knows each
- * operation's parameters, and sorts them once: verifySign).
- */
+/** The text that is signed: `params` as sent ("" when absent); `names` its signedNames, when known. */
 export function canonicalString(operation: string, params: Readonly<Record<string, string>>, names: readonly string[] = signedNames(Object.keys(params))): string {
   let text = `${operation}\n`;
   for (let i = 0; i < names.length; i++) text += `${i === 0 ? '' : '&'}${names[i]}=${encodeURIComponent(params[names[i]!]!)}`;
@@ -86,10 +65,7 @@ export function signRequest(key: string, operation: string, params: Readonly<Rec
   return hmacSha256Hex(key, canonicalString(operation, params));
 }
 
-/**
- * Whether `sign` is the signature of this call under `key`; compared in constant time. `names`:
- * signedNames of the parameters' names, when the caller has it (each must be in `rawParams`).
- */
+/** Whether `sign` signs this call under `key`, compared in constant time. */
 export function verifySign(
   key: SigningKey,
   operation: string,

@@ -1,11 +1,6 @@
 /**
- * Throttling of repeated failures: logins, and share codes and extraction codes (ShareService); and
- * of successful logins from one address, each of which costs a password hash as a failure does.
- * Stateless: every count lives in the database, so all instances behind a load balancer share it.
- *
- * A counter counts the failures of one run. Reaching the rule's limit blocks the counter; every
- * further failure in the same run doubles the block, up to a maximum. A run ends after `windowMs`
- * without a new run start or block, and the next failure starts again from one.
+ * Throttling of repeated failures and of logins per address, counted in the database (shared by all instances). A rule's
+ * limit blocks; each further failure in the run doubles the block; a run ends after `windowMs` of quiet.
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/db/schema';
@@ -30,21 +25,13 @@ const MINUTE = 60_000;
 export const loginRules = {
   /** One account from one address: someone mistyping, or a guesser aiming at one account. */
   pair: { limit: 5, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
-  /**
-   * One account, whatever the address: a guesser spreading attempts over many addresses. Higher
-   * and shorter than the pair's rule, because anyone can trip it and lock the owner out for a while.
-   */
+  /** One account, any address: anyone can trip it and lock the owner out, so higher and shorter. */
   account: { limit: 20, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 15 * MINUTE },
   /** One address, whatever the account: a guesser spreading attempts over many accounts. */
   address: { limit: 50, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
 } as const satisfies Record<string, ThrottleRule>;
 
-/**
- * Share codes and extraction codes (ShareService, operations/sharing/share-service.ts). A share code is 128
- * random bits, so wrong ones are counted per address only (nobody guesses one; an address trying
- * many is a scanner). Wrong extraction codes are counted like passwords: per (share, address)
- * pair, per share whatever the address (lower block maximum: anyone can trip it), and per address.
- */
+/** Share codes (128 random bits: counted per address only) and extraction codes (counted like passwords). */
 export const shareRules = {
   /** One address, wrong share codes and wrong extraction codes of any share together. */
   address: { limit: 30, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },
@@ -67,11 +54,8 @@ export function extractionCodeCounters(shareId: number, clientAddress: string): 
   ];
 }
 
-/**
- * Successful Logins from one address, whatever the account: the limit is a setting
- * (FSS_LOGINS_PER_ADDRESS, default 100), since many people behind one office's address log in
- * rightly. Anyone there can trip it, so its blocks stay short, as the account counter's.
- */
+// Successful logins per address (limit FSS_LOGINS_PER_ADDRESS): each costs a hash, but an office shares
+// one address and anyone there can trip it, so its blocks stay short.
 const successfulLoginsRule = { windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 15 * MINUTE } as const;
 
 /** A counter whose run ended (nothing for the longest window of any rule) can be forgotten. */
@@ -90,9 +74,8 @@ export function addressCounter(clientAddress: string): Counter {
 }
 
 /**
- * The counters of a password login: the (account, address) pair, the account, then the address. `account` is
- * the account's id, or, for a name or id that matches no account, what was tried: an unknown
- * account is throttled exactly like a known one, so throttling reveals nothing either.
+ * A password login's counters: pair, account, address. `account` is the id, or what was tried when it
+ * matches none: an unknown account is throttled like a known one, so throttling reveals nothing.
  */
 export function loginCounters(account: string, clientAddress: string): [pair: Counter, account: Counter, address: Counter] {
   return [
@@ -112,10 +95,7 @@ export async function secondsBlocked(db: Kysely<Database>, counters: readonly Co
   return Math.ceil((until - now.getTime()) / 1000);
 }
 
-/**
- * Counts a failure (or, on the counter of successful logins, a success) on every counter; returns
- * whole seconds until all are unblocked (0 if none is).
- */
+/** Counts a failure (a success, on the successful-logins counter) on every counter; seconds until all are unblocked. */
 export async function recordFailure(db: Kysely<Database>, counters: readonly Counter[], now: Date): Promise<number> {
   let until = now.getTime();
   for (const { key, rule } of counters) {
@@ -141,14 +121,8 @@ export async function purgeStaleCounters(db: Kysely<Database>, now: Date): Promi
   return deleteStaleThrottles(db, new Date(now.getTime() - LONGEST_WINDOW_MS));
 }
 
-// ---- Item passwords (Unlock, Decrypt: operations/encryption/encryption.ts) ------------------------------
-
-/**
- * Wrong passwords of encrypted items (DECISIONS.md §11, §3: 403, then 429). Each attempt costs the
- * guesser one scrypt (about 0.2 s and 32 MiB of the server's), so the counters keep guessing slow
- * and the server's memory safe. Windows stay within LONGEST_WINDOW_MS, so stale counters are
- * purged by the same housekeeping.
- */
+// ---- Item passwords (Unlock, Decrypt): each guess costs the server a scrypt, so guessing must stay slow.
+// Windows stay within LONGEST_WINDOW_MS, so housekeeping purges these counters too.
 export const itemPasswordRules = {
   /** One item's password (one key), whoever tries: the item's owner mistyping, or a guesser. */
   item: { limit: 5, windowMs: 15 * MINUTE, firstBlockMs: MINUTE, maxBlockMs: 60 * MINUTE },

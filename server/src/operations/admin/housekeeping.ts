@@ -1,8 +1,4 @@
-/**
- * Periodic work that keeps the stores tidy: expired sessions and throttle counters, expired
- * uploads, the recycle bin's retention sweep, unreferenced content, planner statistics. Every task
- * is idempotent, so several instances may run it at the same time without harm.
- */
+/** Periodic tidying of the stores; every task is idempotent, so several instances may run it at once. */
 import type { Logger } from '../../log';
 import { refreshPlannerStatistics } from '../../storage/db/engine/dialect';
 import type { Services } from '../context';
@@ -17,11 +13,9 @@ import { purgeExpiredUploads } from '../content/uploads';
 const tasks: ReadonlyArray<readonly [string, (services: Services) => Promise<unknown>]> = [
   ['sessions', purgeExpiredSessions],
   ['uploads', purgeExpiredUploads],
-  // Upload locks left behind by an instance that died (operations/content/upload-locks.ts).
   ['upload locks', purgeExpiredUploadLocks],
   // The bin's expired entries before content removal too, so that their content goes in the same run.
   ['recycle-bin', purgeExpiredBinItems],
-  // Keys of items deleted for good, expired unlocks, encryption work files (encryption-jobs.ts).
   ['encryption', purgeEncryptionLeftovers],
   ['content', removeUnreferencedContent],
   ['planner statistics', (services) => refreshPlannerStatistics(services.db)],

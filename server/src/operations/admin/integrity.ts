@@ -1,8 +1,6 @@
 /**
- * `fss fsck`: checks that the database and the content store agree and that every counter is what
- * the rows say. Run after a crash, or any time; `repair` fixes what can be fixed without a person:
- * counters are recomputed and orphan blobs (bytes no row knows) are queued for removal. Missing
- * bytes and impossible tree positions are only reported.
+ * `fss fsck`: checks that the database and the content store agree and every counter is what the rows say.
+ * `repair` recomputes counters and queues orphan blobs; lost bytes and impossible tree positions are only reported.
  */
 import {
   folderSizeMismatches,
@@ -21,7 +19,7 @@ export interface IntegrityReport {
   readonly folderSizes: readonly SizeMismatch[];
   readonly usedBytes: readonly SizeMismatch[];
   readonly misplaced: readonly MisplacedItem[];
-  /** Whether `repair` was asked for (then counters and orphans above were fixed). */
+  /** Whether `repair` was asked for (then counters and orphans were fixed). */
   readonly repaired: boolean;
 }
 
@@ -30,7 +28,6 @@ export function unrepairable(report: IntegrityReport): number {
   return report.content.damaged.length + report.misplaced.length;
 }
 
-/** Everything found, repaired or not. */
 export function problemCount(report: IntegrityReport): number {
   return report.content.orphans.length + report.folderSizes.length + report.usedBytes.length + unrepairable(report);
 }

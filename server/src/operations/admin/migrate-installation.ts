@@ -1,26 +1,8 @@
 /**
- * `fss migrate`: moves an embedded installation (the SQLite file and the content folder of a data
- * folder) into PostgreSQL and S3, the settings of the environment (docs/design.md §8, "Moving an
- * embedded installation"). The source is only read: the SQLite file is opened read-only.
- *
- * A run:
- * 1. checks, before writing anything: the source's schema is this version's; the target is
- *    PostgreSQL; FSS_SECRET is the secret the installation ran with (its secret.key, and the sealed
- *    values in its rows); the target is empty, or holds exactly what an earlier run of this same
- *    migration wrote (its marker: storage/db/engine/installation-copy.ts), and nothing since;
- * 2. migrates the target's schema, and copies every table in one transaction (a re-run replaces
- *    what the earlier one copied), ids kept;
- * 3. copies every blob the rows name (content, cover images) under the same key, skipping those
- *    the target already holds with the right size: interrupted, a run continues where it stopped;
- * 4. verifies: each table's rows and digest equal on both sides; each blob in the target readable
- *    with its size and SHA-256 (plaintext: the content's hash; a cover image: the hash in its key;
- *    encrypted content, whose hash is the plaintext's: the hash of the source's bytes). A target
- *    blob that fails is deleted, so that the next run copies it again;
- * 5. checks that nothing wrote to the source meanwhile (a service still running), and marks the
- *    migration finished.
- * `dry-run` does step 1 and says what would be copied; `verify-only` does steps 1 and 4.
+ * `fss migrate`: moves an embedded installation into PostgreSQL and S3 (docs/design.md §8), reading the source only;
+ * an interrupted run continues where it stopped, and a blob that fails verification is copied again by the next.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +12,7 @@ import type { Config } from '../../config';
 import type { ContentStore } from '../../storage/content/content-store';
 import { LocalDiskStore } from '../../storage/content/local-disk-store';
 import { contentStoreFor } from '../../storage/content/stores';
+import { sha256OfStream } from '../../storage/content/running-hashes';
 import { closeDatabase, migrateToLatest, openDatabaseUnmigrated, openSqliteReadOnly, SQLITE_FILE_NAME } from '../../storage/db/engine/database';
 import {
   appliedMigrations,
@@ -57,14 +40,11 @@ import { openExtractionCode } from '../sharing/shares';
 export type MigrationMode = 'migrate' | 'dry-run' | 'verify-only';
 
 export interface MigrationOptions {
-  /** The data folder of the embedded installation. */
   readonly sourceDataDir: string;
   /** Where it goes: the settings of the environment (FSS_DATABASE_URL, FSS_S3_*, FSS_SECRET). */
   readonly target: Config;
   readonly mode: MigrationMode;
-  /** Blobs copied and verified at once. */
   readonly jobs?: number;
-  /** Progress and results, a line at a time. */
   readonly print: (line: string) => void;
   readonly now?: () => Date;
   /** For tests: called after each blob copied (a throw interrupts the run there). */
@@ -74,11 +54,10 @@ export interface MigrationOptions {
 export interface MigrationReport {
   /** Everything copied (or, with verify-only, found) and verified. */
   readonly ok: boolean;
-  /** What did not match, one line each. */
   readonly problems: readonly string[];
 }
 
-/** A refusal before anything was written: the message says why and what to do. */
+/** A refusal before anything was written; the message says why and what to do. */
 export class MigrationRefused extends Error {}
 
 const DEFAULT_JOBS = 4;
@@ -281,10 +260,8 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
 // ---- Checks -----------------------------------------------------------------------------------------
 
 /**
- * Folders nested deeper than the target's limit (made before there was one, or under a higher
- * FSS_MAX_FOLDER_DEPTH) are copied as they are: a move copies, it never reshapes anyone's tree.
- * The operator is told, with the deepest one, since the service refuses to nest anything deeper
- * there and to move such subtrees anywhere as deep (docs/protocol.md §7).
+ * Folders deeper than the target's limit are copied as they are (a move never reshapes a tree), and the
+ * operator is told, since the service refuses to nest anything deeper there.
  */
 async function noteDeepFolders(source: Kysely<Database>, maxDepth: number, print: (line: string) => void): Promise<void> {
   const deep = await foldersDeeperThan(source, maxDepth);
@@ -295,10 +272,7 @@ async function noteDeepFolders(source: Kysely<Database>, maxDepth: number, print
   );
 }
 
-/**
- * What the installation is, whatever folder it is in now: when its database was created (the
- * first migration's time, which nothing changes afterwards).
- */
+/** What the installation is, wherever it lies now: when its database was created (the first migration's time). */
 async function sourceIdentity(source: Kysely<Database>): Promise<string> {
   const applied = await appliedMigrations(source);
   const first = [...applied.entries()].sort(([a], [b]) => a.localeCompare(b))[0];
@@ -306,10 +280,7 @@ async function sourceIdentity(source: Kysely<Database>): Promise<string> {
   return `embedded installation created ${first[1]}`;
 }
 
-/**
- * FSS_SECRET must be the secret the installation ran with: its secret.key when it has one, and
- * whatever it sealed with (extraction codes) must open with it.
- */
+/** FSS_SECRET must be the secret the installation ran with: its secret.key, and what it sealed must open. */
 async function checkSecret(source: Kysely<Database>, sourceDir: string, secret: Buffer, print: (line: string) => void): Promise<void> {
   const own = await readSecretFile(sourceDir);
   if (own && !own.equals(secret)) {
@@ -469,9 +440,8 @@ async function copyBlobs(
 const STALE_WORK_DIR_MS = 3600_000;
 
 /**
- * Where blobs are handed to the target store: a folder of this run in `<source>/tmp/` (the file
- * system of the blobs, so that they can be linked rather than copied), or in the system's
- * temporary folder when the source's folder cannot be written to. Removes what killed runs left.
+ * Where blobs are handed to the target store: a folder of this run in `<source>/tmp/` (same file system,
+ * so they can be linked), else the system's temporary folder; removes what killed runs left.
  */
 async function makeWorkDir(sourceDir: string): Promise<string> {
   const parent = path.join(sourceDir, 'tmp');
@@ -490,11 +460,7 @@ async function makeWorkDir(sourceDir: string): Promise<string> {
   }
 }
 
-/**
- * Puts the source's file of `key` under the same key in `to`. putFile consumes the file it is
- * given, so it gets a hard link to the source's file in the work folder (beside it: the same file
- * system), or a copy where links are not possible.
- */
+/** Puts the source's file of `key` under the same key in `to`: putFile consumes it, so it gets a hard link (else a copy). */
 async function putCopy(from: LocalDiskStore, to: ContentStore, key: string, workDir: string): Promise<void> {
   const work = path.join(workDir, randomBytes(8).toString('hex'));
   try {
@@ -509,11 +475,7 @@ async function putCopy(from: LocalDiskStore, to: ContentStore, key: string, work
   }
 }
 
-async function sha256Of(stream: Readable): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of stream) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+const sha256Of = async (stream: Readable): Promise<string> => (await sha256OfStream(stream)).sha256;
 
 /** The SHA-256 a cover image's key was made from (`ab/cd/<sha256>-<16 hex>`). */
 const hashInKey = (key: string) => key.slice(6, 70);

@@ -1,18 +1,6 @@
 /**
- * Removing content from storage when nothing references it any more (DECISIONS.md §8, §11).
- *
- * Two steps, each safe to interrupt at any point and to run on several instances at once:
- * 1. In one transaction, content rows that no file and no upload references are deleted and
- *    their storage keys queued (content_removals). Either both happen or neither.
- * 2. Each due queued key is marked started (it can never become live again), its blob deleted
- *    (deleting a missing blob succeeds), and only then its queue row deleted. A crash before the
- *    row goes leaves the key queued, and the next run deletes it again: harmless.
- * Blobs are therefore only ever deleted after the commit that removed their last reference, and
- * a blob whose reference was removed is always deleted eventually. Keys are never reused, so a
- * late deletion can never hit a newer upload of the same bytes.
- *
- * The same queue holds write intents (operations/content/uploads.ts): keys of blobs being written, due
- * long after; a crash between writing a blob and inserting its row is cleaned up by step 2.
+ * Removing unreferenced content (docs/uploads-and-downloads.md §3): rows deleted and keys queued in one transaction,
+ * then each blob, then its queue row; so a blob goes only after the commit that removed its last reference.
  */
 import {
   contentKeysAfter,
@@ -25,21 +13,23 @@ import {
   startDueRemovals,
   startRemovalsOf,
 } from '../../storage/db/repositories/content-repository';
+import type { Kysely } from 'kysely';
 import { contentStoreFor } from '../../storage/content/stores';
+import type { ContentStore } from '../../storage/content/content-store';
+import type { Database } from '../../storage/db/schema';
 import type { Services } from '../context';
 
 const BATCH = 500;
-/** Work per run is bounded; what is left waits for the next run. */
 const MAX_BATCHES = 100;
 /** A failed blob deletion (say, the object store is down) is retried after this. */
 const RETRY_AFTER_MS = 10 * 60_000;
 /** Temporary files of interrupted writes are removed once this old. */
 const PARTIAL_WRITE_AGE_MS = 3600_000;
+/** A write intent (a key queued before its blob is written) falls due this long after: far beyond any write. */
+export const WRITE_INTENT_GRACE_MS = 24 * 3600_000;
 
 export interface RemovalReport {
-  /** Content rows deleted (their keys queued). */
   readonly rowsRemoved: number;
-  /** Blobs deleted from the store. */
   readonly blobsDeleted: number;
   /** Blob deletions that failed and will be retried. */
   readonly failures: number;
@@ -62,17 +52,9 @@ export async function removeUnreferencedContent(services: Services): Promise<Rem
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const now = services.now();
     const keys = await startDueRemovals(db, now, BATCH);
-    for (const key of keys) {
-      try {
-        await store.delete(key);
-      } catch (error) {
-        failures++;
-        await postponeRemoval(db, key, error instanceof Error ? error.message : String(error), new Date(now.getTime() + RETRY_AFTER_MS));
-        continue;
-      }
-      await finishRemoval(db, key);
-      blobsDeleted++;
-    }
+    const done = await deleteBlobs(db, store, keys, now);
+    blobsDeleted += done.deleted;
+    failures += done.failures;
     if (keys.length < BATCH) break;
   }
 
@@ -80,21 +62,11 @@ export async function removeUnreferencedContent(services: Services): Promise<Rem
   return { rowsRemoved, blobsDeleted, failures };
 }
 
-/**
- * Removes the given content rows now if nothing references them, and then their blobs, by the same
- * two steps as removeUnreferencedContent. For content that encryption (operations/encryption/encryption.ts)
- * has just replaced, so that plaintext does not wait for the next housekeeping run; content that a
- * file or an upload still references is left exactly as it is. A failed blob deletion stays queued
- * for housekeeping.
- */
-export async function removeContentIfUnreferenced(services: Services, contentIds: readonly number[]): Promise<RemovalReport> {
-  const { db } = services;
-  const keys = await db.transaction().execute((tx) => deleteUnreferencedContentAmong(tx, contentIds, services.now()));
-  const now = services.now();
-  const store = contentStoreFor(services.config);
-  let blobsDeleted = 0;
+/** Deletes each started key's blob, then its queue row; a failed deletion is postponed for a retry. */
+async function deleteBlobs(db: Kysely<Database>, store: ContentStore, keys: readonly string[], now: Date): Promise<{ deleted: number; failures: number }> {
+  let deleted = 0;
   let failures = 0;
-  for (const key of await startRemovalsOf(db, keys, now)) {
+  for (const key of keys) {
     try {
       await store.delete(key);
     } catch (error) {
@@ -103,23 +75,30 @@ export async function removeContentIfUnreferenced(services: Services, contentIds
       continue;
     }
     await finishRemoval(db, key);
-    blobsDeleted++;
+    deleted++;
   }
-  return { rowsRemoved: keys.length, blobsDeleted, failures };
+  return { deleted, failures };
+}
+
+/** Removes these content rows now if nothing references them, then their blobs: plaintext that encryption just replaced. */
+export async function removeContentIfUnreferenced(services: Services, contentIds: readonly number[]): Promise<RemovalReport> {
+  const { db } = services;
+  const keys = await db.transaction().execute((tx) => deleteUnreferencedContentAmong(tx, contentIds, services.now()));
+  const now = services.now();
+  const done = await deleteBlobs(db, contentStoreFor(services.config), await startRemovalsOf(db, keys, now), now);
+  return { rowsRemoved: keys.length, blobsDeleted: done.deleted, failures: done.failures };
 }
 
 export interface ContentAudit {
-  /** Blobs that nothing in the database knows (no content row, no queued removal, no cover image). */
+  /** Blobs nothing in the database knows (no content row, queued removal or cover image). */
   readonly orphans: readonly string[];
   /** Content rows whose blob is missing or has another size. */
   readonly damaged: ReadonlyArray<{ readonly contentId: number; readonly storageKey: string; readonly problem: 'missing' | 'size' }>;
 }
 
 /**
- * An integrity check of the whole store against the database (for an operator's command, not
- * periodic: it lists every blob). With `repair`, orphans are queued for removal: a blob with no row
- * and no write intent can never become live, so deleting it is safe. Damaged rows are only
- * reported: the bytes are gone, and a person decides what to tell the owners.
+ * Checks the whole store against the database (an operator's command: it lists every blob). `repair` queues
+ * orphans for removal (no row and no write intent: never live); damaged rows are only reported.
  */
 export async function auditContent(services: Services, options: { readonly repair?: boolean } = {}): Promise<ContentAudit> {
   const { db } = services;

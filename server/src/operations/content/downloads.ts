@@ -1,26 +1,6 @@
 /**
- * FileDownload (ext, DECISIONS.md §6) and the rules of the download URLs it hands out.
- *
- * A download URL is `{base}/d/{token}/{name}`. The token is `{payload}.{mac}`: the payload is
- * base64url JSON of {file id, account id, content id, expiry}, the mac base64url HMAC-SHA256 over
- * the payload text with a key derived from the server secret for this purpose alone. It carries
- * no session token, is valid for a few minutes, and works on any instance that shares the secret.
- * The name segment is for the browser; the answer takes the file's current name from the database.
- *
- * When the URL is used, the file must still be a live file of that account pointing to that same
- * content: a file moved to the bin, deleted, or encrypted since stops answering.
- *
- * An encrypted file can be downloaded once its owner has unlocked it (Unlock): FileDownload, called
- * with the session's token, puts the file's data key into the URL's payload sealed under a key
- * derived from the server secret and the session's unlock (encryption.ts sealedFileKeyForDownload),
- * so the /d/ route, which carries no session, decrypts on the fly; the URL still expires with its
- * short lifetime, and stops answering (423) as soon as the session that unlocked the file ends
- * (Logout) or no longer has it unlocked: from then on nobody can open the key it carries.
- *
- * A URL issued by a share (ShareDownload, share-service.ts) also names the share and a stamp of
- * its extraction code (`s`, `p` in the payload): when it is opened the share must still give the
- * file (operations/sharing/shares.ts shareGrantState), so unsharing, binning the shared item, moving the
- * file out of the shared folder or changing the extraction code ends it at once.
+ * FileDownload and its download URLs (docs/uploads-and-downloads.md §4): signed under the server secret, no session
+ * token; opened only while the file, and the share or the unlock that issued it, still give it.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -44,11 +24,7 @@ export interface DownloadGrant {
   readonly expires: Date;
   /** Set when a share issued the URL: the share must still give the file when it is opened. */
   readonly share?: ShareGrant;
-  /**
-   * Set for an encrypted file its owner had unlocked (encryption.ts): the session (token id) and
-   * key that unlocked it, and the data key sealed under the server secret (`t`, `k`, `u` in the
-   * payload). The /d/ route decrypts with it while that session still has the key unlocked.
-   */
+  /** Set for an encrypted file its owner had unlocked: the session, key and sealed data key (`t`, `k`, `u`). */
   readonly unlocked?: UnlockedGrant;
 }
 
@@ -68,7 +44,6 @@ export async function fileDownload(ctx: AuthenticatedContext, params: ParamsOf<'
   const fileId = idOf(params.fid);
   const file = fileId === null ? undefined : await findLiveFileContent(services.db, fileId, ctx.caller.uid);
   if (!file) throw notFound('file not found');
-  // Locked (the file, or a folder above it, encrypted and not unlocked by this session): 423.
   await refuseIfLocked(services.db, ctx.caller, { type: 'file', id: file.fileId });
   const expires = new Date(services.now().getTime() + DOWNLOAD_URL_LIFETIME_MS);
   const grant = { fileId: file.fileId, accountId: file.accountId, contentId: file.contentId, expires };
@@ -178,11 +153,7 @@ export function storedPlaintext(
   };
 }
 
-/**
- * An encrypted file: served decrypted on the fly (any range, decrypting only the chunks it covers)
- * when the grant carries its key and the session that unlocked it still has it unlocked; else 423.
- * Shares never serve encrypted files.
- */
+/** An encrypted file, decrypted on the fly, while the session that unlocked it still has it unlocked; shares never serve one. */
 async function openEncryptedGrant(
   services: Services,
   grant: DownloadGrant,

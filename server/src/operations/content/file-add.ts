@@ -1,11 +1,7 @@
-/**
- * FileAdd (DECISIONS.md §6): the record of a file whose bytes are already with the service —
- * from an upload this account completed, or content it already owns ("instant upload").
- */
+/** FileAdd: the record of a file whose bytes the service already has (a completed upload, or content the account owns). */
 import type { AuthenticatedContext, ItemResult, ParamsOf } from '../context';
 import { encryptIfAddedToEncryptedFolder } from '../encryption/encryption';
 import { kickEncryptionJobs } from '../encryption/encryption-jobs';
-
 import { addFileRecord, inTreeTransaction } from '../tree/file-records';
 import { claimContent } from './uploads';
 
@@ -24,8 +20,7 @@ export async function fileAdd(ctx: AuthenticatedContext, params: ParamsOf<'FileA
       sha256,
       claimContent: (tx, folderId) => claimContent(tx, services, accountId, sha256, params.size, folderId),
     });
-    // Into an encrypted folder: 423 unless unlocked; then encrypted in the background (DECISIONS.md
-    // §11), unless its upload was encrypted as it arrived.
+    // Into an encrypted folder: 423 unless unlocked; then encrypted in the background, unless its upload already was.
     encrypting = await encryptIfAddedToEncryptedFolder(tx, services, caller, file);
     return file;
   });

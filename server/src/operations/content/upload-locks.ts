@@ -1,34 +1,6 @@
 /**
- * The upload lock, shared by every instance through the database (docs/design.md §11, "Running
- * several instances"; migration 0007_upload_locks). @tus/server takes a lock on an upload for
- * each request on it (PATCH, HEAD, POST, DELETE) through a `Locker`; its default, MemoryLocker,
- * lives in one process, so two PATCHes of one upload on two instances would write at once. This
- * `Locker` keeps each lock as a row instead, on SQLite and PostgreSQL alike (one path, tested on
- * both; on a single SQLite instance it costs two small writes per request and one cheap read a
- * few times a second while locks are held).
- *
- * - Taking a lock is one statement: insert the row, or take over a row whose lease has run out
- *   (the instance holding it died). Otherwise the request asks the holder to let go and tries
- *   again with a growing pause (10 ms up to 250 ms), until it gets the lock, its request is
- *   aborted, or 30 s pass (tus answers 500; the client retries).
- * - Asking the holder to let go: when the holder is a request of this same instance, its
- *   `requestRelease` is called at once (as MemoryLocker does); otherwise the waiting instance sets
- *   `release_requested` on the row, and the holding instance, which looks for such rows of its own
- *   every 250 ms, calls it. @tus/server then ends the older request (after its lockDrainTimeout,
- *   3 s), as a client resuming on a new connection expects: a HEAD or PATCH of the client's new
- *   connection ends the PATCH of its old one, wherever each arrived.
- * - Holding: one statement per instance every 5 s extends the lease (15 s) of every lock it holds.
- *   A lock found taken over (the instance was cut off from the database for longer than the lease)
- *   is treated as a release request: the request ends before it can write after the new holder.
- * - Letting go deletes the row if this acquisition still holds it, and wakes the requests of this
- *   instance waiting for it at once. If the delete fails, the lease runs out.
- *
- * The same lock serializes completing an upload (operations/content/uploads.ts, lock `<id>/completion`,
- * so that two instances never hash and store one upload at once) and cancelling one (lock `<id>`,
- * which first ends a PATCH in progress anywhere).
- *
- * Times: leases are on the services' clock, as the e-mail and job leases are, so instances' clocks
- * must agree to well within the lease (NTP); waits and pauses are on this process's timers.
+ * tus' upload lock as a database row shared by every instance (docs/design.md §11): with MemoryLocker, two PATCHes
+ * of one upload on two instances would write at once; a waiter asks the holder to let go, so a new connection ends the old.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -45,15 +17,14 @@ import {
 import type { Services } from '../context';
 
 export interface UploadLockTimings {
-  /** How long a lock lasts without renewal: what a request waits at most after its holder died. */
+  /** Lease without renewal: what a request waits at most after its holder died. */
   readonly leaseMs: number;
-  /** How often the holding instance extends its locks' leases. */
   readonly renewEveryMs: number;
-  /** How often the holding instance looks for requests (from other instances) to let go. */
+  /** How often the holding instance looks for other instances' requests to let go. */
   readonly watchEveryMs: number;
-  /** How long a tus request waits for a lock before giving up (ERR_LOCK_TIMEOUT, 500). */
+  /** How long a tus request waits for a lock (then ERR_LOCK_TIMEOUT, 500). */
   readonly acquireTimeoutMs: number;
-  /** The first, and the longest, pause between two attempts at a held lock. */
+  /** The first, and the longest, pause between attempts. */
   readonly firstRetryMs: number;
   readonly maxRetryMs: number;
 }
@@ -68,21 +39,20 @@ export const DEFAULT_UPLOAD_LOCK_TIMINGS: UploadLockTimings = {
   maxRetryMs: 250,
 };
 
-/** A lock this instance holds. */
 interface Holding {
   readonly holder: string;
   readonly requestRelease: RequestRelease;
-  /** When it was taken (this process's clock): a renewal that began earlier cannot have seen it. */
+  /** When taken (this process's clock): a renewal that began earlier cannot have seen it. */
   readonly since: number;
   asked: boolean;
 }
 
 export class UploadLocker implements Locker {
-  /** This instance, as the rows name it: `host:pid:random`. */
+  /** `host:pid:random`, as the rows name it. */
   readonly instance = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   readonly timings: UploadLockTimings;
   private readonly holdings = new Map<string, Holding>();
-  /** Requests of this instance waiting for a lock, woken when this instance lets go of it. */
+  /** This instance's requests waiting for a lock, woken when it is let go of here. */
   private readonly waiters = new Map<string, Set<() => void>>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
@@ -105,11 +75,7 @@ export class UploadLocker implements Locker {
     return [...this.holdings.keys()];
   }
 
-  /**
-   * Takes lock `name`, asking its holder to let go meanwhile; resolves with this acquisition's
-   * holder id. Rejects with ERRORS.ABORTED once `signal` aborts, ERRORS.ERR_LOCK_TIMEOUT after
-   * `timeoutMs`. `requestRelease` is called (once) when another request wants the lock.
-   */
+  /** Takes lock `name`, asking its holder to let go meanwhile; rejects with ABORTED or ERR_LOCK_TIMEOUT. */
   async acquire(name: string, signal: AbortSignal | undefined, requestRelease: RequestRelease, timeoutMs = this.timings.acquireTimeoutMs): Promise<string> {
     const { db } = this.services;
     const deadline = Date.now() + timeoutMs;
@@ -126,8 +92,7 @@ export class UploadLocker implements Locker {
         expiresAt: new Date(now.getTime() + this.timings.leaseMs),
       });
       if (claimed) {
-        // A holding of ours still listed lost its lease (it was taken over, and has since ended):
-        // make sure its request stops.
+        // A holding of ours still listed lost its lease (taken over, since ended): make sure its request stops.
         const stale = this.holdings.get(name);
         if (stale) this.askToRelease(stale);
         if (signal?.aborted) {
@@ -268,10 +233,7 @@ export function uploadLockerOf(services: Services): UploadLocker {
   return locker;
 }
 
-/**
- * Runs `work` holding lock `name` (an upload id, or `<id>/completion`): waits up to `timeoutMs` for
- * it, asking its holder to let go. Work under this lock cannot be asked to stop: it finishes.
- */
+/** Runs `work` holding lock `name` (an upload id, or `<id>/completion`); work under it is never asked to stop. */
 export async function withUploadLock<T>(services: Services, name: string, work: () => Promise<T>, timeoutMs?: number): Promise<T> {
   const locker = uploadLockerOf(services);
   let holder: string;
@@ -288,10 +250,7 @@ export async function withUploadLock<T>(services: Services, name: string, work: 
   }
 }
 
-/**
- * Housekeeping: deletes the locks whose lease has run out (left by an instance that died) and that
- * no request has taken over since. Such a lock is free already; this only keeps the table small.
- */
+/** Housekeeping: deletes locks whose lease ran out (free already): keeps the table small. */
 export async function purgeExpiredUploadLocks(services: Services): Promise<number> {
   return deleteExpiredUploadLocks(services.db, services.now());
 }

@@ -1,27 +1,6 @@
 /**
- * Uploads (DECISIONS.md §6): the rules behind the tus endpoint (protocol/files/uploads.ts) and FileAdd.
- *
- * An upload is created for an account with its length, checked against the upload limit and the
- * account's remaining quota (less what its other unexpired uploads reserve). Its bytes are hashed
- * (SHA-256) as they arrive (storage/content/running-hashes.ts; read back and hashed when this
- * process did not see them all arrive). Once complete, they are stored once per hash: if plaintext
- * content with that hash exists, the new bytes are discarded and the content is reused; otherwise they move into
- * the content store under a new key, and only then is the content row inserted. The upload then
- * records the content: FileAdd claims it with claimContent, in the transaction that creates the
- * file record, so the content is referenced by the upload or by the file at every moment.
- *
- * Crash safety of a new blob: its key is queued for removal (a write intent, due after a long
- * grace) and recorded on the upload (staged_key) in one transaction before any byte moves; the
- * transaction that inserts the content row withdraws the intent. A completion killed after the
- * move is finished by the next one (a HEAD calls completeIfArrived), which adopts the staged key;
- * an upload that is never finished leaves a queued key, which content removal deletes when due.
- * docs/uploads-and-downloads.md §3 goes through each step.
- *
- * An upload made for an encrypted folder (the tus metadata `folder`) by a session that has the
- * folder unlocked is encrypted as it arrives, with the folder's key (docs/encryption.md, "Uploads
- * into an encrypted folder"; storage/content/encrypted-uploads.ts): its plaintext never reaches
- * the disk. Its bytes are its own encrypted content, never shared with another upload's, and
- * become it by the same steps (write intent, move, row) under a random key.
+ * Uploads, behind the tus endpoint and FileAdd: bytes stored once per plaintext hash, a write intent committed before
+ * any byte moves (docs/uploads-and-downloads.md §3); encrypted as they arrive in an unlocked encrypted folder.
  */
 import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -61,13 +40,12 @@ import type { Services } from '../context';
 import { BLOB_ID_BYTES, encryptedSize } from '../crypto/content-cipher';
 import { uploadCipherOf } from '../encryption/encrypted-content';
 import { invalidArgument, notFound, tooLarge } from '../errors';
+import { WRITE_INTENT_GRACE_MS } from './content-removal';
 import { withUploadLock } from './upload-locks';
 
 /**
- * The chunk size of content encrypted as it is uploaded (the content format allows any up to
- * 16 MiB, and each content row says its own). 1 MiB rather than the 64 KiB of FileEncrypt: a
- * sixteenth of the ciphers, nonces and buffers per GiB, which is most of what encrypting costs
- * beside AES itself; a ranged read then decrypts at most 1 MiB more than it asked for.
+ * The chunk size of content encrypted as uploaded: 1 MiB rather than FileEncrypt's 64 KiB, a sixteenth of
+ * the per-chunk cost per GiB; a ranged read then decrypts at most 1 MiB more than it asked for.
  */
 export const UPLOAD_CHUNK_SIZE = 1024 * 1024;
 
@@ -75,37 +53,28 @@ export const UPLOAD_CHUNK_SIZE = 1024 * 1024;
 export const UPLOAD_LIFETIME_MS = 24 * 3600_000;
 /** How long a completed upload waits for FileAdd before it is purged. */
 export const CLAIM_LIFETIME_MS = 24 * 3600_000;
-/** A write intent falls due this long after it was made: far beyond any move into the store. */
-const WRITE_INTENT_GRACE_MS = 24 * 3600_000;
 /** Files in the upload folder without an upload row are removed once this old. */
 const STRAY_FILE_AGE_MS = 3600_000;
 const PURGE_BATCH = 500;
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
-/**
- * The tus datastore of the upload endpoint: @tus/file-store in `<dataDir>/uploads/`, or
- * @tus/s3-store in the bucket when content is in S3 (storage/content/stores.ts).
- */
+/** The tus datastore: @tus/file-store in `<dataDir>/uploads/`, or @tus/s3-store in the bucket (storage/content/stores.ts). */
 export function uploadDatastore(services: Services): DataStore {
   return uploadAreaFor(services.config).createDatastore();
 }
 
-/** Whether `id` has the form of an upload id the endpoint hands out. */
 export const isUploadId = (id: string): boolean => isUploadIdForm(id);
 
-/** An upload as its owner sees it. */
 export interface OwnUpload {
   readonly id: string;
   readonly length: number;
   readonly expiresAt: Date;
-  /** Set once the bytes are complete and stored. */
   readonly sha256: string | null;
-  /** Set for an upload encrypted as it arrives. */
   readonly encryption: UploadEncryption | null;
 }
 
-/** The key an upload into an encrypted folder is encrypted with (operations/encryption/encryption.ts keyForUploadInto). */
+/** The key an upload into an encrypted folder is encrypted with (encryption.ts keyForUploadInto). */
 export interface UploadKey {
   readonly keyId: number;
   readonly dataKey: Buffer;
@@ -117,10 +86,8 @@ export interface CompletedUpload {
 }
 
 /**
- * Creates upload `id` of `length` bytes for the account: 413 when it exceeds the upload limit or
- * the quota left (quota − used − reserved by the account's other unexpired uploads). With `key`,
- * and an upload area that can (the embedded default's), the upload is encrypted as it arrives:
- * the caller then holds the key for its request (holdUploadKey) before tus creates the upload.
+ * Creates upload `id` for the account: 413 past the upload limit or the quota left (less other uploads'
+ * reservations). With `key` and an area that can, it is encrypted as it arrives (see holdUploadKey).
  */
 export async function beginUpload(services: Services, accountId: number, id: string, length: number, key: UploadKey | null = null): Promise<OwnUpload> {
   if (!isUploadId(id)) throw invalidArgument('invalid upload id');
@@ -131,9 +98,7 @@ export async function beginUpload(services: Services, accountId: number, id: str
   const expiresAt = new Date(now.getTime() + UPLOAD_LIFETIME_MS);
   const encryption: UploadEncryption | null =
     key && uploadAreaFor(services.config).ciphers ? { keyId: key.keyId, blobId: randomBytes(BLOB_ID_BYTES).toString('hex'), chunkSize: UPLOAD_CHUNK_SIZE } : null;
-  // One transaction, holding the account's row lock before anything is read (on PostgreSQL; SQLite
-  // runs one writer at a time anyway): concurrent creations run one after another, so the
-  // reservations add up (and so do FileAdd's, which takes the same lock).
+  // Under the account's row lock (PostgreSQL), so concurrent creations, and FileAdd's, add up their reservations.
   await services.db.transaction().execute(async (tx) => {
     await lockAccountTree(tx, accountId);
     const account = await findAccount(tx, { id: accountId });
@@ -145,10 +110,7 @@ export async function beginUpload(services: Services, accountId: number, id: str
   return { id, length, expiresAt, sha256: null, encryption };
 }
 
-/**
- * Makes the data key of an encrypted upload available to the upload area until the returned
- * function is called: a request on the upload holds it while it runs (protocol/files/uploads.ts).
- */
+/** Lends an encrypted upload's data key to the upload area until the returned function is called (one request's time). */
 export function holdUploadKey(services: Services, upload: Pick<OwnUpload, 'id' | 'length' | 'encryption'>, dataKey: Buffer): () => void {
   const ciphers = uploadAreaFor(services.config).ciphers;
   if (!upload.encryption || !ciphers) throw new Error(`upload ${upload.id} is not encrypted as it arrives`);
@@ -161,10 +123,7 @@ function storedSizeOf(upload: Upload): number {
   return upload.encryption ? encryptedSize({ chunkSize: upload.encryption.chunkSize, plaintextSize: upload.length }) : upload.length;
 }
 
-/**
- * The account's upload `id`; null when there is none or it is another account's. An expired one is
- * returned (its expiresAt is past) until housekeeping removes it.
- */
+/** The account's upload `id` (an expired one until housekeeping removes it); null when none or another account's. */
 export async function findOwnUpload(services: Services, accountId: number, id: string): Promise<OwnUpload | null> {
   if (!isUploadId(id)) return null;
   const upload = await findUpload(services.db, id);
@@ -172,10 +131,7 @@ export async function findOwnUpload(services: Services, accountId: number, id: s
   return { id: upload.id, length: upload.length, expiresAt: upload.expiresAt, sha256: upload.completion?.sha256 ?? null, encryption: upload.encryption };
 }
 
-/**
- * Forgets the account's upload `id` and removes its bytes (tus termination), under the upload's
- * lock (upload-locks.ts): a PATCH of it in progress on any instance is asked to end first.
- */
+/** Forgets upload `id` and its bytes (tus termination) under its lock: a PATCH of it on any instance is ended first. */
 export async function cancelUpload(services: Services, accountId: number, id: string): Promise<void> {
   const upload = isUploadId(id) ? await findUpload(services.db, id) : undefined;
   if (!upload || upload.accountId !== accountId) throw notFound('no such upload');
@@ -185,20 +141,13 @@ export async function cancelUpload(services: Services, accountId: number, id: st
   });
 }
 
-/**
- * Completions running in this process, so that two requests finishing one upload hash it once;
- * across instances, the lock `<id>/completion` (upload-locks.ts) makes the later one wait and then
- * find the upload completed.
- */
+// Completions in this process, so two requests finishing one upload hash it once; across instances,
+// the lock `<id>/completion` makes the later one wait and find it completed.
 const completing = new Map<string, Promise<CompletedUpload>>();
-/** How long a completion waits for one of the same upload on another instance (hashing GiBs). */
+/** How long a completion waits for one on another instance (hashing GiBs). */
 const COMPLETION_LOCK_WAIT_MS = 15 * 60_000;
 
-/**
- * Completes the account's upload `id`, whose bytes are all in the upload folder: hashes them and
- * stores them once per hash (see the top of this file). Idempotent: completing a completed upload
- * returns what it became.
- */
+/** Completes upload `id` once all its bytes have arrived: hashes and stores them. Idempotent. */
 export function completeUpload(services: Services, accountId: number, id: string): Promise<CompletedUpload> {
   let running = completing.get(id);
   if (!running) {
@@ -218,17 +167,14 @@ async function completeOnce(services: Services, accountId: number, id: string): 
   const area = uploadAreaFor(services.config);
   const store = contentStoreFor(services.config);
   let sha256: string;
-  /** The key our bytes are under, once they are in the store. */
   let storedKey: string | null = null;
-  // Usually the hash computed while the bytes arrived; read and hashed again when this process
-  // did not see them all arrive (a restart, another instance, an interrupted PATCH).
+  // The hash computed as the bytes arrived; read again when this process did not see them all arrive.
   const hashed = await area.sha256Of(id);
   if (hashed) {
     if (hashed.size !== upload.length) throw new Error(`upload ${id} holds ${hashed.size} bytes, not the ${upload.length} declared`);
     sha256 = hashed.sha256;
   } else {
-    // The bytes have left the upload folder: another request completed the upload, or one was
-    // interrupted (a crash) after moving them into the store. Then they are adopted from there.
+    // The bytes left the upload folder: another request completed it, or a crash came after the move: adopt them.
     const again = await findUpload(db, id);
     if (again?.completion) return completedOf(again.completion);
     const staged = again?.staging;
@@ -248,10 +194,8 @@ async function completeOnce(services: Services, accountId: number, id: string): 
             ? await adoptEncrypted(services, upload, sha256, storedKey)
             : await adoptStored(services, id, sha256, upload.length, storedKey);
       if (outcome === 'none') {
-        // No plaintext content with this hash (or encrypted bytes, which are never shared): our
-        // bytes go into the store under a new key; encrypted content's key does not repeat the
-        // plaintext's hash. The write intent and the key are committed first, so that a crash
-        // from here on is recovered.
+        // No plaintext content with this hash (encrypted bytes are never shared): a new key, whose
+        // write intent is committed first so a crash from here on is recovered.
         const key = store.newKey(upload.encryption ? randomBytes(32).toString('hex') : sha256);
         const now = services.now();
         const staged = await db.transaction().execute(async (tx) => {
@@ -270,8 +214,7 @@ async function completeOnce(services: Services, accountId: number, id: string): 
       await area.remove(id);
       return outcome.completion;
     } catch (error) {
-      // PostgreSQL: content found in one statement may be removed before the next references it;
-      // the foreign key refuses, and the decision is taken again.
+      // PostgreSQL: content found may be removed before the next statement references it; decide again.
       if (attempt < 6 && isForeignKeyViolation(error)) continue;
       throw error;
     }
@@ -284,11 +227,7 @@ const completedOf = (completion: { readonly sha256: string; readonly contentId: 
   contentId: completion.contentId,
 });
 
-/**
- * For an upload in progress whose bytes have all arrived, completes it (or joins the completion
- * under way); null while bytes are missing. HEAD calls this, so that an upload whose completion
- * was interrupted (a crash, a lost connection) is finished when its client comes back.
- */
+/** Completes an upload whose bytes have all arrived (or joins its completion); null while bytes are missing. HEAD calls it, to finish an interrupted completion. */
 export async function completeIfArrived(services: Services, accountId: number, id: string): Promise<CompletedUpload | null> {
   const upload = isUploadId(id) ? await findUpload(services.db, id) : undefined;
   if (!upload || upload.accountId !== accountId) throw notFound('no such upload');
@@ -360,13 +299,9 @@ async function recordCompletion(tx: Kysely<Database>, services: Services, id: st
 }
 
 /**
- * The content FileAdd may give a new file of the account in folder `folderId`: the content of a
- * completed upload with this hash and size (the upload is consumed; one encrypted with the folder's
- * key first, then a plaintext one), else plaintext content with this hash and size that a file of
- * the account (live or in the bin) already has ("instant upload"). Returns the content and the key
- * it is encrypted with (null: plaintext). An upload encrypted for another folder's key may still be
- * claimed: the file then keeps that encryption, as a file moved there would (encryption.ts). Run
- * it in FileAdd's transaction. 400 for a malformed hash or size; 404 when neither exists.
+ * The content FileAdd may give a new file in `folderId`, in its transaction: a completed upload with this
+ * hash and size (one encrypted with the folder's key first), else plaintext content a file of the account
+ * already has ("instant upload"). 400 for a malformed hash or size; 404 when neither exists.
  */
 export async function claimContent(
   tx: Kysely<Database>,
@@ -387,11 +322,7 @@ export async function claimContent(
   throw notFound('no completed upload or owned content with that hash and size');
 }
 
-/**
- * Housekeeping: removes expired uploads (unfinished ones with their bytes; completed ones that
- * FileAdd never claimed, whose content then goes with content removal), and files left in the
- * upload folder by uploads that no longer exist. Returns how many uploads and stray files went.
- */
+/** Housekeeping: removes expired uploads with their bytes, and stray files in the upload folder; returns how many. */
 export async function purgeExpiredUploads(services: Services): Promise<{ uploads: number; strays: number }> {
   const area = uploadAreaFor(services.config);
   let uploads = 0;
@@ -424,5 +355,3 @@ export async function purgeExpiredUploads(services: Services): Promise<{ uploads
 export function sha256OfFile(file: string): Promise<{ sha256: string; size: number }> {
   return sha256OfStream(createReadStream(file, { highWaterMark: 1024 * 1024 }));
 }
-
-export { sha256OfStream };

@@ -1,9 +1,4 @@
-/**
- * Comparing a secret with what a caller gave, in a time that tells nothing about either. Both
- * texts are hashed first (SHA-256), so that values of different lengths compare in the same time
- * as equal-length ones, then the digests are compared with timingSafeEqual. docs/security.md lists
- * every place a secret is compared, and how.
- */
+/** Secrets compared in constant time: both hashed first, so different lengths take the same time (docs/security.md). */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();

@@ -1,36 +1,6 @@
 /**
- * The at-rest format of encrypted content (DECISIONS.md §11): AES-256-GCM in chunks, so that any
- * byte range can be served by decrypting only the chunks it covers, in constant memory.
- *
- * Layout of a blob:
- *
- *   header (32 bytes)
- *     0..3    magic "FSSE"
- *     4       format version (1)
- *     5       nonce scheme (1 = a random 96-bit nonce per chunk)
- *     6..7    reserved, 0
- *     8..11   chunk size in bytes (plaintext per chunk), unsigned big-endian
- *     12..27  the blob id: 128 random bits naming this content
- *     28..31  reserved, 0
- *   then one record per chunk, in order:
- *     nonce (12 bytes) | ciphertext (chunk size; the last chunk may be shorter) | GCM tag (16 bytes)
- *
- * A blob always has at least one chunk (an empty file is one empty chunk), so every blob ends with
- * an authenticated final record. Each chunk's associated data is the whole header, the chunk's
- * index (64-bit big-endian) and a final flag (1 for the last chunk, else 0):
- * - chunks cannot be reordered (the index), moved between blobs (the blob id), or dropped from the
- *   end (the final flag, and the plaintext size the database holds decides which index is last);
- * - the header cannot be altered (it is in every chunk's associated data), and the reader builds
- *   the expected header from the database's row (content_encryption), not from the blob, so a blob
- *   swapped for another blob, even one under the same key, fails authentication.
- *
- * Why a blob id rather than the content row's id: the bytes are written before the row that points
- * to them exists (STYLE.md 7, content-store.ts), so the row id is not known yet. The blob id is
- * stored in the row and plays the same part.
- *
- * Nonces: random per chunk, as DECISIONS.md §11 asks. With 96-bit random nonces the collision
- * bound for one key is about 2^32 chunks (NIST SP 800-38D): 256 TiB per data key at 64 KiB chunks.
- * Plaintext of a chunk is released only after its tag has verified.
+ * The at-rest format of encrypted content (docs/encryption.md §2): AES-256-GCM in chunks, so any range decrypts only
+ * its chunks. A blob id, not the row id, binds chunks to their blob: the bytes are written before the row exists.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -45,15 +15,11 @@ export const RECORD_OVERHEAD = NONCE_BYTES + TAG_BYTES;
 export const DEFAULT_CHUNK_SIZE = 64 * 1024;
 export const BLOB_ID_BYTES = 16;
 const MAX_CHUNK_SIZE = 16 * 1024 * 1024;
-/**
- * Encrypting yields about this many bytes at a time (whole records): a record is three pieces, two
- * of them tiny, and a file stream writes a piece alone when nothing else waits to be written.
- */
+/** Encrypting yields about this many bytes at a time: a file stream writes a tiny piece alone when nothing else waits. */
 const OUTPUT_BATCH_BYTES = 1024 * 1024;
 
 /** What a reader must know about a blob, from the database: it is never taken from the blob itself. */
 export interface CipherLayout {
-  /** Plaintext bytes per chunk. */
   readonly chunkSize: number;
   readonly blobId: Buffer;
   readonly plaintextSize: number;
@@ -99,7 +65,6 @@ export function chunkCount(layout: Pick<CipherLayout, 'chunkSize' | 'plaintextSi
   return Math.max(1, Math.ceil(layout.plaintextSize / layout.chunkSize));
 }
 
-/** Bytes the blob has: the header and every record. */
 export function encryptedSize(layout: Pick<CipherLayout, 'chunkSize' | 'plaintextSize'>): number {
   return HEADER_BYTES + chunkCount(layout) * RECORD_OVERHEAD + layout.plaintextSize;
 }
@@ -120,11 +85,8 @@ function associatedData(header: Buffer, index: number, final: boolean): Buffer {
 }
 
 /**
- * The record of one chunk, in pieces (nonce, ciphertext, tag): the caller joins records in batches.
- * The plaintext may come in pieces too (as a socket gave them): GCM is a stream mode, so they are
- * encrypted one after another, and no piece of a chunk's size is ever allocated to gather them
- * (a buffer of 1 MiB is mapped afresh by the allocator, and touching its pages cost as much
- * system time as the encryption itself).
+ * One chunk's record in pieces (nonce, ciphertext, tag). Plaintext pieces are encrypted one after another
+ * (GCM is a stream mode), never gathered: mapping a fresh 1 MiB buffer cost as much as the encryption.
  */
 export function sealChunk(key: Buffer, header: Buffer, index: number, final: boolean, plaintext: Buffer | readonly Buffer[]): Buffer[] {
   const nonce = randomBytes(NONCE_BYTES);
@@ -155,11 +117,8 @@ function openChunk(key: Buffer, header: Buffer, index: number, final: boolean, r
 }
 
 /**
- * The tail of an unfinished blob: plaintext that arrived after the last whole chunk of an upload
- * being encrypted as it arrives (storage/content/encrypted-uploads.ts), kept sealed until the rest
- * of its chunk comes. Sealed as a record is (nonce | ciphertext | tag), with associated data that
- * no chunk has: the header, "tail", and the index of the chunk it will begin. So a tail is only
- * ever opened as the beginning of that chunk of that blob, and never taken for a chunk.
+ * The sealed tail of an upload encrypted as it arrives: plaintext after its last whole chunk, kept until
+ * the rest comes. Its associated data (header, "tail", index) is no chunk's, so it opens only as that chunk's start.
  */
 export function sealTail(key: Buffer, header: Buffer, index: number, plaintext: Buffer): Buffer {
   const nonce = randomBytes(NONCE_BYTES);
@@ -200,14 +159,11 @@ async function* toAsync(source: Iterable<Buffer | string>): AsyncGenerator<Buffe
 }
 
 /**
- * Reads a byte stream in pieces of exactly the sizes asked for. A piece that lies within one of the
- * stream's buffers is a view of it; one that spans buffers is gathered into a scratch buffer that
- * the next read reuses, so a piece must be used before the next is asked for. (Joining each new
- * buffer to the rest of the last one copied every byte once more, and allocated as much.)
+ * Reads a stream in pieces of exactly the sizes asked for: a view of one buffer, or gathered into a scratch
+ * buffer that the next read reuses (joining each buffer to the last one's rest copied every byte again).
  */
 class ExactReader {
   private readonly iterator: AsyncIterator<Buffer | string>;
-  /** What is left unread of the stream's latest buffer. */
   private current: Buffer = Buffer.alloc(0);
   private scratch: Buffer = Buffer.alloc(0);
   private done = false;
@@ -279,11 +235,7 @@ class Batch {
   }
 }
 
-/**
- * Encrypts a plaintext stream of exactly `layout.plaintextSize` bytes: yields the header, then
- * the records of the chunks, joined into buffers of about 1 MiB. Throws if the stream is shorter
- * or longer than that.
- */
+/** Encrypts exactly `layout.plaintextSize` bytes: the header, then records joined into ~1 MiB buffers; throws on a size mismatch. */
 export async function* encryptContent(plaintext: ByteSource, key: Buffer, layout: CipherLayout): AsyncGenerator<Buffer> {
   const header = headerOf(layout);
   yield header;
@@ -324,11 +276,8 @@ export function cipherRangeOf(layout: CipherLayout, range?: PlainRange): { start
 }
 
 /**
- * Decrypts the records of chunks `firstChunk`..`lastChunk` read from `ciphertext` (which starts at
- * the first of them), yielding the plaintext of `range` (default: all of those chunks) a chunk at
- * a time. Each chunk is authenticated before any of its bytes is yielded. The chunks are not
- * joined into bigger pieces: a socket or file stream gathers what waits into one `writev`, and
- * joining copied every byte once more and made a megabyte of garbage per megabyte sent.
+ * Decrypts chunks `firstChunk`..`lastChunk` of `ciphertext`, yielding `range`'s plaintext a chunk at a time,
+ * each authenticated first. Not joined: a stream gathers what waits into one `writev`, and joining copied every byte.
  */
 export async function* decryptChunks(
   ciphertext: ByteSource,
@@ -361,17 +310,12 @@ export async function* decryptChunks(
   }
 }
 
-/** Checks a blob's header against the layout the database holds (for integrity checks and tests). */
+/** Checks a blob's header against the layout the database holds. */
 export function headerMatches(blobHeader: Buffer, layout: CipherLayout): boolean {
   return blobHeader.length >= HEADER_BYTES && blobHeader.subarray(0, HEADER_BYTES).equals(headerOf(layout));
 }
 
-/**
- * A readable stream of the plaintext of `range` (default: all), reading only the ciphertext of the
- * chunks it covers through `open` (a ranged read of the blob, inclusive offsets). Memory stays at
- * a read and a chunk whatever the size. Opens the blob before resolving, so that a missing blob
- * rejects here rather than in the middle of an answer.
- */
+/** The plaintext of `range` through `open` (a ranged read), in constant memory; opens first, so a missing blob rejects here. */
 export async function openDecrypted(
   open: (range: { start: number; end: number }) => Promise<Readable>,
   key: Buffer,

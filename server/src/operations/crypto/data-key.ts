@@ -1,8 +1,6 @@
 /**
- * Data keys (DECISIONS.md §11): each encrypted item (a file, or a folder for its subtree) has a
- * random 256-bit data key that encrypts its content. The key rests only wrapped: AES-256-GCM under
- * the key its password derives (key-derivation.ts). Unwrapping authenticates, so a wrong password
- * is told apart from a right one without storing any password hash.
+ * Data keys: each encrypted item's random 256-bit key rests only wrapped under the key its password derives;
+ * unwrapping authenticates, so a wrong password is told apart without storing a password hash.
  */
 import { randomBytes } from 'node:crypto';
 import { seal, unseal } from './sealing';

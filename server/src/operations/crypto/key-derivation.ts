@@ -1,8 +1,6 @@
 /**
- * The key that a password unlocks (DECISIONS.md §11): scrypt over the password, with parameters
- * and a salt stored per encrypted item, so that the cost can be raised for new items later without
- * touching old ones. The derived key is never stored: it only unwraps the item's data key
- * (data-key.ts), and a wrong password shows as an unwrap that fails authentication.
+ * The key a password unlocks: scrypt with parameters and salt stored per item, so the cost can be raised
+ * for new items later. Never stored: it only unwraps the item's data key (data-key.ts).
  */
 import { randomBytes, scrypt as scryptCallback } from 'node:crypto';
 import type { HashQueue } from './hash-queue';
@@ -16,10 +14,7 @@ export interface KdfParams {
   readonly salt: Buffer;
 }
 
-/**
- * The cost of new items: the same OWASP-equivalent setting as account passwords (passwords.ts),
- * 32 MiB and about 0.2 s per attempt. Wrong attempts are throttled on top (throttle.ts).
- */
+/** The cost of new items: as account passwords (passwords.ts), 32 MiB and ~0.2 s an attempt; throttled on top. */
 export const DEFAULT_KDF_COST = { N: 2 ** 15, r: 8, p: 3 } as const;
 
 const SALT_BYTES = 16;
@@ -48,10 +43,7 @@ export function validKdfParams(params: KdfParams): boolean {
   );
 }
 
-/**
- * The key-encryption key of `password` (NFC-normalized) under `params`, derived in a slot of
- * `queue` (hash-queue.ts: OpError 429 when it is full); rejects invalid parameters.
- */
+/** The key-encryption key of `password` (NFC) under `params`, in a slot of `queue` (429 when full). */
 export function deriveKeyEncryptionKey(queue: HashQueue, password: string, params: KdfParams): Promise<Buffer> {
   if (!validKdfParams(params)) return Promise.reject(new Error('stored key-derivation parameters are invalid'));
   return queue.run(

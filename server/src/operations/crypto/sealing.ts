@@ -1,11 +1,6 @@
 /**
- * AES-256-GCM sealing of small secrets (data keys) under a key derived with HKDF-SHA256 from a
- * high-entropy input: the key a password unlocks (data-key.ts), or the server secret (download
- * URLs and background jobs). Sealed values read `v1.nonce.ciphertext.tag` (base64url parts).
- *
- * `purpose` is the HKDF info: each use gets an unrelated key. `context` is authenticated but not
- * encrypted (GCM associated data): a value sealed for one context (a key id, a download grant)
- * does not open in another.
+ * AES-256-GCM sealing of small secrets under HKDF-SHA256 of a high-entropy input, as `v1.nonce.ciphertext.tag`.
+ * `purpose` (HKDF info) gives each use an unrelated key; `context` (associated data) binds a value to one use.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 

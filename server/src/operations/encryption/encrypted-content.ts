@@ -1,27 +1,6 @@
 /**
- * Moving one file between plaintext and encrypted content (DECISIONS.md §6, §11), and reading
- * encrypted content back. Used by FileEncrypt and Decrypt directly and by background jobs
- * (encryption-jobs.ts) for many files. Also the cipher of an upload encrypted as it arrives
- * (uploadCipherOf).
- *
- * Encrypting gives the file its own content row (encrypted = 1, a new storage key, never a reused
- * one); the plaintext content it leaves is removed only when no other record references it
- * (content-removal.ts removeContentIfUnreferenced), and never touched while one does. Decrypting
- * makes the file plaintext content again, stored once per hash: it joins existing plaintext
- * content with that SHA-256 when there is some, else stores its bytes as new plaintext content.
- *
- * Every write follows the content store's rules (uploads.ts): the new key is queued for removal
- * (a write intent) before any byte is written under it, the blob is complete under its key before
- * the row that points at it commits, and that transaction withdraws the intent. The file is
- * switched to the new content in the same transaction, only if it still points at the old content
- * and still sits in a folder of the expected key; if a concurrent change won, the new blob is
- * removed again and nothing changes. A crash anywhere leaves either the old state or the new one,
- * plus at most a queued key that content removal deletes.
- *
- * Streams are read and written as they go, in pieces of about 1 MiB: memory stays at a few MiB
- * whatever the size. The
- * only file written outside the store is the work file in `<dataDir>/encryption-work/`: ciphertext
- * when encrypting; when decrypting, the plaintext the owner asked for, which becomes content.
+ * Switching one file between plaintext and encrypted content (crash-safe: write intent, blob, row; the switch commits
+ * only if nothing changed meanwhile), reading encrypted content back, and an upload's cipher (docs/encryption.md §2).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, promises as fs } from 'node:fs';
@@ -48,7 +27,7 @@ import {
   type EncryptedContentLayout,
 } from '../../storage/db/repositories/encryption-repository';
 import type { Database } from '../../storage/db/schema';
-import { removeContentIfUnreferenced } from '../content/content-removal';
+import { removeContentIfUnreferenced, WRITE_INTENT_GRACE_MS } from '../content/content-removal';
 import type { Services } from '../context';
 import type { UploadCipher } from '../../storage/content/encrypted-uploads';
 import {
@@ -69,17 +48,10 @@ import {
   type PlainRange,
 } from '../crypto/content-cipher';
 
-/** A write intent falls due this long after it was made: far beyond any write (as in uploads.ts). */
-const WRITE_INTENT_GRACE_MS = 24 * 3600_000;
 /** Work files older than this are left from a crash, and housekeeping removes them. */
 const STALE_WORK_FILE_MS = 3600_000;
 
-/**
- * What happened to a file:
- * - `done`: switched;
- * - `unchanged`: nothing to do (already in the wanted state, or gone);
- * - `conflict`: a concurrent change won (moved, replaced, encrypted or decrypted meanwhile).
- */
+/** `unchanged`: already in the wanted state, or gone; `conflict`: a concurrent change won. */
 export type SwitchOutcome = 'done' | 'unchanged' | 'conflict';
 
 class LostRace extends Error {}
@@ -99,10 +71,7 @@ export function cipherLayoutOf(layout: EncryptedContentLayout): CipherLayout {
   return { chunkSize: layout.chunkSize, blobId: Buffer.from(layout.blobId, 'hex'), plaintextSize: layout.plaintextSize };
 }
 
-/**
- * A pass-through stream that starts the writeback of the work file `file` as it grows, so that
- * the fsync of putFile finds little left to write (storage/content/writeback.ts).
- */
+/** Starts the writeback of the work file as it grows, so putFile's fsync finds little left (storage/content/writeback.ts). */
 function writingBack(file: string): Transform {
   let written = 0;
   return new Transform({
@@ -125,16 +94,10 @@ function hashing(hash: ReturnType<typeof createHash>): Transform {
   });
 }
 
-/**
- * What else a switch of a file's content commits with it, in its transaction (an encryption job
- * counts the file there, so that a process killed right after the switch cannot lose the count).
- */
+/** What else a switch commits in its transaction (a job counts the file there, so a kill cannot lose the count). */
 export type OnSwitched = (tx: Kysely<Database>) => Promise<void>;
 
-/**
- * Encrypts the content of file `fileId` with `dataKey` (of key `keyId`), if it is plaintext and
- * sits in a folder of key `folderKeyId` (null: a plain folder, for FileEncrypt's own key).
- */
+/** Encrypts file `fileId`'s plaintext with `dataKey`, if it sits in a folder of `folderKeyId` (null: FileEncrypt's own key). */
 export async function encryptFile(
   services: Services,
   fileId: number,
@@ -163,15 +126,14 @@ export async function encryptFile(
     const sha256 = hash.digest('hex');
     if (sha256 !== file.sha256) throw new Error(`file ${fileId}: its content does not match its SHA-256`);
 
-    // A fresh random name: the key of encrypted content does not repeat the plaintext's hash.
+    // A random name: encrypted content's key must not repeat the plaintext's hash.
     const key = store.newKey(randomBytes(32).toString('hex'));
     const now = services.now();
     await queueRemoval(db, key, now, new Date(now.getTime() + WRITE_INTENT_GRACE_MS));
     await store.putFile(key, work);
     try {
       await db.transaction().execute(async (tx) => {
-        // The account's row lock, as every change to its tree takes: a decryption of the folder
-        // committed meanwhile is then seen by the switch below (PostgreSQL; SQLite has one writer).
+        // The account's row lock: a decryption of the folder committed meanwhile is seen by the switch (PostgreSQL).
         await lockAccountTree(tx, file.accountId);
         const contentId = await insertEncryptedContent(tx, {
           sha256,
@@ -208,10 +170,7 @@ export async function encryptFile(
   }
 }
 
-/**
- * Makes the content of file `fileId` plaintext again, if it is encrypted with key `keyId` and
- * sits in a plain folder (or the root). The plaintext is stored once per hash.
- */
+/** Makes file `fileId` plaintext again if encrypted with `keyId` in a plain folder; stored once per hash. */
 export async function decryptFile(
   services: Services,
   fileId: number,
@@ -254,8 +213,7 @@ export async function decryptFile(
         if (outcome === 'done') await removeContentIfUnreferenced(services, [content.id]);
         return outcome;
       } catch (error) {
-        // PostgreSQL: plaintext content found in one statement may be removed before the next
-        // references it; the foreign key refuses, and the decision is taken again (uploads.ts).
+        // PostgreSQL: plaintext content found may be removed before it is referenced; decide again (uploads.ts).
         if (attempt < 6 && isForeignKeyViolation(error)) continue;
         throw error;
       }
@@ -284,8 +242,7 @@ async function joinOrStorePlaintext(
     return switched;
   };
 
-  // Plaintext content with this hash exists: the file joins it, and the work file goes.
-  // Both transactions take the account's row lock first, as in encryptFile.
+  // Plaintext content with this hash exists: the file joins it. Both transactions take the account's row lock, as encryptFile.
   const joined = await db.transaction().execute(async (tx) => {
     await lockAccountTree(tx, change.accountId);
     const existing = await findPlaintextContent(tx, change.sha256);
@@ -320,10 +277,7 @@ async function joinOrStorePlaintext(
   return outcome === 'raced' ? 'done' : outcome;
 }
 
-/**
- * The plaintext of encrypted content `contentId` (all of it, or one range), decrypting only the
- * chunks the range covers, as a stream. Rejects when the content is not encrypted with `keyId`.
- */
+/** The plaintext of encrypted content (all, or one range, decrypting only the chunks it covers); rejects for another key. */
 export async function openDecryptedContent(services: Services, contentId: number, keys: { readonly keyId: number; readonly dataKey: Buffer }, range?: PlainRange): Promise<Readable> {
   const content = await findContentForCrypt(services.db, contentId);
   if (!content?.layout || content.layout.keyId !== keys.keyId) throw new Error(`content ${contentId} is not encrypted with key ${keys.keyId}`);
@@ -331,11 +285,7 @@ export async function openDecryptedContent(services: Services, contentId: number
   return openDecrypted((cipherRange) => store.read(content.storageKey, cipherRange), keys.dataKey, cipherLayoutOf(content.layout), range);
 }
 
-/**
- * The cipher of an upload encrypted as it arrives (storage/content/encrypted-uploads.ts): the
- * content format with `layout` (the upload's blob id and chunk size, its length as the plaintext
- * size) and the data key of the folder it was made for.
- */
+/** The cipher of an upload encrypted as it arrives (storage/content/encrypted-uploads.ts), with its folder's data key. */
 export function uploadCipherOf(dataKey: Buffer, layout: CipherLayout): UploadCipher {
   const header = headerOf(layout);
   const last = chunkCount(layout) - 1;

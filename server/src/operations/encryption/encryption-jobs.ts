@@ -1,26 +1,6 @@
 /**
- * Background encryption and decryption of many files (DECISIONS.md §11, §15): encrypting the files
- * of a folder (FolderEncrypt), files added or moved into an encrypted folder later, and decrypting
- * a folder (Decrypt).
- *
- * - A job is a row (encryption_jobs). Its work is found by query, not listed: an encrypt job of key
- *   K encrypts every plaintext file in a folder of K (live or in the bin); a decrypt job of K and
- *   folder D decrypts every file of K beneath D that sits in a plain folder. So a job resumed after
- *   a restart, or taken over from an instance that died, simply goes on with what is left, and a
- *   file added meanwhile is part of it.
- * - One instance works on a job at a time: it takes the job's lease with one conditional UPDATE and
- *   renews it while it works. A lease that runs out (the instance died) lets another take over.
- *   Work on one file is all-or-nothing (encrypted-content.ts), so a file done twice by two
- *   instances is harmless: the second finds nothing to do or loses the race.
- * - The data key travels with the job, sealed under a key derived from the server secret (never
- *   stored in the database), from the call that made the job until the job ends; then it is
- *   erased. This is the one time the server can read an item's content without a session that
- *   unlocked it: while its files are being encrypted or decrypted (docs/security.md).
- * - A job ends when no work is left; the check runs under the account's row lock, the lock that
- *   FileAdd and Move take when they add work to the job (ensureEncryptJob), so a file added at
- *   the last moment is never left behind. A file that fails is counted, logged and skipped; an
- *   Unlock of the key later makes a new job for what is still plaintext.
- * - Progress (files and bytes, done and total) is kept in the row: encryptionProgress().
+ * Background encryption and decryption of many files (docs/encryption.md §4): a job's work is a query, so a job resumed
+ * or taken over goes on with what is left; it ends under the account's row lock, so no file added late is left behind.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -52,10 +32,7 @@ import type { Services } from '../context';
 import { seal, unseal } from '../crypto/sealing';
 import { decryptFile, encryptFile, sweepWorkFiles } from './encrypted-content';
 
-/**
- * How long a lease lasts without renewal (the default of FSS_JOB_LEASE_SECONDS, config.jobLeaseMs);
- * renewed every third of it while a file is worked on.
- */
+/** A lease without renewal (default of FSS_JOB_LEASE_SECONDS); renewed every third of it while a file is worked on. */
 export const JOB_LEASE_MS = 60_000;
 const BATCH = 100;
 const JOB_KEY_PURPOSE = 'fss/encryption-job-key/v1';
@@ -71,11 +48,7 @@ function openJobKey(secret: Buffer, job: JobRecord): Buffer | null {
   return job.sealedKey === null ? null : unseal(secret, JOB_KEY_PURPOSE, job.sealedKey, `key:${job.keyId}`);
 }
 
-/**
- * Makes sure an open encrypt job of the key exists, adding `work` to its totals. Run it in the
- * transaction that created the work, holding the account's row lock (lockAccountTree, or
- * reserveQuota in FileAdd). Returns the job's id.
- */
+/** Makes sure an open encrypt job of the key exists, adding `work` to it; in the work's transaction, under the account's row lock. */
 export async function ensureEncryptJob(
   tx: Kysely<Database>,
   services: Services,
@@ -153,7 +126,6 @@ export async function encryptionProgress(services: Services, accountId: number, 
 }
 
 export interface RunOptions {
-  /** Work on this job only (a small folder done within its call). */
   readonly jobId?: number;
   /** Stop (giving the lease back) after this many files: for tests of resumption. */
   readonly maxFiles?: number;
@@ -167,10 +139,7 @@ export interface RunReport {
   readonly files: number;
 }
 
-/**
- * Works on open jobs whose lease is free, one after another, until none is left (or the options
- * say stop). Safe to run on every instance at once.
- */
+/** Works on open jobs whose lease is free until none is left (or the options say stop); safe on every instance at once. */
 export async function runEncryptionJobs(services: Services, options: RunOptions = {}): Promise<RunReport> {
   const log = options.log ?? createLogger(services.config.log);
   // Names the instance, as the e-mail queue's holder does: an operator can tell who holds a job.
@@ -204,8 +173,7 @@ async function workOn(
   const { db } = services;
   const dataKey = openJobKey(services.secret, job);
   if (!dataKey) {
-    // The server secret changed since the job was made: nobody can finish it. An Unlock of the key
-    // makes a new job for what is still plaintext.
+    // The server secret changed since: nobody can finish it (an Unlock of the key makes a new job).
     const error = 'the job key cannot be opened (was the server secret changed?)';
     log.error('encryption job failed', { job: job.id, error });
     await finishJob(db, job.id, owner, services.now(), error);
@@ -219,8 +187,7 @@ async function workOn(
       : decryptableFilesOfRegion(from, job.accountId, job.folderId, job.keyId, afterId, limit);
   let files = 0;
 
-  // Passes over the work in id order; another pass when one did something (a file moved in with a
-  // lower id), until a pass finds nothing but failures. Then the job ends, under the account lock.
+  // Passes in id order, again while a pass did something (a file moved in with a lower id); then the job ends under the account lock.
   for (;;) {
     let didSomething = false;
     for (let afterId = 0; ; ) {
@@ -263,9 +230,8 @@ async function workOn(
 
 /** Encrypts or decrypts one file for the job; null when done (or nothing to do), else the error. */
 async function processFile(services: Services, job: JobRecord, work: FileWork, dataKey: Buffer): Promise<string | null> {
-  // A file switched by the job is counted in the transaction that switches it: the job's next pass
-  // looks only for files still to switch, so a count left for after the commit would be lost for
-  // good if the process died in between (the job is then finished by another instance).
+  // Counted in the switching transaction: the next pass looks only for files still to switch, so a count
+  // left for after the commit would be lost if the process died in between.
   const progress = { files: 1, bytes: work.size, failed: 0 };
   const onSwitched = (tx: Kysely<Database>) => recordJobProgress(tx, job.id, progress);
   try {
@@ -308,10 +274,7 @@ export interface JobScheduler {
   stop(): Promise<void>;
 }
 
-/**
- * Runs jobs in the background: at once (jobs left by a restart resume), every `intervalMs`, and
- * whenever an operation of this process makes work (kickEncryptionJobs).
- */
+/** Runs jobs in the background: at once (resuming after a restart), every `intervalMs`, and when kicked. */
 export function scheduleEncryptionJobs(services: Services, log: Logger, intervalMs = 5_000): JobScheduler {
   const controller = new AbortController();
   let running: Promise<void> | null = null;
@@ -347,16 +310,9 @@ export function scheduleEncryptionJobs(services: Services, log: Logger, interval
   };
 }
 
-// ---- Housekeeping --------------------------------------------------------------------------------
-
-/** Finished jobs (their progress) are kept this long. */
 const FINISHED_JOB_RETENTION_MS = 7 * 24 * 3600_000;
 
-/**
- * Housekeeping: unlocks past their token's expiry (the token's deletion removes them anyway),
- * keys nothing uses any more (items deleted for good), old finished jobs, and work files a crash
- * left behind. Each is an idempotent delete.
- */
+/** Housekeeping: expired unlocks, unused keys, old finished jobs and work files a crash left behind; idempotent deletes. */
 export async function purgeEncryptionLeftovers(services: Services): Promise<void> {
   const now = services.now();
   await deleteExpiredUnlocks(services.db, now);

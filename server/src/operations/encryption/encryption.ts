@@ -1,25 +1,6 @@
 /**
- * Encryption (DECISIONS.md §11): FileEncrypt, FolderEncrypt, Unlock (ext), Decrypt (ext), and what
- * "locked" means wherever an item is reached (listings, downloads, search, sharing, links).
- *
- * The model:
- * - A password makes a key (encryption_keys): a random data key, wrapped by the key scrypt derives
- *   from the password, with the scrypt parameters and a tip. FileEncrypt makes one for a file;
- *   FolderEncrypt one for a folder, which marks the folder and every folder beneath it with that
- *   key (folders.key_id) and encrypts every file beneath with it.
- * - Encryption travels with an item: a file keeps its encrypted content and key wherever it is
- *   moved; a folder moved out of an encrypted folder keeps its mark. A plaintext file that comes
- *   into an encrypted folder (FileAdd, Move) is encrypted with the folder's key, in the background.
- * - An item is locked for a caller when any key on its way from the root (each encrypted folder
- *   above it, the folder itself, a file's own key) is not unlocked for the caller's token. Unlock
- *   keeps the data key for the token, sealed under a key derived from the token (unlocks), until
- *   the token ends (expiry, Logout: the row goes with the token).
- * - Decrypt removes a key: from a file (at once), or from a folder's region of the key (its files
- *   in the background). Only an item that is not itself inside an encrypted folder can be
- *   decrypted, so that nothing beneath an encrypted folder is ever plaintext at rest.
- *
- * Checks, in order: arguments (400), the item (404, one answer for missing and foreign ids), its
- * state (409 not encrypted, 423 already encrypted or locked), throttling (429), the password (403).
+ * Encryption (docs/encryption.md): FileEncrypt, FolderEncrypt, Unlock, Decrypt, and what "locked" means wherever an
+ * item is reached: some key on its way from the root is not unlocked for the caller's token.
  */
 import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
@@ -67,33 +48,23 @@ export const PASSWORD_MIN_LENGTH = 4;
 export const PASSWORD_MAX_LENGTH = 64;
 export const TIP_MAX_LENGTH = 100;
 
-/** What an unlock keeps, per key: the purpose of its token-derived sealing key names the key. */
+/** An unlock's token-derived sealing key names the key in its purpose. */
 const unlockPurpose = (keyId: number) => `fss/unlocked-data-key/v1/${keyId}`;
 const DOWNLOAD_KEY_PURPOSE = 'fss/download-data-key/v1';
 const wrapContext = (accountId: number) => `account:${accountId}`;
 
 // ---- Locks ---------------------------------------------------------------------------------------
 
-/** An item of an account; `accountId` defaults to the caller's. */
 export type LockableItem = ItemRef & { readonly accountId?: number };
 
-/**
- * Whether `item` is locked for `caller`, and by what: the root-most key on its way that the
- * caller's token has not unlocked; null when nothing locks it. `caller` null (an anonymous
- * visitor, a share page) has nothing unlocked: any encryption locks. Pass the transaction when
- * inside one.
- */
+/** What locks `item` for `caller`: the root-most key its token has not unlocked (any, for an anonymous caller); else null. */
 export async function lockedItemFor(db: Kysely<Database>, caller: Caller | null, item: LockableItem): Promise<ItemLock | null> {
   const accountId = item.accountId ?? caller?.uid;
   if (accountId === undefined) throw new Error('lockedItemFor needs the item\'s account');
   return lockOnChain(db, caller, accountId, await lockChain(db, accountId, item));
 }
 
-/**
- * lockedItemFor of an item whose lock chain (storage lockChain: the keys on its way, root-most
- * first) has been read already: only the caller's unlocks and the tip are read, and only when the
- * chain is not empty.
- */
+/** lockedItemFor of an item whose lock chain is read already: unlocks and tip are read only for a non-empty chain. */
 export async function lockOnChain(db: Kysely<Database>, caller: Caller | null, accountId: number, chain: readonly LockLink[]): Promise<ItemLock | null> {
   if (chain.length === 0) return null;
   const unlocked = caller && caller.uid === accountId ? await unlockedKeyIds(db, caller.tokenId, [...new Set(chain.map((link) => link.keyId))]) : new Set<number>();
@@ -103,10 +74,7 @@ export async function lockOnChain(db: Kysely<Database>, caller: Caller | null, a
   return { type: first.type, id: first.id, tip: tips.get(first.keyId) ?? '' };
 }
 
-/**
- * lockedItemFor for many folders of the caller at once (set-based: three queries at most, whatever
- * their number): the first lock found, or null when none of them is locked for the caller.
- */
+/** lockedItemFor for many folders at once (three queries at most): the first lock found, or null. */
 export async function lockedFolderAmong(db: Kysely<Database>, caller: Caller, folderIds: readonly number[]): Promise<ItemLock | null> {
   const chains = await folderLockChains(db, caller.uid, folderIds);
   if (chains.size === 0) return null;
@@ -119,11 +87,7 @@ export async function lockedFolderAmong(db: Kysely<Database>, caller: Caller, fo
   return null;
 }
 
-/**
- * A live item as an operation answers it (FolderRename, FileRename, FolderAndFileRestore): when it
- * is encrypted, with the tip of its own key, as listings write it (DECISIONS.md §2: `tip` whenever
- * the item is encrypted). The item records carry the flag but not the key.
- */
+/** A live item as an operation answers it: with its own key's tip when encrypted, as listings write it. */
 export async function withTip<T extends FolderItem | FileItem>(db: Kysely<Database>, accountId: number, item: T): Promise<T> {
   if (!item.encrypted) return item;
   const own = item.type === 'folder' ? await findLiveFolderEncryption(db, accountId, item.id) : await findLiveFileEncryption(db, accountId, item.id);
@@ -143,14 +107,12 @@ async function unlockedDataKey(db: Kysely<Database>, caller: Caller, keyId: numb
   return (await unlockOf(db, caller, keyId))?.dataKey ?? null;
 }
 
-/** The caller's unlock of `keyId`: the data key, and the unlock row's sealed value; null when none. */
+/** The caller's unlock of `keyId`: the data key, and the unlock row's sealed value. */
 async function unlockOf(db: Kysely<Database>, caller: Caller, keyId: number): Promise<{ dataKey: Buffer; sealed: string } | null> {
   const sealed = await findUnlock(db, caller.tokenId, keyId);
   const dataKey = sealed === undefined ? null : openWithToken(caller.token, unlockPurpose(keyId), sealed);
   return dataKey && sealed !== undefined ? { dataKey, sealed } : null;
 }
-
-// ---- Arguments -----------------------------------------------------------------------------------
 
 const lengthOf = (text: string) => [...text].length;
 
@@ -166,7 +128,7 @@ function checkedPassword(password: string | null): string {
 function checkedTip(tip: string | null, password: string): string {
   const value = (tip ?? '').normalize('NFC');
   if (lengthOf(value) > TIP_MAX_LENGTH) throw invalidArgument(`password_tip must be at most ${TIP_MAX_LENGTH} characters`);
-  // Case-insensitively: a tip that spells the password in capitals gives it away as well.
+    // Case-insensitively: a tip spelling the password in capitals gives it away too.
   if (value.toLowerCase().includes(password.toLowerCase())) throw invalidArgument('password_tip must not contain the password');
   return value;
 }
@@ -197,10 +159,7 @@ async function createKey(services: Services, accountId: number, item: ItemRef, p
   return { keyId, dataKey };
 }
 
-/**
- * The data key of `keyId` if `password` is its password. Throttled per key and per account:
- * 429 with retryAfter while blocked; a wrong password is 403 and counts.
- */
+/** The data key of `keyId` if `password` is its password: 429 while throttled, 403 for a wrong one (counted). */
 async function openKeyWithPassword(services: Services, accountId: number, keyId: number, password: string): Promise<Buffer> {
   const { db } = services;
   const counters = itemPasswordCounters(accountId, keyId);
@@ -231,8 +190,6 @@ async function keyOfItem(db: Kysely<Database>, accountId: number, item: ItemRef)
   if (keyId === null) throw conflict('the file is not encrypted');
   return keyId;
 }
-
-// ---- FileEncrypt, FolderEncrypt ------------------------------------------------------------------
 
 export async function fileEncrypt(ctx: AuthenticatedContext, params: ParamsOf<'FileEncrypt'>): Promise<Empty> {
   const caller = ctx.caller;
@@ -285,11 +242,8 @@ export async function folderEncrypt(ctx: AuthenticatedContext, params: ParamsOf<
 /** A small job is done within the call (its result visible at once); a big one in the background. */
 async function runOrSchedule(services: Services, job: { readonly id: number; readonly files: number; readonly bytes: number }): Promise<void> {
   if (isSmallJob(job)) await runEncryptionJobs(services, { jobId: job.id });
-  // Whatever is left (a big job, or a small one another instance holds) goes on in the background.
   kickEncryptionJobs(services);
 }
-
-// ---- Unlock, Decrypt -----------------------------------------------------------------------------
 
 export async function unlock(ctx: AuthenticatedContext, params: ParamsOf<'Unlock'>): Promise<Empty> {
   const caller = ctx.caller;
@@ -309,8 +263,7 @@ export async function unlock(ctx: AuthenticatedContext, params: ParamsOf<'Unlock
     expiresAt,
   });
 
-  // Plaintext left in folders of the key (a job whose files failed, or one that lost its key):
-  // now that the key is at hand, a new job takes care of it.
+  // Plaintext left in folders of the key (failed files, or a job that lost its key): a new job, now the key is at hand.
   const resumed = await services.db.transaction().execute(async (tx) => {
     await lockAccountTree(tx, caller.uid);
     if (await findOpenJob(tx, 'encrypt', keyId)) return false;
@@ -367,10 +320,8 @@ export async function decrypt(ctx: AuthenticatedContext, params: ParamsOf<'Decry
 // ---- Hooks: items coming into encrypted folders --------------------------------------------------
 
 /**
- * For FileAdd, in its transaction, after the record is made: a file added to an encrypted folder
- * is encrypted with the folder's key in the background (kickEncryptionJobs after the commit). The
- * folder must be unlocked for the caller (the key is needed): else 423, and the transaction,
- * with the record, is rolled back. True when the file waits for a job.
+ * For FileAdd, in its transaction: a file added to an encrypted folder is encrypted with its key in the
+ * background; 423 (rolling the record back) unless the folder is unlocked. True when a job waits.
  */
 export async function encryptIfAddedToEncryptedFolder(
   tx: Kysely<Database>,
@@ -382,17 +333,12 @@ export async function encryptIfAddedToEncryptedFolder(
   const folder = await findLiveFolderEncryption(tx, caller.uid, file.dir);
   if (!folder || folder.keyId === null) return false;
   const dataKey = await keyForWritingInto(tx, caller, folder.id, folder.keyId);
-  // Encrypted as it arrived (its upload was made for an encrypted folder): nothing left to do.
   if (file.encrypted) return false;
   await ensureEncryptJob(tx, services, { accountId: caller.uid, keyId: folder.keyId, folderId: folder.id, dataKey, files: 1, bytes: file.size });
   return true;
 }
 
-/**
- * For FolderAdd, in its transaction, after the folder is made: a folder made inside an encrypted
- * folder is encrypted with it (423 when that folder is locked for the caller). Returns what the
- * new folder's item shows.
- */
+/** For FolderAdd, in its transaction: a folder made in an encrypted folder takes its key (423 when locked); what the item shows. */
 export async function encryptionOfNewFolder(
   tx: Kysely<Database>,
   caller: Caller,
@@ -408,11 +354,8 @@ export async function encryptionOfNewFolder(
 }
 
 /**
- * For Move, in its transaction, after the items have moved. Items may not be taken out of a folder
- * that is locked for the caller, nor put into one (423). Folders moved into an encrypted folder
- * take its key (their own encryption, if any, stays); plaintext files that arrive there are
- * encrypted in the background (kickEncryptionJobs after the commit). Items moved out of an
- * encrypted folder keep their encryption. True when files wait for a job.
+ * For Move, in its transaction, after the move: 423 out of or into a locked folder; folders moved into an
+ * encrypted one take its key, plaintext files are encrypted in the background. True when files wait for a job.
  */
 export async function applyEncryptionToMove(
   tx: Kysely<Database>,
@@ -427,7 +370,7 @@ export async function applyEncryptionToMove(
   if (!destination || destination.keyId === null) return false;
   const dataKey = await keyForWritingInto(tx, caller, destination.id, destination.keyId);
   await markSubtreesEncrypted(tx, caller.uid, move.folderIds, destination.keyId);
-  // An open job of the key finds the newcomers by itself (its work is a query); else a new one.
+    // An open job finds the newcomers by itself (its work is a query).
   if (await findOpenJob(tx, 'encrypt', destination.keyId)) return true;
   const work = await countPlainFilesOfKey(tx, destination.keyId);
   if (work.files === 0) return false;
@@ -437,11 +380,7 @@ export async function applyEncryptionToMove(
 
 // ---- Uploads into an encrypted folder -----------------------------------------------------------
 
-/**
- * For the upload endpoint: the key an upload made for folder `folderId` (the tus metadata
- * `folder`) is encrypted with as it arrives. Null for the root or a folder that is not encrypted;
- * 404 for anything but a live folder of the caller; 423 when it is locked for the caller.
- */
+/** The key an upload for `folderId` is encrypted with as it arrives: null when not encrypted; 404, or 423 when locked. */
 export async function keyForUploadInto(db: Kysely<Database>, caller: Caller, folderId: number): Promise<{ keyId: number; dataKey: Buffer } | null> {
   if (folderId === 0) return null;
   const folder = await findLiveFolderEncryption(db, caller.uid, folderId);
@@ -450,12 +389,12 @@ export async function keyForUploadInto(db: Kysely<Database>, caller: Caller, fol
   return { keyId: folder.keyId, dataKey: await keyForWritingInto(db, caller, folder.id, folder.keyId) };
 }
 
-/** The data key an upload encrypted as it arrives needs, as the caller's session unlocked it; null when it has not (any more). */
+/** The data key an upload encrypted as it arrives needs, while the caller's session has it unlocked. */
 export function unlockedKeyForUpload(db: Kysely<Database>, caller: Caller, keyId: number): Promise<Buffer | null> {
   return unlockedDataKey(db, caller, keyId);
 }
 
-/** The key of an encrypted folder something is written into: 423 unless unlocked (all the way up) for the caller. */
+/** The key of an encrypted folder written into: 423 unless unlocked all the way up. */
 async function keyForWritingInto(tx: Kysely<Database>, caller: Caller, folderId: number, keyId: number): Promise<Buffer> {
   await refuseIfLocked(tx, caller, { type: 'folder', id: folderId });
   const dataKey = await unlockedDataKey(tx, caller, keyId);
@@ -466,14 +405,8 @@ async function keyForWritingInto(tx: Kysely<Database>, caller: Caller, folderId:
 // ---- Downloads -----------------------------------------------------------------------------------
 
 /**
- * For the download URL of an encrypted file the caller has unlocked: its key id, and its data key
- * sealed for the URL (`context`: the rest of the URL's grant). Null when not unlocked.
- *
- * The sealing key is derived from the server secret together with the session's unlock row
- * (its token-sealed value, random per unlock): the /d/ route, which has no session, can open it
- * while that unlock exists, and nobody can read the key from the URL alone. Once the unlock ends
- * (Logout, expiry, a new Unlock), an old URL, say from a browser's history, can no longer be
- * opened by anyone, not even with the server secret and the database.
+ * An unlocked encrypted file's data key sealed for its download URL, under the server secret and the
+ * session's unlock row: once the unlock ends, no one can open an old URL, not even with secret and database.
  */
 export async function sealedFileKeyForDownload(
   services: Services,
@@ -490,12 +423,7 @@ export async function sealedFileKeyForDownload(
 
 const downloadSealingInput = (secret: Buffer, unlockSealed: string) => Buffer.concat([secret, Buffer.from(unlockSealed, 'utf8')]);
 
-/**
- * What a download URL of an encrypted file serves: its plaintext size and a way to read any range,
- * decrypting on the fly. Null (the route answers 423) when the session that unlocked the file has
- * ended or no longer has it unlocked (Logout ends every URL it made at once), or the sealed key
- * does not open.
- */
+/** What an encrypted file's download URL serves, decrypted on the fly; null (423) once the unlocking session lost it. */
 export async function openUnlockedDownload(
   services: Services,
   unlocked: { readonly tokenId: number; readonly keyId: number; readonly sealedKey: string; readonly context: string },

@@ -1,14 +1,6 @@
 /**
- * Cover images decoded and encoded anew (docs/sharing.md §4). ShareImageUpload never stores the
- * bytes it was sent: sharp (libvips) decodes them as a PNG, JPEG, GIF or WebP image, and what is
- * stored is that image turned upright (EXIF orientation), at most COVER_MAX_SIDE pixels on its
- * longest side, in sRGB, without any metadata (EXIF, GPS, XMP, ICC, comments), encoded again:
- * as a JPEG, or as a PNG (at most 256 colours) when it has transparency. Bytes that only start
- * like an image, a truncated image and a decompression bomb are refused before anything is stored.
- *
- * Decoding runs on libuv's threadpool, which file I/O, scrypt (logins) and zlib share: at most
- * MAX_CONCURRENT_DECODES images are decoded at once, each with one libvips thread, so the pool
- * always keeps threads for everything else, and the event loop only waits on a promise.
+ * Cover images decoded and encoded anew (docs/sharing.md §4): the bytes sent are never stored. Decoding
+ * shares libuv's threadpool with file I/O and scrypt, so one image at a time, with one libvips thread.
  */
 import type { Metadata, OutputInfo, Sharp, SharpOptions } from 'sharp';
 import { invalidArgument, tooLarge } from '../errors';
@@ -16,13 +8,9 @@ import { invalidArgument, tooLarge } from '../errors';
 /** The longest side of a stored cover, in pixels: twice what a share page or a link preview shows. */
 export const COVER_MAX_SIDE = 1600;
 
-/**
- * Images with more pixels than this are not decoded at all (413): read from the header, before
- * any pixel is. A 5 MiB image of a real photo has far fewer; a few KB of PNG can claim 400 million.
- */
+/** More pixels than this (read from the header) are refused undecoded: a few KB of PNG can claim 400 million. */
 export const COVER_MAX_INPUT_PIXELS = 50_000_000;
 
-/** Images decoded at once; the others wait their turn, first come first served. */
 const MAX_CONCURRENT_DECODES = 1;
 
 /** A decode this slow is an image built to be slow (a sane one takes well under a second). */
@@ -34,17 +22,12 @@ const ACCEPTED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'gif', 'we
 type SharpOf = (input: Buffer, options?: SharpOptions) => Sharp;
 let loading: Promise<SharpOf> | undefined;
 
-/**
- * sharp, loaded on the first cover (libvips costs some 20 MB of memory and time at start that a
- * service which never sees one should not pay), and set up once.
- */
+/** sharp, loaded on the first cover: libvips costs some 20 MB a service that never sees one should not pay. */
 function loadSharp(): Promise<SharpOf> {
   loading ??= import('sharp').then(({ default: sharp }) => {
-    // One libvips thread per image, and no cache of decoded images kept between calls.
     sharp.concurrency(1);
     sharp.cache(false);
-    // libvips reads many more formats (SVG, PDF, TIFF, HEIF, …), each a parser open to attack: in
-    // this process only the loaders of the four accepted formats run, whatever the bytes claim.
+    // Every other libvips loader (SVG, PDF, TIFF, HEIF, …) is a parser open to attack: only these four run.
     sharp.block({ operation: ['VipsForeignLoad'] });
     sharp.unblock({ operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'] });
     return sharp;
@@ -61,7 +44,7 @@ export interface CoverImage {
 
 const UNREADABLE = 'the image cannot be read: it is damaged, truncated, or not a PNG, JPEG, GIF or WebP image';
 
-/** Runs at most `limit` tasks at once, the others in the order they came. */
+/** Runs at most `limit` tasks at once, the others in order. */
 class TaskGate {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
@@ -74,7 +57,6 @@ class TaskGate {
     try {
       return await task();
     } finally {
-      // The slot passes straight to the next task waiting, if any.
       const next = this.waiting.shift();
       if (next) next();
       else this.running--;
@@ -93,10 +75,7 @@ async function headerOf(sharp: SharpOf, input: Buffer): Promise<Metadata | null>
   }
 }
 
-/**
- * The cover to store for the image `input` (already checked: not empty, at most 5 MiB). 400 when
- * it is not a whole PNG, JPEG, GIF or WebP image; 413 when it has more than COVER_MAX_INPUT_PIXELS.
- */
+/** The cover to store for `input` (checked: not empty, ≤ 5 MiB); 400 when not a whole accepted image, 413 past the pixel limit. */
 export function reencodeCover(input: Buffer): Promise<CoverImage> {
   return decodes.run(async () => {
     const sharp = await loadSharp();

@@ -1,25 +1,6 @@
 /**
- * E-mail sharing (DECISIONS.md §10): FolderEmailShare, FileEmailShare (ext) and
- * Get*EmailShareInfo.
- *
- * - `to` holds 1 to maxEmailRecipients addresses, separated by `,` or `;`. Spaces and tabs around
- *   them are tolerated, empty entries skipped, and duplicates collapse case-insensitively (the
- *   first spelling is kept). Each address gets a practical check (parseRecipients); the first bad
- *   one is named in the 400. A line break or any other control character anywhere in `to` is a
- *   400 too, so nothing can be smuggled into a message header.
- * - The item must be the caller's live folder or file (404 otherwise, as everywhere) and neither it
- *   nor a folder above it encrypted (423 with the id and tip of the encrypted item).
- * - The item gets a share if it has none (shares.ts ensureShare); one message per recipient is
- *   queued, in the same transaction, and the sender (mail-queue.ts) is woken after the commit.
- * - Sending is limited per account, counted in the database (email_sends), so every instance
- *   sees the same count: at most maxEmailRecipientsPerHour recipients in any hour and
- *   maxEmailRecipientsPerDay in any 24 hours; beyond that 429 with retryAfter (seconds until the
- *   whole call would fit). A refused call counts nothing.
- * - The link in the message is built on FSS_PUBLIC_URL, stored with each message, so whichever
- *   instance sends it builds the same link. Never on the request's Host: that is whatever the
- *   caller sent, and a message under the service's own From would carry a link to any site. Without
- *   FSS_PUBLIC_URL the calls are refused, 503 with reason="public-url-unset", before anything else
- *   is checked or changed (the service logs "share e-mails off" once at start: app.ts).
+ * E-mail sharing (docs/protocol.md §16). Links use FSS_PUBLIC_URL, never the request's Host, which the caller chooses
+ * while the message leaves under the service's From; without it the calls are 503.
  */
 import { domainToASCII } from 'node:url';
 import type { Kysely } from 'kysely';
@@ -43,10 +24,9 @@ import { ensureShare, ownerShareAttributes, sealExtractionCode } from './shares'
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** Emails are read from the database in pages of this many, never held whole. */
 const EMAILS_PAGE = 500;
 
-/** The item of a call: its type and the id as sent (an id no item can have is simply not found). */
+/** The item of a call: its type and the id as sent. */
 export interface ItemRef {
   readonly type: ShareItemType;
   readonly id: bigint | number;
@@ -54,11 +34,11 @@ export interface ItemRef {
 
 // ---- Recipients ------------------------------------------------------------------------------------
 
-/** RFC 5321: an address (the forward path without its brackets) is at most 254 octets. */
+/** RFC 5321: an address is at most 254 octets. */
 const MAX_ADDRESS_LENGTH = 254;
 const MAX_LOCAL_LENGTH = 64;
 const MAX_LABEL_LENGTH = 63;
-/** RFC 5322 dot-atom of the local part: atext characters, dots only between them. */
+/** RFC 5322 dot-atom: atext characters, dots only between them. */
 const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const DOMAIN_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -72,12 +52,7 @@ function shown(address: string): string {
   return visible.length > SHOWN_LENGTH ? `${visible.slice(0, SHOWN_LENGTH)}…` : visible;
 }
 
-/**
- * Why `address` is not one we send to, or null when it is. Practical rather than complete: a
- * dot-atom local part of ASCII (no quoted strings, no comments), and a domain name of at least two
- * labels (internationalized names are accepted and checked in their ASCII form); no address
- * literals. Such addresses are what people type and what every mail server accepts.
- */
+/** Why `address` is not one we send to, or null: practical, not complete (dot-atom ASCII local part, a 2+ label domain). */
 export function addressProblem(address: string): string | null {
   if (address.length > MAX_ADDRESS_LENGTH) return `is longer than ${MAX_ADDRESS_LENGTH} characters`;
   const at = address.lastIndexOf('@');
@@ -88,9 +63,8 @@ export function addressProblem(address: string): string | null {
   if (domain === '') return 'has no domain after the @';
   if (local.length > MAX_LOCAL_LENGTH) return `has more than ${MAX_LOCAL_LENGTH} characters before the @`;
   if (!LOCAL_PART.test(local)) return 'has characters before the @ that an address cannot have';
-  // domainToASCII parses the domain as a URL host, which ends at / ? # \ and decodes %xx: an
-  // internationalized domain may hold no ASCII but letters, digits, dots and hyphens, or
-  // "bob@bücher.example/x" would be checked as bücher.example.
+  // domainToASCII parses a URL host (ending at / ? # \, decoding %xx): an internationalized domain may
+  // hold only letters, digits, dots and hyphens of ASCII, or "bob@bücher.example/x" would pass.
   const isAscii = /^[\x00-\x7f]*$/.test(domain);
   if (!isAscii && /[^\x80-\u{10ffff}A-Za-z0-9.-]/u.test(domain)) return 'has an invalid domain';
   const ascii = isAscii ? domain : domainToASCII(domain);
@@ -102,10 +76,7 @@ export function addressProblem(address: string): string | null {
   return null;
 }
 
-/**
- * The distinct recipients of `to`, in the order given; 400 naming the first bad address, or when
- * there are none or more than `max`.
- */
+/** The distinct recipients of `to`, in order; 400 naming the first bad address, or when none or more than `max`. */
 export function parseRecipients(to: string | null, max: number): string[] {
   const text = to ?? '';
   if (CONTROL.test(text.replace(/\t/g, ' '))) {
@@ -128,10 +99,7 @@ export function parseRecipients(to: string | null, max: number): string[] {
 
 // ---- The sending limit -----------------------------------------------------------------------------
 
-/**
- * Whole seconds until `adding` more recipients fit under `limit` in the window of `windowMs`
- * before each moment; 0 when they fit now. `sends` are oldest first.
- */
+/** Whole seconds until `adding` more recipients fit under `limit` in a sliding `windowMs`; `sends` oldest first. */
 export function secondsUntilRoom(sends: readonly EmailSend[], adding: number, limit: number, windowMs: number, now: Date): number {
   const inWindow = sends.filter((send) => send.at.getTime() > now.getTime() - windowMs);
   let total = inWindow.reduce((sum, send) => sum + send.recipients, 0);
@@ -156,15 +124,9 @@ async function checkSendingLimit(tx: Kysely<Database>, services: Services, accou
   if (dayWait > 0) throw tooManyAttempts(`too many e-mail recipients: at most ${perDay} in a day`, dayWait);
 }
 
-// ---- The operations -------------------------------------------------------------------------------
-
-/** Why share e-mails are refused when FSS_PUBLIC_URL is not set: the refusal's `reason`. */
 export const PUBLIC_URL_UNSET = 'public-url-unset';
 
-/**
- * The base of the links of share e-mails: FSS_PUBLIC_URL. 503 when it is not set: a request's Host
- * is chosen by whoever sends the request, and must not write links that leave with the service's From.
- */
+/** The base of share e-mails' links: FSS_PUBLIC_URL; 503 when unset (a request's Host must not write them). */
 export function mailLinkBase(services: Services): string {
   const base = services.config.publicUrl;
   if (base === undefined) {
@@ -174,16 +136,13 @@ export function mailLinkBase(services: Services): string {
 }
 
 /**
- * Queues one message per recipient for the item, sharing it first if it is not yet shared, all in
- * one transaction: 404 when the item is not a live item of the account, 423 when it or a folder
- * above it is encrypted (both from ensureShare), 429 beyond the sending limit; then nothing has
- * changed. `linkBase` is the base of the links, FSS_PUBLIC_URL (mailLinkBase).
+ * Queues one message per recipient, sharing the item first if needed, in one transaction: 404, 423 (from
+ * ensureShare) or 429 past the sending limit, and then nothing has changed.
  */
 export async function emailShare(services: Services, accountId: number, ref: ItemRef, recipients: readonly string[], linkBase: string): Promise<void> {
   const { db, secret } = services;
   await db.transaction().execute(async (tx) => {
-    // ensureShare takes the account's row lock first: concurrent calls of one account then count
-    // their recipients one after another. A refusal below rolls the new share back too.
+    // ensureShare takes the account's row lock first, so concurrent calls count their recipients in turn.
     const share = await ensureShare(tx, services, accountId, { type: ref.type, id: itemIdOf(ref.id) });
     await checkSendingLimit(tx, services, accountId, recipients.length);
     const now = services.now();
@@ -202,22 +161,20 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
   services.nudgeMailSender?.();
 }
 
-export async function folderEmailShare(ctx: AuthenticatedContext, params: ParamsOf<'FolderEmailShare'>): Promise<Empty> {
-  const accountId = ctx.caller.uid;
-  // First: an installation that cannot send share e-mails says so, whatever else the call holds.
+/** Both e-mail share calls. First: an installation that cannot send share e-mails says so, whatever else the call holds. */
+async function emailShareCall(ctx: AuthenticatedContext, to: string | null, ref: ItemRef): Promise<Empty> {
   const linkBase = mailLinkBase(ctx.services);
-  const recipients = parseRecipients(params.to, ctx.services.config.limits.maxEmailRecipients);
-  await emailShare(ctx.services, accountId, { type: 'folder', id: params.dirid }, recipients, linkBase);
+  const recipients = parseRecipients(to, ctx.services.config.limits.maxEmailRecipients);
+  await emailShare(ctx.services, ctx.caller.uid, ref, recipients, linkBase);
   return { kind: 'empty' };
 }
 
-export async function fileEmailShare(ctx: AuthenticatedContext, params: ParamsOf<'FileEmailShare'>): Promise<Empty> {
-  const accountId = ctx.caller.uid;
-  // First: an installation that cannot send share e-mails says so, whatever else the call holds.
-  const linkBase = mailLinkBase(ctx.services);
-  const recipients = parseRecipients(params.to, ctx.services.config.limits.maxEmailRecipients);
-  await emailShare(ctx.services, accountId, { type: 'file', id: params.fid }, recipients, linkBase);
-  return { kind: 'empty' };
+export function folderEmailShare(ctx: AuthenticatedContext, params: ParamsOf<'FolderEmailShare'>): Promise<Empty> {
+  return emailShareCall(ctx, params.to, { type: 'folder', id: params.dirid });
+}
+
+export function fileEmailShare(ctx: AuthenticatedContext, params: ParamsOf<'FileEmailShare'>): Promise<Empty> {
+  return emailShareCall(ctx, params.to, { type: 'file', id: params.fid });
 }
 
 function toDelivery(email: EmailRecord): EmailDelivery {
@@ -229,7 +186,7 @@ function toDelivery(email: EmailRecord): EmailDelivery {
   };
 }
 
-/** The share's messages, oldest first, read page by page (a cursor is never held while the answer is written). */
+/** The share's messages, oldest first, page by page (no cursor held while the answer is written). */
 async function* deliveriesOf(db: Kysely<Database>, shareId: number): AsyncGenerator<EmailDelivery> {
   let afterId = 0;
   for (;;) {
@@ -240,11 +197,7 @@ async function* deliveriesOf(db: Kysely<Database>, shareId: number): AsyncGenera
   }
 }
 
-/**
- * The item with its share attributes and the status of each message of its share. An item that
- * was never shared answers itself and no `<email/>`. Answered for encrypted items too: it only
- * shows the owner what was sent before.
- */
+/** The item, its share and each message's status; also for encrypted items (it only shows what was sent). */
 export async function emailShareInfo(ctx: AuthenticatedContext, ref: ItemRef): Promise<EmailShareInfo> {
   const accountId = ctx.caller.uid;
   const { services } = ctx;

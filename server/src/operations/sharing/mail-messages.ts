@@ -1,15 +1,10 @@
-/**
- * The e-mail a recipient of an e-mail share gets (DECISIONS.md §10): who shared what, the link to
- * the share page and, for a share with one, its extraction code. A plain-text part and a simple
- * HTML part say the same. Every value put into the HTML is escaped; the subject is kept to one line.
- */
+/** The e-mail an e-mail share's recipient gets, as text and HTML; every HTML value is escaped, the subject one line. */
 
 export interface ShareMessageFacts {
-  /** The sharer's account name. */
   readonly sharerName: string;
   readonly itemType: 'folder' | 'file';
   readonly itemName: string;
-  /** The share page, `${publicBase}/s/${code}` (shares.ts shareUrl). */
+  /** `${publicBase}/s/${code}` (shares.ts shareUrl). */
   readonly url: string;
   /** null for an open share. */
   readonly extractionCode: string | null;

@@ -1,31 +1,6 @@
 /**
- * The e-mail sender (DECISIONS.md §10, §15): sends the queued messages of e-mail shares, from the
- * database, so that any number of instances can run it and a mail server outage loses nothing.
- *
- * - **Claiming.** A message is claimed with a lease (emails-repository claimDueEmail: one
- *   conditional UPDATE), sent, then marked sent. Two instances never hold one message at once.
- * - **A second copy is possible, and recognizable.** Sending and marking sent cannot be one atomic
- *   step. An instance that dies (or loses its database) after the mail server accepted a message
- *   but before marking it sent leaves it claimed; once its lease runs out another instance sends
- *   it again. Likewise a send that gets no answer within `sendTimeoutMs` is abandoned and retried,
- *   and if the server did accept it after all, the retry is a second copy. Every copy of a message
- *   carries the same Message-ID (derived from the row and the server secret), so receivers that
- *   deduplicate by Message-ID show one. The timeout is well below the lease (`sendTimeoutMs` <
- *   `leaseMs`), so another instance never takes over a message that is still being sent.
- * - **Retries.** A failed attempt is retried after 1, 2, 4, … minutes, at most an hour apart; a
- *   message not delivered within 24 hours of being queued fails for good with its last error.
- *   A recipient or message the mail server rejects permanently (5xx to RCPT TO or DATA) fails at
- *   once: retrying cannot change the answer. Failures of connection, TLS, login or the sender
- *   address are retried, since fixing the server or the settings makes them go through.
- * - **Delivery.** Through SMTP with nodemailer when FSS_SMTP_URL is set; otherwise (the embedded
- *   default) each message becomes `<dataDir>/outbox/email-<id>.eml`, written atomically (a temp
- *   file, synced, then renamed), and one log line says so. No log line holds a message's text or
- *   its extraction code.
- * - **What the message says** is read when it is sent: the sharer's name, the item's current name
- *   and the share's code; the link's base URL and the extraction code (sealed under the server
- *   secret, as shares keep it) were stored with the message when it was queued. A message whose
- *   item has gone (deleted, in the recycle bin) or been encrypted since is not sent: it fails with
- *   that reason. A removed share (Unshare) takes its messages with it.
+ * The e-mail sender (docs/protocol.md §16): queued share messages sent from the database by any instance. A crash can
+ * cause a second copy, so every copy has the same Message-ID; the send timeout stays below the lease.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
@@ -39,24 +14,21 @@ import type { Services } from '../context';
 import { shareMessage, type ShareMessage } from './mail-messages';
 import { openExtractionCode, shareUrl } from './shares';
 
-// ---- Settings ---------------------------------------------------------------------------------------
-
 export interface MailSenderSettings {
   /** How often the queue is looked at without a nudge. */
   readonly intervalMs: number;
-  /** The wait after the first failed attempt; it doubles with each further one… */
+  /** The wait after the first failed attempt, doubling up to maxRetryMs. */
   readonly firstRetryMs: number;
-  /** …up to this. */
   readonly maxRetryMs: number;
   /** A message not delivered this long after it was queued fails for good. */
   readonly giveUpAfterMs: number;
   /** How long a claimed message is held before another instance may take it over. */
   readonly leaseMs: number;
-  /** A send still running after this is abandoned (and retried); well below leaseMs. */
+  /** A send still running after this is abandoned (and retried): must stay below leaseMs. */
   readonly sendTimeoutMs: number;
   /** Messages sent at the same time by one instance. */
   readonly concurrency: number;
-  /** Messages one round sends at most, so that stopping never waits long. */
+  /** Messages one round sends at most, so stopping never waits long. */
   readonly maxPerRound: number;
 }
 
@@ -79,10 +51,7 @@ const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, sock
 /** Stored error texts are cut to this. */
 const MAX_ERROR_LENGTH = 500;
 
-/**
- * When to try again after the `attempts`-th failed attempt of a message queued at `queuedAt`:
- * firstRetryMs · 2^(attempts−1), at most maxRetryMs; null when that would be past giveUpAfterMs.
- */
+/** When to retry after the `attempts`-th failure: firstRetryMs · 2^(attempts−1), at most maxRetryMs; null past giveUpAfterMs. */
 export function nextAttemptAt(settings: MailSenderSettings, attempts: number, queuedAt: Date, now: Date): Date | null {
   const delay = Math.min(settings.firstRetryMs * 2 ** Math.min(Math.max(attempts - 1, 0), 40), settings.maxRetryMs);
   const at = now.getTime() + delay;
@@ -91,7 +60,6 @@ export function nextAttemptAt(settings: MailSenderSettings, attempts: number, qu
 
 // ---- Messages and their delivery -------------------------------------------------------------------
 
-/** A message ready to go: one recipient. */
 export interface OutgoingMail {
   readonly emailId: number;
   readonly from: string;
@@ -102,11 +70,10 @@ export interface OutgoingMail {
 }
 
 export interface MailDelivery {
-  /** For the log: how messages go… */
+  /** For the log: how and where messages go (never the SMTP user or password). */
   readonly kind: 'smtp' | 'outbox';
-  /** …and where: `host:port` of the SMTP server (never its user or password), or the outbox folder. */
   readonly destination: string;
-  /** Resolves once the message is accepted (by the mail server, or written); the file for the outbox. */
+  /** Resolves once the message is accepted (by the mail server, or written). */
   deliver(mail: OutgoingMail): Promise<{ readonly file?: string }>;
   close(): void;
 }
@@ -117,11 +84,7 @@ function fromDomain(from: string): string {
   return match ? match[1] : 'localhost';
 }
 
-/**
- * The Message-ID of a queued message: the same on every attempt and every instance (a resend after
- * a crash repeats it, so receivers can deduplicate), unique per installation (keyed by the server
- * secret), and revealing nothing.
- */
+/** A message's Message-ID: the same on every attempt and instance, so receivers can deduplicate; keyed by the server secret. */
 export function messageIdOf(secret: Buffer, emailId: number, from: string): string {
   const tag = createHmac('sha256', secret).update(`fss/message-id/v1:${emailId}`).digest('base64url').slice(0, 22);
   return `<${emailId}.${tag}@${fromDomain(from)}>`;
@@ -155,9 +118,8 @@ export function smtpDelivery(url: string, timeouts: Partial<typeof SMTP_TIMEOUTS
 }
 
 /**
- * The outbox: each message as `email-<id>.eml` (RFC 5322, CRLF) in `dir`. Written to a temporary
- * file, synced, then renamed, so a reader never sees half a message; a resend overwrites the same
- * file. The folder and files are private to the service's user (0700, 0600): they hold extraction codes.
+ * The outbox: each message as `email-<id>.eml` in `dir`, written to a temporary file, synced and renamed so
+ * no reader sees half a message. Private to the service's user (0700, 0600): they hold extraction codes.
  */
 export function outboxDelivery(dir: string): MailDelivery {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
@@ -199,7 +161,6 @@ export interface RoundReport {
   readonly sent: number;
   /** Failed attempts that will be retried. */
   readonly retried: number;
-  /** Messages that failed for good in this round. */
   readonly failed: number;
 }
 
@@ -230,19 +191,14 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 export interface MailSenderOptions {
-  /** Where messages go; by default what the settings ask for (configuredDelivery). */
   readonly delivery?: MailDelivery;
   readonly settings?: Partial<MailSenderSettings>;
 }
 
-/**
- * Sends due messages in rounds: every `intervalMs`, and at once when nudged (a share was queued).
- * Rounds never overlap within an instance; a nudge during a round runs another right after it.
- * Tests drive it with sendDue() on a test clock instead of start().
- */
+/** Sends due messages in rounds: every `intervalMs`, and at once when nudged; rounds never overlap within an instance. */
 export class MailSender {
   readonly settings: MailSenderSettings;
-  /** This sender's name in the lease column: host, process and a random part. */
+  /** This sender's name in the lease column. */
   readonly holder = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   private readonly delivery: MailDelivery;
   private timer: NodeJS.Timeout | null = null;
@@ -322,7 +278,6 @@ export class MailSender {
     return report;
   }
 
-  /** Sends one claimed message and records how it went. */
   private async send(email: ClaimedEmail): Promise<keyof RoundReport> {
     const { db } = this.services;
     let mail: OutgoingMail;
@@ -370,7 +325,6 @@ export class MailSender {
   private async compose(email: ClaimedEmail): Promise<OutgoingMail> {
     const { db, config, secret } = this.services;
     const share = await findShareMessageContext(db, email.shareId);
-    // The share was removed after the claim (its messages go with it): nothing to send.
     if (!share) throw new Undeliverable('the share was removed');
     const item = await findSharedTarget(db, share.accountId, { type: share.itemType, id: share.itemId });
     if (!item) throw new Undeliverable(`the shared ${share.itemType} was deleted or moved to the recycle bin`);

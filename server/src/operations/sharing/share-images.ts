@@ -1,30 +1,6 @@
 /**
- * Cover images of shares (DECISIONS.md §9): ShareImageUpload, and what the image URL serves
- * (protocol/files/share-images.ts).
- *
- * ShareImageUpload(uid, token, fid, ImagefileName, byteFileStream), token only (no sign):
- * - `fid` must be a live file of the caller (404), not locked (423), and shared already (409).
- *   The call carries no sign, so a token alone can make it: it may only change the cover of a
- *   share the owner made with a signed call, never create one (docs/protocol.md §5.6).
- * - The bytes must be a PNG, JPEG, GIF or WebP image, recognized by their first bytes (never by
- *   ImagefileName, which is not used), else 400; empty → 400; over 5 MiB → 413. After the file's
- *   checks they are decoded (cover-images.ts): what is stored is the image encoded anew, at most
- *   1600 px a side, without metadata; an image that does not decode is 400, one of more than 50
- *   million pixels 413.
- * - The stored cover's bytes count against the owner's quota (less the cover it replaces), and an
- *   account has at most maxCoverImagesPerAccount shares with a cover: 413 beyond either.
- * - The answer is the image's URL (shares.ts shareImageUrl), which names the share by its id, not
- *   its code: the answer of a call a token alone can make must not open the share. A refusal is
- *   the string `ERROR <code> <message>` (written by the protocol layer).
- * - Storage: the bytes go into the content store under a new key, with a write intent queued first
- *   (as uploads do), and the transaction that gives the share the key withdraws the intent; a crash
- *   in between leaves a queued key that content removal deletes. The image it replaces is queued
- *   for removal in that same transaction, so nothing is left behind.
- *
- * The image URL answers while the share answers: its item live, nothing encrypted. It serves the
- * bytes with the type read from them again (never from a name), `nosniff` and a CSP that allows
- * nothing, cacheable by the browser (private) for an hour: a new image has a new URL. Covers
- * stored before they were decoded (older installations) are served as they are.
+ * Cover images of shares (docs/sharing.md §4). The call takes a token alone (no sign), so it may only change the cover
+ * of a share made by a signed call, and its answer names the share by id, never by code.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -38,6 +14,7 @@ import { releaseUsedBytes } from '../../storage/db/repositories/recycle-bin-repo
 import type { Database } from '../../storage/db/schema';
 import { countCoverImages, findShareById, findSharedTarget, findSharesOf, replaceShareImage, type ShareRecord, type StoredCover } from '../../storage/db/repositories/shares-repository';
 import type { AuthenticatedContext, ParamsOf, PlainString, Services } from '../context';
+import { WRITE_INTENT_GRACE_MS } from '../content/content-removal';
 import { reencodeCover } from './cover-images';
 import { conflict, invalidArgument, tooLarge } from '../errors';
 import { inTreeTransaction } from '../tree/file-records';
@@ -46,12 +23,9 @@ import { refuseLockedItems, shareImageTag, shareImageUrl } from './shares';
 
 export const MAX_SHARE_IMAGE_BYTES = 5 * 1024 * 1024;
 
-/** A write intent falls due this long after it was made: far beyond any write into the store. */
-const WRITE_INTENT_GRACE_MS = 24 * 3600_000;
-
 export type ImageType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
-/** The bytes an image of each type starts with, as its format defines them. */
+/** An image's type by its first bytes, as its format defines them. */
 export function imageTypeOf(bytes: Uint8Array): ImageType | null {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 12));
   if (head.length >= 8 && head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
@@ -68,13 +42,13 @@ function checkedImage(bytes: Buffer | null): Buffer {
   return bytes;
 }
 
-/** Puts the bytes into the content store under a new key whose write intent is queued first; returns the key. */
+/** Puts the bytes into the content store under a new key, its write intent queued first. */
 async function storeImage(services: Services, bytes: Buffer): Promise<string> {
   const store = contentStoreFor(services.config);
   const key = store.newKey(createHash('sha256').update(bytes).digest('hex'));
   const now = services.now();
   await queueRemoval(services.db, key, now, new Date(now.getTime() + WRITE_INTENT_GRACE_MS));
-  // A file beside the data (so that the store can move it rather than copy it); gone either way.
+  // Beside the data, so the store can move it rather than copy it.
   const staging = path.join(services.config.dataDir, 'tmp');
   await mkdir(staging, { recursive: true, mode: 0o700 });
   const file = path.join(staging, `share-image-${randomBytes(8).toString('hex')}`);
@@ -87,10 +61,7 @@ async function storeImage(services: Services, bytes: Buffer): Promise<string> {
   return key;
 }
 
-/**
- * The share of the caller's live, unlocked file `fileId`: 404, 423 as everywhere, and 409 when the
- * file has no share. Never makes one: sharing takes a signed call (FileShare).
- */
+/** The share of the caller's live, unlocked file; 409 when it has none: sharing takes a signed call. */
 async function existingShareOf(db: Kysely<Database>, accountId: number, fileId: bigint | number): Promise<ShareRecord> {
   const file = await requireFile(db, accountId, fileId);
   await refuseLockedItems(db, accountId, { folderIds: [], fileIds: [file.id] });
@@ -100,10 +71,8 @@ async function existingShareOf(db: Kysely<Database>, accountId: number, fileId: 
 }
 
 /**
- * Makes `cover` the cover image of the share `shareId`, in the caller's transaction (which holds
- * the account's row lock): 413 when it would be one cover more than the account may have, or when
- * its bytes, less those of the cover it replaces, do not fit in the quota. The cover it replaces
- * is queued for removal and its bytes leave the used bytes.
+ * Makes `cover` the share's cover in the caller's transaction (holding the account's row lock): 413 past
+ * the account's cover count or its quota (less the replaced cover, which is queued for removal).
  */
 async function giveShareCover(tx: Kysely<Database>, services: Services, accountId: number, shareId: number, cover: StoredCover): Promise<void> {
   const at = services.now();
@@ -148,11 +117,10 @@ export async function shareImageUpload(ctx: AuthenticatedContext, params: Params
 
 // ---- Serving ----------------------------------------------------------------------------------
 
-/** A cover image as its URL serves it. */
 export interface ShareImage {
   readonly contentType: ImageType;
   readonly size: number;
-  /** A strong validator: the URL's tag, which changes with the image. */
+  /** Strong: the URL's tag, which changes with the image. */
   readonly etag: string;
   open(): Promise<Readable>;
 }
@@ -174,14 +142,10 @@ function sameTag(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** A share id as the image URL carries it: decimal, no leading zero, small enough to be exact. */
+/** A share id as the image URL carries it: decimal, no leading zero, exact as a number. */
 const SHARE_ID_FORMAT = /^[1-9][0-9]{0,14}$/;
 
-/**
- * The cover image `{base}/s/image/{share id}/{tag}` names, if the share still answers: the share
- * exists, the tag is right (so the share has that image and that extraction code), its item is live
- * and nothing is encrypted. Null otherwise (one answer for every reason).
- */
+/** The cover `{base}/s/image/{share id}/{tag}` names, while its share answers; null for every refusal alike. */
 export async function openShareImage(services: Services, shareId: string, tag: string): Promise<ShareImage | null> {
   if (!SHARE_ID_FORMAT.test(shareId)) return null;
   const { db } = services;

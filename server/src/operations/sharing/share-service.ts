@@ -1,31 +1,6 @@
 /**
- * The ShareService (ext, DECISIONS.md §9): ShareOpen, ShareList and ShareDownload, the anonymous
- * calls of the public share page `/s/{code}`. No uid, token or sign: the share code is the
- * capability, and the extraction code (if the share has one) must come with every call, so that
- * nothing a share issues — its item, its listings, its download URLs — works without it.
- *
- * Every call goes through openShare, in this order:
- * 1. An address blocked for too many wrong codes gets 429 with retryAfter, whatever it asks.
- * 2. The share code: unknown (or malformed) → 404, counted against the address.
- * 3. The item: not live (in the bin, beneath a folder in the bin, deleted) → 404 at once, as for an
- *    unknown code; a restore brings the share back. Not counted: the code was right.
- * 4. The extraction code, for a share that has one: the (share, address) pair and the share are
- *    checked for a block first (429); an empty one → 403 "needs its extraction code" (not counted:
- *    that is how a share page learns to ask); a wrong one → 403, counted against the pair, the
- *    share and the address (throttle.ts shareRules). A right one clears the pair's count.
- * 5. A locked item (encrypted, or beneath an encrypted folder) → 423. The tip is the owner's
- *    password hint and is not shown to visitors.
- *
- * ShareList lists a folder within a shared folder ("0" or "" = the shared folder): a folder
- * outside the shared subtree, a file share, or a folder not live is 404; the order rules are those
- * of every listing. Items carry no `path`: the owner's folders above the share are nobody's business.
- *
- * ShareDownload returns a short-lived download URL (downloads.ts) for the shared file or a live
- * file beneath the shared folder, bound to the share: opening it checks again that the share gives
- * that file with the same extraction code. Each URL counts one download against `downValue` with
- * one conditional UPDATE, so concurrent calls can never pass the limit. When the limit is reached
- * the answer is 403 "download limit reached" (DECISIONS.md's table has no 410; 403 = not allowed).
- * Every 403 of the ShareService carries `reason` (ShareRefusalReason) so that clients can tell them apart.
+ * The ShareService (docs/sharing.md §5): anonymous calls of the share page; the share code is the capability, and the
+ * extraction code must come with every call, so nothing a share issues works without it.
  */
 import { countChildren, streamChildFiles, streamChildFolders } from '../../storage/db/repositories/listings-repository';
 import { countShareDownload, findShareByCode, findSharedTarget, type SharedTarget, type ShareRecord } from '../../storage/db/repositories/shares-repository';
@@ -49,7 +24,6 @@ import {
 import type { ItemLock } from '../../storage/db/repositories/encryption-repository';
 import { clearFailures, extractionCodeCounters, recordFailure, secondsBlocked, shareAddressCounter } from '../accounts/throttle';
 
-/** An open share and its live item. */
 interface OpenShare {
   readonly share: ShareRecord;
   readonly target: SharedTarget;
@@ -57,10 +31,7 @@ interface OpenShare {
 
 const SHARE_NOT_FOUND = 'share not found, or no longer shared';
 
-/**
- * Why a ShareService call is 403, as the refusal's `reason` attribute: the share page decides on
- * it (ask for the code, say it was wrong, say the downloads are used up), never on the message.
- */
+/** Why a ShareService call is 403: the share page decides on it (ask, wrong, used up), never on the message. */
 export type ShareRefusalReason = 'downpwd-required' | 'downpwd-wrong' | 'download-limit';
 
 function refusedShare(reason: ShareRefusalReason, message: string): OpError {
@@ -76,7 +47,7 @@ async function refuseIfBlocked(ctx: CallContext, counters: Parameters<typeof sec
   if (retryAfter > 0) throw tooManyAttempts('too many wrong share codes or extraction codes; try again later', retryAfter);
 }
 
-/** Steps 1–5 of the header: the share a code names, its live item, the extraction code, the lock. */
+/** The share a code names, its live item, the extraction code, the lock, checked in that order (docs/sharing.md §5). */
 async function openShare(ctx: CallContext, code: string | null, downpwd: string | null): Promise<OpenShare> {
   const { db, secret, now } = ctx.services;
   const address = shareAddressCounter(ctx.clientAddress);

@@ -1,32 +1,8 @@
 /**
- * Sharing (DECISIONS.md §9): FileShare, FolderShare, Unshare (ext), ensureShare for e-mail sharing,
- * and the rules every share follows wherever it is read (the owner's listings, the anonymous
- * ShareService in share-service.ts, cover images in share-images.ts, download URLs in downloads.ts).
- *
- * - One share per item. FileShare/FolderShare create it, or update the settings of the one the
- *   item has: its code (the public URL), its download count and its cover image stay, so a link
- *   already handed out keeps working. Unshare and sharing again gives a new code: the way to
- *   revoke a leaked link.
- * - The code is 128 random bits, base64url (22 characters). The share page is `{base}/s/{code}`.
- * - Settings: `downpwd` "" = open, else 4–32 characters (NFC, no control characters), compared
- *   exactly; `downValue` ≥ 0, 0 = no limit; `description` at most maxDescriptionLength characters.
- *   Lowering the limit below the downloads already made closes the share to further downloads;
- *   the count is never reset.
- * - The extraction code is sealed (AES-256-GCM under HKDF-SHA256(server secret)), not hashed,
- *   because GetShareFiles shows it to the owner. Sharing again with the same code keeps the sealed
- *   value, so download URLs issued under it stay valid; a new code ends them (downloads.ts).
- * - Batches are all-or-nothing: any id that is not a live item of the caller is 404, an encrypted
- *   item (or one beneath an encrypted folder) is 423 with the id and tip of what locks it, and
- *   then nothing has changed. A folder may be shared while something beneath it is encrypted:
- *   that part answers 423 on the share page.
- * - Unshare on a live item of the caller that has no share is a success: "not shared" is the
- *   state asked for. Its cover image is removed from storage by housekeeping, and its bytes leave
- *   the owner's used bytes at once.
- * - An item in the bin keeps its share row: the share stops answering at once (every reader
- *   checks that the item is live) and answers again after a restore. A permanent deletion removes
- *   the row (recycle-bin-repository).
+ * Sharing (docs/sharing.md §2–3): FileShare, FolderShare, Unshare, ensureShare, and the rules every reader of a share
+ * follows. Sharing again keeps the code; the extraction code is sealed, not hashed, since the owner is shown it.
  */
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { inBatches, TimeSlices } from '../../storage/db/engine/batches';
 import { queueRemoval } from '../../storage/db/repositories/content-repository';
@@ -46,13 +22,12 @@ import {
 import type { Database, ShareItemType } from '../../storage/db/schema';
 import type { AuthenticatedContext, CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, ShareAttributes, Services } from '../context';
 import { sameSecret } from '../crypto/constant-time';
+import { seal, unseal } from '../crypto/sealing';
 import { invalidArgument, lockedRefusal } from '../errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from '../tree/file-records';
 import { parseIdList, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders } from '../tree/id-lists';
 
-/** 128 random bits. */
 const CODE_BYTES = 16;
-/** What a share code looks like: base64url of CODE_BYTES bytes, unpadded. */
 export const SHARE_CODE_FORMAT = /^[A-Za-z0-9_-]{22}$/;
 
 export const DOWNPWD_MIN_LENGTH = 4;
@@ -60,14 +35,12 @@ export const DOWNPWD_MAX_LENGTH = 32;
 
 const EXTRACTION_CODE_PURPOSE = 'fss/share-extraction-code/v1';
 const IMAGE_URL_PURPOSE = 'fss/share-image-url/v1';
-const SEAL_VERSION = 'v1';
 
 /** A share as other features see it (e-mail sharing): the extraction code unsealed. */
 export interface Share {
   readonly id: number;
   readonly itemType: ShareItemType;
   readonly itemId: number;
-  /** The public code: the share page is shareUrl(baseUrl, code). */
   readonly code: string;
   /** The extraction code; "" = an open share. */
   readonly downpwd: string;
@@ -87,33 +60,15 @@ export function shareUrl(baseUrl: string, code: string): string {
   return `${baseUrl}/s/${code}`;
 }
 
-// ---- The extraction code, sealed under the server secret ----------------------------------------
+// ---- The extraction code, sealed under the server secret (crypto/sealing.ts) ---------------------
 
-function secretKey(secret: Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32));
-}
-
-/** Seals an extraction code: `v1.nonce.ciphertext.tag` (base64url parts), AES-256-GCM under HKDF-SHA256(secret). */
 export function sealExtractionCode(secret: Buffer, code: string): string {
-  const nonce = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', secretKey(secret, EXTRACTION_CODE_PURPOSE), nonce);
-  const ciphertext = Buffer.concat([cipher.update(code, 'utf8'), cipher.final()]);
-  return [SEAL_VERSION, ...[nonce, ciphertext, cipher.getAuthTag()].map((part) => part.toString('base64url'))].join('.');
+  return seal(secret, EXTRACTION_CODE_PURPOSE, Buffer.from(code, 'utf8'));
 }
 
 /** The extraction code sealed by sealExtractionCode; null when the secret or the data is wrong. */
 export function openExtractionCode(secret: Buffer, sealed: string): string | null {
-  const [version, nonce, ciphertext, tag, ...rest] = sealed.split('.');
-  if (version !== SEAL_VERSION || rest.length > 0 || tag === undefined) return null;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', secretKey(secret, EXTRACTION_CODE_PURPOSE), Buffer.from(nonce, 'base64url'), {
-      authTagLength: 16,
-    });
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
-  } catch {
-    return null;
-  }
+  return unseal(secret, EXTRACTION_CODE_PURPOSE, sealed)?.toString('utf8') ?? null;
 }
 
 /** The share's extraction code for its owner ("" when open); a value that cannot be opened (another secret) throws. */
@@ -125,9 +80,8 @@ function downpwdOf(secret: Buffer, share: { readonly id: number; readonly downpw
 }
 
 /**
- * What a download URL issued by a share carries of the extraction code it was issued under: a
- * digest of the sealed value, which changes when the owner sets another code (the sealed value is
- * kept while the code stays the same). Reveals nothing of the code: the sealed value is random.
+ * What a share's download URL carries of its extraction code: a digest of the sealed value, which changes
+ * with the code (an unchanged code keeps its seal) and reveals nothing of it (the seal is random).
  */
 export function extractionCodeStamp(downpwdSealed: string | null): string {
   return createHash('sha256')
@@ -137,7 +91,7 @@ export function extractionCodeStamp(downpwdSealed: string | null): string {
     .toString('base64url');
 }
 
-/** An extraction code as given: NFC, so that the same characters typed on any system compare equal. */
+/** An extraction code as given, in NFC, so the same characters typed on any system compare equal. */
 export function normalizedExtractionCode(text: string | null): string {
   return (text ?? '').normalize('NFC');
 }
@@ -153,15 +107,10 @@ function validDownpwd(raw: string | null): string {
   return code;
 }
 
-// ---- Cover images ------------------------------------------------------------------------------
-
 /**
- * The public URL of a share's cover image: `{base}/s/image/{share id}/{tag}`, where the tag is an
- * HMAC (server secret) over the share, its image and its extraction code. It carries no share code:
- * ShareImageUpload, which a token alone may call, answers it (docs/protocol.md §5.6), and the URL
- * of an image must not open the share. It cannot be made without the server secret, so a share with
- * an extraction code shows its cover only to those who gave it (ShareOpen) and to its owner; a new
- * image or a new code gives a new URL (nothing stale in a cache).
+ * A cover's public URL, `{base}/s/image/{share id}/{HMAC tag}`: no share code, since a token alone may
+ * upload one, yet unforgeable, so a protected share's cover shows only to those who gave its code; a
+ * new image or code gives a new URL.
  */
 export function shareImageUrl(
   baseUrl: string,
@@ -176,7 +125,7 @@ export function shareImageTag(
   secret: Buffer,
   share: { readonly id: number; readonly imageKey: string | null; readonly downpwdSealed: string | null },
 ): string {
-  return createHmac('sha256', secretKey(secret, IMAGE_URL_PURPOSE))
+  return createHmac('sha256', Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), IMAGE_URL_PURPOSE, 32)))
     .update(`${share.id}\n${share.imageKey ?? ''}\n${share.downpwdSealed ?? ''}`)
     .digest()
     .subarray(0, 16)
@@ -198,10 +147,7 @@ export function ownerShareAttributes(services: Services, baseUrl: string, share:
   };
 }
 
-/**
- * What GetShareFiles (listings-repository shareAttributes) needs from the operations layer: the
- * extraction code unsealed for the owner and the cover image's URL.
- */
+/** What GetShareFiles (listings-repository shareAttributes) needs from this layer: the code unsealed, the cover's URL. */
 export function shareRendering(ctx: CallContext): {
   shareDownpwd(share: { readonly id: number; readonly downpwdSealed: string | null }): string;
   shareImage(share: { readonly id: number; readonly imageKey: string | null; readonly downpwdSealed: string | null }): string;
@@ -227,13 +173,7 @@ function toShare(secret: Buffer, share: ShareRecord): Share {
   };
 }
 
-// ---- Locks -------------------------------------------------------------------------------------
-
-/**
- * The one check that items may be shared: none of them is encrypted, and none lies beneath an
- * encrypted folder (423 with the id and tip of the encrypted item). One query for all of them.
- * Encryption extends what "locked" means in shares-repository findLockAmong.
- */
+/** 423 when any of the items is encrypted or lies beneath an encrypted folder; one query for all. */
 export async function refuseLockedItems(
   db: Kysely<Database>,
   accountId: number,
@@ -242,8 +182,6 @@ export async function refuseLockedItems(
   const lock = await findLockAmong(db, accountId, items.folderIds, items.fileIds);
   if (lock) throw lockedRefusal(lock, `${lock.type} ${lock.id} is encrypted, or lies in an encrypted folder: decrypt it to share it`, 'owner');
 }
-
-// ---- FileShare, FolderShare --------------------------------------------------------------------
 
 interface ShareInput {
   readonly downpwd: string | null;
@@ -276,9 +214,8 @@ function sealFor(secret: Buffer, existing: ShareRecord | undefined, downpwd: str
 }
 
 /**
- * Creates or updates the shares of the given items of one type, all or nothing; answers them with
- * their share attributes. In slices (time-slices.ts): 1,000 folders 256 deep took some 50 ms of
- * checks and writes in one step of the event loop; the transaction keeps it all or nothing.
+ * Creates or updates the shares of these items of one type, all or nothing, in time slices (1,000 folders
+ * 256 deep took some 50 ms in one turn); answers them with their share attributes.
  */
 async function shareItems(ctx: AuthenticatedContext, type: ShareItemType, ids: readonly number[], input: ShareInput): Promise<Listing> {
   const accountId = ctx.caller.uid;
@@ -330,8 +267,6 @@ export async function folderShare(ctx: AuthenticatedContext, params: ParamsOf<'F
   return shareItems(ctx, 'folder', nonEmptyIds(params.dirids, 'dirids', ctx.services), params);
 }
 
-// ---- Unshare -----------------------------------------------------------------------------------
-
 export async function unshare(ctx: AuthenticatedContext, params: ParamsOf<'Unshare'>): Promise<Empty> {
   const accountId = ctx.caller.uid;
   const { db, config, now } = ctx.services;
@@ -343,8 +278,7 @@ export async function unshare(ctx: AuthenticatedContext, params: ParamsOf<'Unsha
     const covers = await deleteSharesOf(tx, accountId, folderIds, fileIds);
     await setSharedFlags(tx, accountId, 'folders', folderIds, false);
     await setSharedFlags(tx, accountId, 'files', fileIds, false);
-    // The cover images go from storage after this commit (housekeeping's content removal), and
-    // their bytes leave the quota now.
+    // The covers leave storage after this commit (content removal), and the quota now.
     const at = now();
     for (const key of covers.keys) await queueRemoval(tx, key, at, at);
     await releaseUsedBytes(tx, accountId, covers.bytes);
@@ -352,13 +286,7 @@ export async function unshare(ctx: AuthenticatedContext, params: ParamsOf<'Unsha
   return { kind: 'empty' };
 }
 
-// ---- ensureShare (e-mail sharing) --------------------------------------------------------------
-
-/**
- * Makes sure the caller's item has a share, inside the caller's transaction `tx`, and returns it:
- * the share it has, or a new open one (no extraction code, no limit, no description). 404 when the
- * id is not a live item of the account, 423 when it is locked. Sets the item's `shared` flag.
- */
+/** The item's share (a new open one when it has none), in the caller's transaction; 404 not live, 423 locked. */
 export async function ensureShare(
   tx: Kysely<Database>,
   services: Services,
@@ -384,11 +312,7 @@ export interface ShareGrant {
 
 export type ShareGrantState = 'granted' | 'gone' | 'locked';
 
-/**
- * Whether the share `grant` names still gives the file `fileId` of `accountId`, as a download URL
- * is opened: the share exists with the same extraction code, its item is live, the file is that
- * item or a live file beneath it, and nothing on the way is encrypted.
- */
+/** Whether a share's download URL still gives the file: same share and code, item live, file in it, nothing encrypted. */
 export async function shareGrantState(services: Services, grant: ShareGrant, accountId: number, fileId: number): Promise<ShareGrantState> {
   return shareGrantStateFor(services, grant, accountId, { type: 'file', id: fileId });
 }

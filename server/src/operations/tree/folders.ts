@@ -1,14 +1,6 @@
 /**
- * Changes to the tree (DECISIONS.md §7, extensions §16): FolderAdd, FolderRename, FileRename, Move.
- *
- * Names are unique per folder, case-insensitively, across its folders and files together. A clash
- * is refused with 409 naming the item that has the name; renaming an item to another case of its
- * own name ("report" → "Report") is not a clash. Nothing here renames silently: only FileAdd makes
- * a taken name unique (file-records.ts).
- *
- * Folders nest at most limits.maxFolderDepth deep (a folder in the root is at depth 1): FolderAdd
- * and Move refuse with 413 what would go deeper, so that every walk up the tree stays short
- * (docs/protocol.md §7). Restores keep to it too (recycle-bin.ts).
+ * Changes to the tree: FolderAdd, FolderRename, FileRename, Move. A taken name is refused with 409, never
+ * renamed silently (only FileAdd makes a name unique); nesting past maxFolderDepth is 413.
  */
 import type { Kysely } from 'kysely';
 import {
@@ -116,11 +108,8 @@ async function refuseNameClashes(tx: Kysely<Database>, accountId: number, destin
 }
 
 /**
- * Each moved item takes its size (as it was before the move) away from its old parent and gives
- * it to the destination; adjustFolderSizes carries both up to every ancestor, in one statement,
- * along the tree's new shape. That shape is what makes a folder moved together with something
- * inside it come out right: the inner item's subtraction travels up through the moved folder's new
- * place, cancelling there the part of the folder's old size that no longer travels with it.
+ * Each moved item's size leaves its old parent and joins the destination; adjustFolderSizes carries both
+ * up along the new shape, which also makes a folder moved together with something inside it come out right.
  */
 function sizeChanges(moving: readonly Moving[], destination: number): Map<number, number> {
   const deltas = new Map<number, number>();
@@ -132,11 +121,7 @@ function sizeChanges(moving: readonly Moving[], destination: number): Map<number
   return deltas;
 }
 
-/**
- * 413 when a moving folder's subtree would reach deeper than the limit in `destination` (at
- * `destinationDepth`). Each subtree is walked down only as far as the room left, so the check
- * costs what lies within that many levels, however deep the subtree goes.
- */
+/** 413 when a moving folder's subtree would pass the limit; each is walked down only as far as the room left. */
 async function refuseTooDeep(
   tx: Kysely<Database>,
   accountId: number,
@@ -157,12 +142,7 @@ async function refuseTooDeep(
   if (offender) throw tooDeep(maxDepth, `"${offender.record.name}" cannot be moved there`);
 }
 
-/**
- * Moves folders and files into `todir`, all or nothing: any id that is not the caller's live item
- * is 404, a folder into itself or its own subtree and a name taken in the destination are 409, a
- * folder whose subtree would reach deeper than the limit there is 413, and then nothing has
- * changed. Items already in `todir` stay as they are. A move keeps each item's time.
- */
+/** Moves folders and files into `todir`, all or nothing (404, 409 for a cycle or a taken name, 413); times are kept. */
 export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>): Promise<Empty> {
   const accountId = ctx.caller.uid;
   const { db, config } = ctx.services;
@@ -173,7 +153,6 @@ export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>):
     await lockAccountTree(tx, accountId);
     const toRoot = Number(params.todir) === 0;
     const destination = toRoot ? 0 : itemIdOf(params.todir);
-    // The destination is checked in the same query as the folders to move.
     const lookup = toRoot || folderIds.includes(destination) ? folderIds : [...folderIds, destination];
     const folders = await requireFolders(tx, accountId, lookup);
     const files = await requireFiles(tx, accountId, fileIds);
@@ -199,7 +178,7 @@ export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>):
     await moveFolders(tx, accountId, idsOf('folder'), destination);
     await moveFiles(tx, accountId, idsOf('file'), destination);
     await adjustFolderSizes(tx, accountId, sizeChanges(moving, destination));
-    // Out of or into a locked folder: 423; into an encrypted one: encrypted with it (DECISIONS.md §11).
+    // Out of or into a locked folder: 423; into an encrypted one: encrypted with it.
     encrypting = await applyEncryptionToMove(tx, ctx.services, ctx.caller, {
       destination,
       sourceFolders: moving.map(parentOf),

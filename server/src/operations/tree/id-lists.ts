@@ -1,14 +1,6 @@
 /**
- * Ids from the wire, and the check that they name the caller's live items (DECISIONS.md §3, §8;
- * STYLE.md 5).
- *
- * - Id lists (dirids, fids): comma-separated, whitespace tolerated, empty entries skipped,
- *   duplicates collapse, at most `maxIds` distinct ids; anything else between the commas is 400.
- * - An id that no item can have (0, or beyond 2^53) is not a syntax error: like a missing id, it
- *   is a 404. So is another account's item and an item in the recycle bin: one answer for all,
- *   so that nobody can learn which ids exist.
- * - Every check is one query for the whole set, never one per id; a batch with one bad id fails
- *   before anything changes.
+ * Ids from the wire, and the check that they name the caller's live items, one query per set. An id
+ * no item can have, another account's and a binned one are all the same 404, so no id leaks.
  */
 import type { Kysely } from 'kysely';
 import { findLiveFiles, findLiveFolders, type FileRecord, type FolderRecord } from '../../storage/db/repositories/items-repository';
@@ -61,7 +53,8 @@ export function parseIdLists(dirids: string | null, fids: string | null, maxIds:
   return { folderIds, fileIds };
 }
 
-function requireAll<T extends { id: number }>(kind: string, ids: readonly number[], found: readonly T[]): Map<number, T> {
+/** The found items by id; 404 naming the first of `ids` not among them. */
+export function requireAll<T extends { id: number }>(kind: string, ids: readonly number[], found: readonly T[]): Map<number, T> {
   const byId = new Map(found.map((item) => [item.id, item]));
   const missing = ids.find((id) => !byId.has(id));
   if (missing !== undefined) throw notFound(missing === NO_ITEM ? `${kind} not found` : `${kind} ${missing} not found`);

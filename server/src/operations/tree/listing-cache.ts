@@ -1,20 +1,6 @@
 /**
- * The listing cache: the items of recently answered folder listings (GetFiles, GetFilesWhitPath),
- * kept in memory so that a client polling a folder costs a few indexed lookups instead of reading
- * and mapping every row again (docs/design.md §6).
- *
- * Only the items come from here. Every check of the call runs as before, on every call, before the
- * cache is asked: the token, the sign, that the folder exists, is live and is the caller's, that it
- * is not locked for the caller.
- *
- * Correctness rests on the account's listing version (migration 0008_listing_versions): a counter
- * in the database that triggers move on with every change to what a listing shows (folders, files,
- * encryption keys' tips, encryption jobs' progress), whoever writes it: this process, another
- * instance on the same PostgreSQL, the CLI. An entry is served only while the account's version is
- * the one it was filled at, so a change committed anywhere is seen by the next call.
- *
- * Bounds: listings of at most MAX_CACHED_ITEMS items, in the app's caches (caches.ts), which weigh
- * each by an estimate of its memory and of its rendered answers; FSS_CACHE_MB=0 turns it off.
+ * The listing cache (docs/design.md §6): a polled folder's items, kept at the account's version so a
+ * change anywhere is seen next call. Only the items come from here; every check of the call still runs.
  */
 import { accountVersion } from '../../storage/db/engine/hot-queries';
 import { countChildren, streamChildFiles, streamChildFolders, type ListingOrder } from '../../storage/db/repositories/listings-repository';
@@ -34,19 +20,15 @@ export interface ListingKey {
   readonly folderPath?: string;
 }
 
-/**
- * A kept listing: arrays that are never changed and stand for one listing at one version (account,
- * folder, order, path), so that they always answer the same document, which the protocol layer
- * keeps rendered with them (keepRendered).
- */
+/** A kept listing: frozen arrays for one listing at one version, so they always render the same answers (keepRendered). */
 export interface KeptListing {
   readonly folders: readonly FolderItem[];
   readonly files: readonly FileItem[];
-  /** Its answers as rendered, by form of answer (protocol/asmx/rendered-answers.ts). */
+  /** By form of answer (protocol/asmx/rendered-answers.ts). */
   readonly rendered: Map<string, Buffer>;
   readonly key: string;
   readonly version: number;
-  /** Its memory, as estimated (itemBytes), with its rendered answers. */
+  /** Estimated (itemBytes), rendered answers included. */
   bytes: number;
 }
 
@@ -70,11 +52,7 @@ export function keepRendered(caches: CallCaches, kept: KeptListing, variant: str
 const keyOf = (key: ListingKey): string =>
   `${key.accountId}/${key.folderId}/${key.order.key}/${key.order.descending ? 1 : 0}${key.folderPath === undefined ? '' : `/${key.folderPath}`}`;
 
-/**
- * An estimate of the memory one item takes: the object and its Date (about 400 bytes in V8), and
- * two bytes per character of its strings (an upper bound: V8 keeps Latin-1 text in one). Measured
- * with Node 20's heap: about 600 bytes for a file item of a 35-character name, as estimated.
- */
+/** Estimated memory of one item: the object and its Date (~400 bytes in V8) and 2 bytes a character (Node 20: ~600 for a 35-character name). */
 function itemBytes(item: FolderItem | FileItem): number {
   const text = item.name.length + (item.path?.length ?? 0) + (item.tip?.length ?? 0) + (item.type === 'file' ? item.ext.length + item.hash.length : 0);
   return 400 + 2 * text;
@@ -87,11 +65,7 @@ function listingBytes(folders: readonly FolderItem[], files: readonly FileItem[]
   return bytes;
 }
 
-/**
- * A folder's children in `key.order` (the folder checked by the caller): from the cache when it
- * holds them at the account's current version; otherwise read, and kept when small enough.
- * Without a cache, or for a listing too big to keep, the items are streamed as before.
- */
+/** A folder's children (already checked by the caller): kept at the account's version, else read and kept when small. */
 export async function folderChildren(
   services: Services,
   key: ListingKey,
@@ -99,12 +73,8 @@ export async function folderChildren(
 ): Promise<Pick<Listing, 'count' | 'folders' | 'files'>> {
   const { db } = services;
   const cache = services.caches.listings.enabled ? services.caches.listings : null;
-  // The version is read BEFORE the rows (`callVersion`: the account's version the call read when its
-  // token was checked, account-reads.ts). A change committed after this read moves the version on,
-  // so an entry may hold rows newer than its version (the next call then reads a later version and
-  // reads the rows again), but never rows older than it: with the read the other way round, a change
-  // committed between reading the rows and reading the version would be missing from an entry
-  // that its version claims is up to date, and it would be served until the next change.
+  // The version is read BEFORE the rows: an entry may then hold rows newer than its version, never older
+  // (read after, a change committed in between would be missing yet served as current).
   const version = cache ? (callVersion ?? (await accountVersion(db, key.accountId, services.caches.accountVersions))) : 0;
   const id = keyOf(key);
   const cached = cache?.get(id, version);

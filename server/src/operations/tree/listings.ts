@@ -1,13 +1,6 @@
 /**
- * The listing operations (DECISIONS.md §13): GetFiles, GetFilesWhitPath, GetNewUploadFiles,
- * FileSearch, GetRecycleFiles, GetShareFiles and GetLinkFiles.
- *
- * Every listing answers folders first, then files, each group in the order asked for: the key
- * (`order`), reversed when `desc` is "1", then ties by natural name order, then by id, always
- * ascending (storage/db/repositories/listings-repository.ts). Lists without a bound (a folder, the bin, shares,
- * links) are counted first and then streamed from the database; bounded ones (500 new files,
- * 1,000 search hits) are read whole. A folder's children (GetFiles, GetFilesWhitPath) of up to
- * 2,000 items come from the listing cache while the account's items are unchanged (listing-cache.ts).
+ * The listing operations: folders first, then files, each in the order asked for; unbounded lists are
+ * counted then streamed, bounded ones (new files, search hits) read whole (docs/design.md §10).
  */
 import {
   countBin,
@@ -49,21 +42,14 @@ export const SEARCH_HIT_LIMIT = 1_000;
 
 const DAY_MS = 86_400_000;
 
-/**
- * The `order` and `desc` parameters of every listing: exactly one of the sort keys, and exactly
- * "1" or "0". Anything else (absent, empty, "NAME", " 1") is refused with 400, so a client's typo
- * never passes silently as some default order.
- */
+/** `order` and `desc`: exactly a sort key and "1" or "0"; anything else is 400, so a typo never passes as a default. */
 export function parseListingOrder(order: string | null, desc: string | null): ListingOrder {
   if (!SORT_KEYS.includes(order as SortKey)) throw invalidArgument(`order must be one of ${SORT_KEYS.join(', ')}`);
   if (desc !== '0' && desc !== '1') throw invalidArgument('desc must be "1" (descending) or "0" (ascending)');
   return { key: order as SortKey, descending: desc === '1' };
 }
 
-/**
- * The `dir` parameter: "0", "" or absent is the root (0); otherwise a folder id in decimal digits
- * (400 if it is not). An id too large to exist is simply not found.
- */
+/** `dir`: "0", "" or absent is the root; else decimal digits (400 if not); an id too large to exist is 404. */
 export function parseFolderId(dir: string | null): number {
   if (dir === null || dir === '') return 0;
   if (!/^[0-9]+$/.test(dir)) throw invalidArgument('dir must be a folder id (decimal digits), or "0" or "" for the root');
@@ -80,13 +66,10 @@ function publicUrls(ctx: CallContext): PublicUrls {
   };
 }
 
-// A missing folder, another account's and one in the bin get the same 404: no existence oracle.
-// A folder locked for the caller (encrypted, at or above it, and not unlocked by this session)
-// answers 423 with the id and tip of what to unlock (DECISIONS.md §11; encryption.ts).
-
+// A missing folder, another account's and a binned one are the same 404: no existence oracle. A folder
+// locked for the caller answers 423 with what to unlock (encryption.ts).
 async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
   if (folderId === 0) return;
-  // As of the call: kept at the account's version when nothing of it changed since (account-reads.ts).
   const folder = await folderState(ctx, accountId, folderId);
   if (!folder.live) throw notFound('folder not found');
   const lock = await lockOnChain(ctx.services.db, ctx.caller, accountId, folder.lockChain);
@@ -107,7 +90,6 @@ export async function getFiles(ctx: AuthenticatedContext, params: ParamsOf<'GetF
   const folderId = parseFolderId(params.dir);
   const order = parseListingOrder(params.order, params.desc);
   await checkFolder(ctx, uid, folderId);
-  // Only after every check: the items, from the listing cache when it has them (listing-cache.ts).
   const children = await folderChildren(ctx.services, { accountId: uid, folderId, order }, callVersionOf(ctx, uid));
   return { kind: 'listing', count: children.count, folders: children.folders, files: children.files };
 }
@@ -134,10 +116,7 @@ export async function getNewUploadFiles(ctx: AuthenticatedContext, params: Param
   return { kind: 'listing', count: files.length, folders: [], files };
 }
 
-/**
- * The keyword as given (not trimmed: " report" finds only names with a space before "report"),
- * 1 to maxKeywordLength characters; compared as its name key, so case-insensitively in every script.
- */
+/** The keyword as given (not trimmed: " report" wants the space), compared as a name key: case-insensitive in every script. */
 function searchKey(keyword: string | null, maxLength: number): string {
   if (keyword === null || keyword === '') throw invalidArgument('keyword is empty');
   if (nameLength(keyword) > maxLength) throw invalidArgument(`keyword is longer than ${maxLength} characters`);
@@ -149,8 +128,7 @@ export async function fileSearch(ctx: AuthenticatedContext, params: ParamsOf<'Fi
   const order = parseListingOrder(params.order, params.desc);
   const key = searchKey(params.keyword, ctx.services.config.limits.maxKeywordLength);
   const { db } = ctx.services;
-  // One candidate past the limit tells whether more match, without counting them all. Files
-  // beneath folders locked for this session are not candidates (DECISIONS.md §11, §13).
+  // One candidate past the limit tells whether more match; files under folders locked for this session are not candidates.
   const candidates = await findFileIdsByName(db, uid, key, SEARCH_HIT_LIMIT + 1, tokenId);
   const truncated = candidates.length > SEARCH_HIT_LIMIT;
   const files = await listFilesAmong(db, uid, candidates.slice(0, SEARCH_HIT_LIMIT), order);

@@ -1,19 +1,6 @@
 /**
- * The rule a name given by a client must follow (docs/protocol.md §10.1): data and two functions,
- * with no imports, because the web app carries a copy of this file word for word
- * (src/api/generated/name-rule.ts, written by `npm run generate`; a test fails on any drift), so
- * that it tells the user what the service would refuse before sending anything.
- *
- * The name is checked as given after Unicode NFC. In this order, the first problem found answers:
- * empty; longer than the limit (code points); a lone surrogate; one of `/ \ : * ? " < > |` or a
- * control character (C0, DEL, C1); a character that would make the name show as something else
- * or not at all (bidirectional text controls, line and paragraph separators, noncharacters);
- * "." or ".."; white space at either end; nothing visible at all.
- *
- * Format characters are refused only where they deceive: the bidi controls reorder what is shown
- * ("\u202Egnp.exe" shows as "exe.png"), so they are refused anywhere. The others have real uses
- * inside a name (ZWJ in emoji sequences, ZWNJ in Persian, variation selectors, the tag characters
- * of flags) and are refused only when the name holds nothing else.
+ * The rule a client's name must follow (docs/protocol.md §10.1). No imports: the web app carries a copy word for word
+ * (src/api/generated/name-rule.ts; a test fails on drift). Format characters are refused only where they deceive.
  */
 
 /** Why a name is refused; null from nameProblem when it is not. */
@@ -32,11 +19,7 @@ export type DeceptiveCharacter = 'bidi-control' | 'separator' | 'noncharacter';
 
 const FORBIDDEN_CHARACTERS = '/\\:*?"<>|';
 
-/**
- * Unicode's Bidi_Control characters: ALM U+061C, LRM U+200E, RLM U+200F, LRE/RLE/PDF/LRO/RLO
- * U+202A–U+202E, LRI/RLI/FSI/PDI U+2066–U+2069. Listed, not `\p{Bidi_Control}`, so that the
- * service and every browser agree whatever Unicode version their engines know.
- */
+/** Unicode's Bidi_Control characters, listed rather than `\p{Bidi_Control}` so every engine's Unicode version agrees. */
 export const BIDI_CONTROLS: readonly number[] = [0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069];
 
 /** U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR: a line break in the middle of a name. */
@@ -47,11 +30,7 @@ export function isNoncharacter(codePoint: number): boolean {
   return (codePoint >= 0xfdd0 && codePoint <= 0xfdef) || (codePoint & 0xfffe) === 0xfffe;
 }
 
-/**
- * What shows as nothing: white space (what `trim` removes) and Unicode's Default_Ignorable_Code_Point
- * characters (zero-width spaces and joiners, the word joiner, soft hyphen, variation selectors,
- * Hangul fillers, tags…), and the blank braille pattern U+2800. A name made only of these is refused.
- */
+/** What shows as nothing: white space, Default_Ignorable_Code_Point characters and blank braille U+2800. */
 const INVISIBLE =
   /^[\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\u{1bca0}-\u{1bca3}\u{1d173}-\u{1d17a}\u{e0000}-\u{e0fff}]+$/u;
 
@@ -122,10 +101,7 @@ export function nameProblemMessage(problem: NameProblem, what = 'name'): string 
   }
 }
 
-/**
- * The extension FileAdd expects (docs/protocol.md §10.1), lowercase without the dot: after the last
- * dot, unless that dot is first or last ("a.tar.GZ" → "gz", ".profile" → "", "notes." → "").
- */
+/** The extension FileAdd expects, lowercase: after the last dot unless first or last ("a.tar.GZ" → "gz", ".profile" → ""). */
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot > 0 && dot < name.length - 1 ? name.slice(dot + 1).toLowerCase() : '';

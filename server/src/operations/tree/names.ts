@@ -1,8 +1,4 @@
-/**
- * Names of files and folders (DECISIONS.md §7): what is allowed (name-rule.ts, shared with the web
- * app), how two names are compared (case-insensitively, after Unicode NFC), how they sort
- * (naturally: "file2" before "file10"), and how a taken name is made unique ("report (1).pdf").
- */
+/** Names of files and folders: checked (name-rule.ts), compared (NFC, case-insensitive), sorted naturally, made unique. */
 import type { ItemName } from '../../storage/db/repositories/items-repository';
 import { invalidArgument } from '../errors';
 import { extensionOf, nameProblem, nameProblemMessage } from './name-rule';
@@ -16,10 +12,7 @@ export function nameLength(name: string): number {
   return length;
 }
 
-/**
- * Checks a name given by a client and returns it in NFC, or throws 400 saying what is wrong
- * (name-rule.ts: docs/protocol.md §10.1). `what` names the parameter in the message ("name", "newname").
- */
+/** A client's name in NFC, or 400 saying what is wrong; `what` names the parameter ("name", "newname"). */
 export function validName(raw: string | null, maxLength: number, what = 'name'): string {
   const name = (raw ?? '').normalize('NFC');
   const problem = nameProblem(name, maxLength);
@@ -36,9 +29,8 @@ const DIGIT_RUN = /[0-9]+/g;
 const NUMBER_WIDTH = 20;
 
 /**
- * A key whose plain (code point) order is the natural, case-insensitive order of names: runs of
- * digits compare by value ("file2" < "file10"). Listings sort on it in the database, so a folder of
- * 100,000 items streams in order from an index. Numbers longer than 20 digits keep their text.
+ * A key whose code point order is the natural, case-insensitive order ("file2" < "file10"), so listings
+ * stream sorted from an index. Numbers longer than 20 digits keep their text.
  */
 export function naturalSortKey(name: string): string {
   return nameKey(name).replace(DIGIT_RUN, (digits) => {
@@ -46,13 +38,9 @@ export function naturalSortKey(name: string): string {
     return value.length <= NUMBER_WIDTH ? value.padStart(NUMBER_WIDTH, '0') : value;
   });
 }
-
-
 /**
- * Splits "report.pdf" into "report" and ".pdf" (folders, and names without extension, have none).
- * A file name ending in dots ("notes.") has no extension and keeps its dots last ("notes" and "."):
- * a suffix after them ("notes. (1)") would give the file the extension " (1)", and FileAdd and
- * restore keep the extension of the name they were given.
+ * Splits "report.pdf" into "report" and ".pdf". A file name ending in dots keeps them last ("notes" and
+ * "."): a suffix after them ("notes. (1)") would give it the extension " (1)".
  */
 function splitExtension(name: string, isFile: boolean): [string, string] {
   const ext = isFile ? extensionOf(name) : '';
@@ -67,10 +55,7 @@ export function withSuffix(name: string, suffix: string, isFile: boolean): strin
   return `${stem}${suffix}${ext}`;
 }
 
-/**
- * The first of `name`, `name (1)`, `name (2)`… whose key is not taken. `taken` holds the keys of
- * the folder's live names that could collide (the caller fetches them in one query).
- */
+/** The first of `name`, `name (1)`, … whose key is not in `taken` (the folder's colliding keys, read in one query). */
 export function firstFreeName(name: string, isFile: boolean, taken: ReadonlySet<string>): string {
   if (!taken.has(nameKey(name))) return name;
   for (let n = 1; ; n++) {
@@ -83,10 +68,8 @@ export function firstFreeName(name: string, isFile: boolean, taken: ReadonlySet<
 const NUMBER_MARK = '\u0000';
 
 /**
- * The keys of every numbered form of `name` ("report (1).pdf", "report (2).pdf", …) are
- * `prefix + digits + suffix`: what the database matches (LIKE) to fetch, in one query, the keys
- * firstFreeName must avoid. Built from a whole candidate rather than from the stem alone, because
- * lower-casing depends on context (a Greek final sigma before " (").
+ * `prefix + digits + suffix` matches the keys of every numbered form of `name` (one LIKE query). Built from
+ * a whole candidate, not the stem: lower-casing depends on context (a Greek final sigma before " (").
  */
 export function numberedNameKeys(name: string, isFile: boolean): { readonly prefix: string; readonly suffix: string } {
   const [prefix, suffix] = nameKey(withSuffix(name, ` (${NUMBER_MARK})`, isFile)).split(NUMBER_MARK);

@@ -1,30 +1,6 @@
 /**
- * The recycle bin (DECISIONS.md §8): FolderAndFileDelete, FolderDelete, FolderAndFileRestore,
- * RecycleEmpty (ext), and the retention sweep that housekeeping runs.
- *
- * - To the bin (is_real=0): the items given become entries of the bin (deleted_at, deleted_from);
- *   everything live beneath a given folder goes with it (binned_under), and disappears from
- *   listings, search, shares and links at once (their readers check liveness). An item given
- *   together with a folder it lies in gets its own entry. The bin counts against the quota.
- * - For good (is_real=1, RecycleEmpty, the sweep): the items with everything beneath them, their
- *   shares and links; the files' bytes are given back; content no file references any more is
- *   removed from storage after the commit (content-removal.ts). Entries of the bin that were
- *   deleted directly from beneath a folder earlier are entries of their own: deleting the folder
- *   for good leaves them in the bin (with their own retention), and restoring them then takes them
- *   to the root ("if that folder is gone").
- * - Restore: each entry goes back to its parent folder, matched by id, if that folder is live (or
- *   comes back in the same call); else to the root. A folder whose subtree would reach deeper than
- *   the depth limit there (its old parent was moved deeper meanwhile) goes to the root too. A name
- *   taken there gets " (restored)", " (restored 2)", … before the extension.
- *
- * Every batch is checked first, one query per table, and is all-or-nothing; each operation is one
- * transaction (inTreeTransaction), so a crash leaves the database before or after it. RecycleEmpty
- * excepted: it deletes in steps of their own (emptyBin), each of which leaves a smaller bin.
- *
- * Folder sizes: a folder's size is the total of the live files beneath it; a folder in the bin
- * keeps the size of what comes back with it. Deltas go to adjustFolderSizes once the tree has its
- * final shape; its walk up follows parent ids whatever the state, so a delta at a folder in the
- * bin reaches the live folders above it.
+ * The recycle bin (docs/protocol.md §12, docs/design.md §10): delete to the bin or for good, restore, RecycleEmpty and
+ * the retention sweep; each one all-or-nothing transaction, except emptying and the sweep, which go in whole steps.
  */
 import type { Kysely } from 'kysely';
 import { createLogger } from '../../log';
@@ -62,10 +38,10 @@ import type { Database } from '../../storage/db/schema';
 import { removeUnreferencedContent } from '../content/content-removal';
 import type { AuthenticatedContext, Empty, FileItem, FolderItem, Listing, ParamsOf, Services } from '../context';
 import { withTip } from '../encryption/encryption';
-import { conflict, invalidArgument, notFound } from '../errors';
+import { conflict, invalidArgument } from '../errors';
 import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
 import { tooDeep } from './folders';
-import { parseIdList, parseIdLists, requireFiles, requireFolders, type IdLists } from './id-lists';
+import { parseIdList, parseIdLists, requireAll, requireFiles, requireFolders, type IdLists } from './id-lists';
 import { nameKey, nameLength, storedName, withSuffix } from './names';
 
 const DAY_MS = 86_400_000;
@@ -73,36 +49,29 @@ const DAY_MS = 86_400_000;
 /** What a restored item whose name is taken is called: "report (restored).pdf", then " (restored 2)", … */
 export const RESTORED_SUFFIX = ' (restored)';
 const restoredSuffix = (n: number) => (n === 1 ? RESTORED_SUFFIX : ` (restored ${n})`);
-/** What every suffixed name's key contains: the suffix without its closing parenthesis or number. */
+/** What every suffixed name's key contains. */
 const RESTORED_FRAGMENT = ' (restored';
 
 /** A permanent delete answers once content removal is done, or after this long (it then goes on behind). */
 const CONTENT_REMOVAL_WAIT_MS = 2_000;
 
-/**
- * RecycleEmpty's steps (emptyBin): each a transaction of its own, sized to last about this long, so
- * that other calls' writes, which take turns on SQLite's one writer, wait no longer than a step.
- */
+/** RecycleEmpty's steps each last about this long, so other writes (SQLite has one writer) wait no longer. */
 const EMPTY_STEP_TARGET_MS = 50;
-/** The rows of a step, at most and at first; the folder entries taken on together (one id list). */
+/** A step's rows, at most and at first; folder entries are taken on in rounds of EMPTY_ENTRIES_PER_ROUND. */
 const EMPTY_STEP_MOST_ROWS = 1_000;
 const EMPTY_STEP_FIRST_ROWS = 100;
 const EMPTY_ENTRIES_PER_ROUND = 1_000;
 
-/** The retention sweep: bin entries looked at per batch, and the rows one batch may delete (at least one entry). */
+/** The retention sweep: entries looked at, and rows deleted (at least one entry), per batch. */
 const SWEEP_ENTRIES_PER_BATCH = 100;
 const SWEEP_ROWS_PER_BATCH = 10_000;
-/** Work per sweep is bounded; what is left waits for the next run. */
 const SWEEP_MAX_BATCHES = 100;
 
-/** is_real: exactly 0 (to the bin) or 1 (for good). */
 function isRealOf(value: number): boolean {
   if (value === 0) return false;
   if (value === 1) return true;
   throw invalidArgument('is_real must be 0 (to the recycle bin) or 1 (delete permanently)');
 }
-
-// ---- The operations -------------------------------------------------------------------------------
 
 export async function folderAndFileDelete(ctx: AuthenticatedContext, params: ParamsOf<'FolderAndFileDelete'>): Promise<Empty> {
   const accountId = ctx.caller.uid;
@@ -139,11 +108,8 @@ export async function recycleEmpty(ctx: AuthenticatedContext, _params: ParamsOf<
 type Given = { readonly kind: 'folder' | 'file'; readonly id: number; readonly parentId: number; readonly size: number };
 
 /**
- * The size changes of taking the given live items to the bin. Each item takes its size away from
- * its parent and every ancestor; an item that lies beneath another given folder Y stops there: it
- * gives its size back at Y's parent, because Y's own delta (its size, which included the item's)
- * already takes it from everything above Y. Y's kept size thereby loses the item, which has an
- * entry of its own: a restore of Y alone brings back only what is still in it.
+ * The size changes of binning these items: each leaves its parent and ancestors, but one beneath another
+ * given folder Y gives its size back at Y's parent (Y's own delta took it), so Y keeps only what is still in it.
  */
 function removalDeltas(items: readonly Given[], nearest: ReadonlyMap<number, number>, parentOfFolder: ReadonlyMap<number, number>): Map<number, number> {
   const deltas = new Map<number, number>();
@@ -186,27 +152,19 @@ export async function moveToBin(services: Services, accountId: number, ids: IdLi
 
 /** 404 for an id that is not the caller's item; `allowed` says which states an operation accepts. */
 function requireStates(kind: string, ids: readonly number[], found: readonly ItemStatus[], allowed: ReadonlySet<ItemStatus['state']>): Map<number, ItemStatus> {
-  const byId = new Map(found.filter((item) => allowed.has(item.state)).map((item) => [item.id, item]));
-  const missing = ids.find((id) => !byId.has(id));
-  if (missing !== undefined) throw notFound(missing === 0 ? `${kind} not found` : `${kind} ${missing} not found`);
-  return byId;
+  return requireAll(kind, ids, found.filter((item) => allowed.has(item.state)));
 }
 
 const LIVE_OR_ENTRY = new Set<ItemStatus['state']>(['live', 'deleted']);
 
-/**
- * Deletes the caller's items for good, live or entries of the bin, with what is beneath them (but
- * not other entries of the bin: see the header); not items beneath a folder in the bin (404: they
- * are reached through that folder). All or nothing.
- */
+/** Deletes items for good, live or bin entries, with what is beneath them except other entries; all or nothing. */
 export async function deleteForGood(services: Services, accountId: number, ids: IdLists): Promise<void> {
   await inTreeTransaction(services.db, async (tx) => {
     await lockAccountTree(tx, accountId);
     const folders = requireStates('folder', ids.folderIds, await findItemStates(tx, accountId, 'folders', ids.folderIds), LIVE_OR_ENTRY);
     const files = requireStates('file', ids.fileIds, await findItemStates(tx, accountId, 'files', ids.fileIds), LIVE_OR_ENTRY);
 
-    // Only live items count in their ancestors' sizes (an entry's size left them when it was binned),
-    // and only those not beneath another given folder (that one's size takes them along).
+    // Only live items not beneath another given folder count in their ancestors' sizes.
     const live: Given[] = [
       ...[...folders.values()].filter((f) => f.state === 'live').map((f): Given => ({ kind: 'folder', ...f })),
       ...[...files.values()].filter((f) => f.state === 'live').map((f): Given => ({ kind: 'file', ...f })),
@@ -224,41 +182,25 @@ export async function deleteForGood(services: Services, accountId: number, ids: 
   await removeContentAfterCommit(services);
 }
 
-/**
- * Deletes for good everything that is in the caller's bin when the call comes (an empty bin is not
- * an error), in steps (deleteEntriesInSteps).
- */
+/** Deletes for good everything in the caller's bin when the call comes, in steps. */
 export async function emptyBin(services: Services, accountId: number): Promise<void> {
-  // What is in the bin now, not what comes into it while this runs.
   const before = services.now().getTime() + 1;
   const { rows } = await deleteEntriesInSteps(services, accountId, await findBinEntries(services.db, accountId, before), before);
   if (rows > 0) await removeContentAfterCommit(services);
 }
 
 /**
- * Deletes for good those of `entries` that are still entries of the account's bin deleted before
- * `before` (ms), with everything beneath them, in steps: each a transaction of its own, under the
- * account's lock, sized to last about EMPTY_STEP_TARGET_MS, after which the bin is a bin with fewer
- * items and every size and the used bytes are right. In one transaction, a bin of 100,000 items
- * held SQLite's one writer, and every other account's writes with it, for seconds (docs/design.md
- * §8, "Long work in slices").
- *
- * For each folder entry: the files binned under it (the sizes of the folders they were in made
- * smaller, up to the entry), then its folders, deepest first, each only once nothing binned is
- * left in it, then the entry itself; then the files deleted directly. A crash between two steps
- * leaves the rest in the bin, whole and restorable; a restore made meanwhile brings back what is
- * not deleted yet. Returns the entries and the rows deleted.
+ * Deletes for good those `entries` still in the bin from before `before` (ms), in steps of their own
+ * transactions under the account's lock (in one, a 100,000-item bin held SQLite's writer for seconds):
+ * binned files, then folders deepest first, then the entry. A crash between steps leaves the rest restorable.
  */
 async function deleteEntriesInSteps(services: Services, accountId: number, entries: BinEntries, before: number): Promise<{ entries: number; rows: number }> {
   const { db, now } = services;
   const sizes = new RowsForTime(EMPTY_STEP_TARGET_MS, EMPTY_STEP_MOST_ROWS, EMPTY_STEP_FIRST_ROWS);
   const slices = new TimeSlices();
   const deleted = { entries: 0, rows: 0 };
-  /**
-   * One step: what `work` deletes, with its bytes given back; the next step's size follows its time.
-   * Then the event loop is given back, so that a write that came meanwhile takes the writer first.
-   * Before it, SQLite's checkpoints catch up when they lag far behind (batches.ts whenWalCaughtUp).
-   */
+  // One step, its bytes given back, the next step sized by its time; the loop is given back after it,
+  // and SQLite's checkpoints catch up first when they lag far behind.
   const step = async (work: (tx: Kysely<Database>) => Promise<{ bytes: number; items: number }>): Promise<number> => {
     await whenWalCaughtUp(db);
     const began = performance.now();
@@ -273,7 +215,6 @@ async function deleteEntriesInSteps(services: Services, accountId: number, entri
     await slices.pause();
     return items;
   };
-  /** `each` on `ids` a step's worth at a time; returns the items deleted. */
   const inSteps = async (ids: readonly number[], each: (tx: Kysely<Database>, chunk: readonly number[]) => Promise<{ bytes: number; items: number }>) => {
     let items = 0;
     for (let next = 0; next < ids.length; ) {
@@ -310,11 +251,7 @@ async function deleteEntriesInSteps(services: Services, accountId: number, entri
   return deleted;
 }
 
-/**
- * Content that the deletion left unreferenced goes now rather than at the next housekeeping run.
- * The deletion is committed whatever happens here: a failure is logged and housekeeping retries;
- * a long removal (a huge folder) goes on behind the answer.
- */
+/** Unreferenced content goes now rather than at the next housekeeping; failures are logged (housekeeping retries). */
 async function removeContentAfterCommit(services: Services): Promise<void> {
   const removal = removeUnreferencedContent(services).then(
     () => undefined,
@@ -334,7 +271,7 @@ async function removeContentAfterCommit(services: Services): Promise<void> {
 
 // ---- Restore --------------------------------------------------------------------------------------
 
-/** Restore looks at every state, to tell what is not in the bin (409) from what is not the caller's (404). */
+/** Restore reads every state, to tell not in the bin (409) from not the caller's (404). */
 const ANY_STATE = new Set<ItemStatus['state']>(['live', 'deleted', 'beneath']);
 
 export interface RestoredItems {
@@ -344,15 +281,10 @@ export interface RestoredItems {
 
 type Restoring = { readonly kind: 'folder' | 'file'; readonly item: ItemStatus; destination: number; name: string };
 
-/**
- * Restores entries of the caller's bin (see the header for where each goes), all or nothing: an id
- * that is not the caller's item is 404; a live item or one beneath a folder in the bin is 409.
- * Returns the restored items where they went, with their paths.
- */
+/** Restores bin entries, all or nothing (404 not the caller's, 409 live or beneath a binned folder), with their paths. */
 export async function restoreItems(services: Services, accountId: number, ids: IdLists): Promise<RestoredItems> {
   const { db, config } = services;
-  // Each step is bounded by the 1,000 ids of a call, but 1,000 entries 256 deep made them some
-  // 100 ms in one step of the event loop: it is given back between steps (one transaction as before).
+  // 1,000 entries 256 deep took some 100 ms in one turn: the loop is given back between steps.
   const slices = new TimeSlices();
   return inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
@@ -370,8 +302,7 @@ export async function restoreItems(services: Services, accountId: number, ids: I
       }
     }
 
-    // A parent is there to go back to if it is live, or comes back in this call (an entry restored
-    // here, or beneath one); else (gone for good, or in the bin) the item goes to the root.
+    // A parent to go back to is live or comes back in this call; else the item goes to the root.
     const restoredFolders = new Set(ids.folderIds);
     const parentIds = [...new Set(restoring.map(({ item }) => item.parentId).filter((id) => id !== 0))];
     const parents = new Map((await findItemStates(tx, accountId, 'folders', parentIds)).map((p) => [p.id, p]));
@@ -408,7 +339,7 @@ export async function restoreItems(services: Services, accountId: number, ids: I
     const liveFolders = new Map((await findLiveFolders(tx, accountId, ids.folderIds)).map((f) => [f.id, f]));
     const liveFiles = new Map((await findLiveFiles(tx, accountId, ids.fileIds)).map((f) => [f.id, f]));
     await slices.pauseIfDue();
-    // An encrypted item is answered with its tip (withTip: two reads per encrypted item, none for the others).
+    // withTip reads only for encrypted items.
     const restoredFolderItems: FolderItem[] = [];
     for (const id of ids.folderIds) {
       const folder = await withTip(tx, accountId, toFolderItem(liveFolders.get(id)!));
@@ -424,12 +355,8 @@ export async function restoreItems(services: Services, accountId: number, ids: I
 }
 
 /**
- * Sends to the root every folder entry whose subtree would reach deeper than `maxDepth` where it
- * was to go (its old parent was moved deeper while it was in the bin), and refuses with 413 one
- * that does not fit even there (the limit was lowered since it was deleted). A folder lands at its
- * destination's depth + 1, a destination being live (its depth now), an entry restored in this
- * call, or a folder beneath one (that entry's depth + its level in it): entries are placed
- * outermost first, so that an entry sent to the root takes the entries restored into it along.
+ * Sends to the root each folder entry that would pass `maxDepth` where it was to go, 413 when it fits not
+ * even there. Entries are placed outermost first, so one sent to the root takes those restored into it.
  */
 async function keepWithinDepthLimit(
   tx: Kysely<Database>,
@@ -471,15 +398,11 @@ async function keepWithinDepthLimit(
   for (const entry of folderEntries.values()) place(entry);
 }
 
-/**
- * Gives each restored item its name in its destination: its own, or the first free suffixed form
- * when a live item there (or one restored before it in this call) has it. Live names are read in
- * one query; the suffixed names already used, only for the destinations where a suffix is needed.
- */
+/** Gives each restored item its own name, or the first free " (restored N)" form; suffixed names are read only where needed. */
 async function chooseNames(tx: Kysely<Database>, maxNameLength: number, accountId: number, restoring: Restoring[], slices: TimeSlices): Promise<void> {
   const destinations = [...new Set(restoring.map((entry) => entry.destination))];
   const taken = new Map<number, Set<string>>(destinations.map((id) => [id, new Set<string>()]));
-  // Each entry's key, computed once (normalizing 1,000 names of 255 characters is not free).
+  // Each key computed once: normalizing 1,000 names of 255 characters is not free.
   const keyOf = new Map(restoring.map((entry) => [entry, nameKey(entry.item.name)]));
   const liveKeys = await findLiveKeys(tx, accountId, destinations, [...new Set(keyOf.values())]);
   for (const { folderId, key } of liveKeys) taken.get(folderId)!.add(key);
@@ -520,17 +443,12 @@ async function chooseNames(tx: Kysely<Database>, maxNameLength: number, accountI
 // ---- The retention sweep --------------------------------------------------------------------------
 
 export interface SweepReport {
-  /** Entries of the bin deleted for good. */
   readonly purged: number;
 }
 
 /**
- * Housekeeping: deletes for good the entries of every account's bin deleted more than
- * config.recycleRetentionDays ago, with their subtrees. In bounded batches: each batch takes one
- * account's oldest entries up to about SWEEP_ROWS_PER_BATCH rows beneath them (a single entry
- * bigger than that goes alone), deleted in steps (deleteEntriesInSteps). Idempotent and safe on
- * several instances at once: each step takes the account's lock and deletes only what is, at that
- * moment, still an expired entry. Content is left to content removal, which housekeeping runs next.
+ * Housekeeping: deletes for good bin entries older than recycleRetentionDays, in bounded batches of about
+ * SWEEP_ROWS_PER_BATCH rows, in steps; each step re-checks under the account's lock, so instances may overlap.
  */
 export async function purgeExpiredBinItems(services: Services): Promise<SweepReport> {
   let purged = 0;
@@ -556,11 +474,7 @@ export async function purgeExpiredBinItems(services: Services): Promise<SweepRep
   return { purged };
 }
 
-/**
- * Deletes for good those of `entries` that are still entries of the account's bin deleted before
- * `cutoff`, in steps (deleteEntriesInSteps): an entry of 100,000 items does not hold the writer for
- * seconds either. Returns the entries deleted.
- */
+/** Deletes for good those `entries` still in the bin from before `cutoff`, in steps. */
 async function purgeEntries(services: Services, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date): Promise<number> {
   const idsOf = (table: ExpiredEntry['table']) => entries.filter((entry) => entry.table === table).map((entry) => entry.id);
   const deleted = await deleteEntriesInSteps(services, accountId, { folderIds: idsOf('folders'), fileIds: idsOf('files') }, cutoff.getTime());
