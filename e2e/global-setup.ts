@@ -25,6 +25,9 @@ import {
   E2E_ACCOUNT,
   E2E_PASSWORD,
   FILES_ACCOUNT,
+  QUOTA_ACCOUNT,
+  QUOTA_BYTES,
+  QUOTA_PASSWORD,
   FILES_PASSWORD,
   bigItemName,
 } from './service';
@@ -130,11 +133,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const env = serviceEnv(dataDir, await freePort());
 
   try {
-    for (const [account, password] of [
+    for (const [account, password, ...options] of [
       [E2E_ACCOUNT, E2E_PASSWORD],
       [FILES_ACCOUNT, FILES_PASSWORD],
+      [QUOTA_ACCOUNT, QUOTA_PASSWORD, '--quota', String(QUOTA_BYTES)],
     ]) {
-      await promisify(execFile)(process.execPath, [fss, 'user', 'add', account, '--password', password], {
+      await promisify(execFile)(process.execPath, [fss, 'user', 'add', account, '--password', password, ...options], {
         cwd: root,
         env,
         timeout: START_TIMEOUT_MS,

@@ -7,6 +7,10 @@ export const E2E_PASSWORD = 'e2e-secret-1';
  */
 export const FILES_ACCOUNT = 'files';
 export const FILES_PASSWORD = 'files-secret-1';
+/** An account with a small quota (QUOTA_BYTES), for the quota meter and the uploads refused before they start. */
+export const QUOTA_ACCOUNT = 'quota';
+export const QUOTA_PASSWORD = 'quota-secret-1';
+export const QUOTA_BYTES = 100_000;
 /** The environment variable that carries the running service's base URL to the tests. */
 export const BASE_URL_VARIABLE = 'FSS_E2E_BASE_URL';
 /**

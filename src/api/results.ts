@@ -7,11 +7,13 @@
 import { ApiError } from './errors';
 import type { ResultKind } from './generated/operations';
 import {
+  ACCOUNT_ATTRIBUTES,
   DIR_ATTRIBUTES,
   EMAIL_ATTRIBUTES,
   ITEM_ATTRIBUTES,
   PATH_ATTRIBUTES,
   TOKEN_ATTRIBUTES,
+  type AccountInfo,
   type AttributeSpec,
   type EmailRecipient,
   type FileItem,
@@ -21,7 +23,7 @@ import {
   type TokenResult,
 } from './generated/results';
 
-export type { EmailRecipient, FileItem, FolderItem, Item, PathSegment, TokenResult } from './generated/results';
+export type { AccountInfo, EmailRecipient, FileItem, FolderItem, Item, PathSegment, TokenResult } from './generated/results';
 
 /** One parsed element: attributes by name, child elements by name (items as arrays), text as '#text'. */
 export type XmlElement = Readonly<Record<string, unknown>>;
@@ -87,6 +89,7 @@ export interface ResultTypes {
   restored: Items;
   shared: Items;
   emailShareInfo: EmailShareInfo;
+  account: AccountInfo;
   url: UrlResult;
   share: ShareResult;
   string: string;
@@ -235,6 +238,11 @@ export const resultParsers: { readonly [R in ResultKind]: (element: XmlElement) 
       ...(item ? { item } : {}),
       emails: children(result, 'email').map((email) => readAttributes(email, EMAIL_ATTRIBUTES, 'email', {}) as unknown as EmailRecipient),
     };
+  },
+  account(result) {
+    const [account] = children(result, 'account');
+    if (!account) throw malformed('the result has no <account>');
+    return readAttributes(account, ACCOUNT_ATTRIBUTES, 'account', {}) as unknown as AccountInfo;
   },
   url(result) {
     const expires = text(result, 'expires');

@@ -4,6 +4,7 @@ import { useLogout } from '../api/auth';
 import { useSession } from '../hooks/use-session';
 import { LANGUAGES, isLanguage, messagesFor, setLanguage, useI18n } from '../i18n';
 import { setTheme, useTheme, type Theme } from '../lib/theme';
+import { QuotaMeter } from './quota-meter';
 import { Button } from './ui/button';
 import { selectClass } from './ui/field';
 import { Icon, type IconName } from './ui/icons';
@@ -29,6 +30,7 @@ export function AppHeader() {
           <Preferences />
           {current && (
             <>
+              <QuotaMeter />
               <p className="hidden min-w-0 truncate text-sm text-gray-700 sm:block dark:text-gray-300" title={current.account}>
                 <span className="sr-only md:not-sr-only">{t.signedInAs}</span>
                 <span className="font-medium text-gray-900 dark:text-gray-100" data-testid="account-name">

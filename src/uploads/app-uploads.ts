@@ -5,10 +5,14 @@
  */
 import { api } from '../api/client';
 import { withUnlock } from '../api/encryption';
+import { bytesLeft, invalidateAccountInfo } from '../api/account';
 import { invalidateFiles } from '../api/files';
 import { session } from '../api/session';
 import { createTusClient } from '../api/tus';
+import { getLanguage, messagesFor } from '../i18n';
 import { startBrowserDownload } from '../lib/browser-download';
+import { formatSize } from '../lib/format';
+import { notify } from '../lib/notices';
 import { queryClient } from '../api/query-client';
 import { createUploadTransport, createWorkerHasher, localStorageResumeStore } from './browser';
 import { treeFromPicked, type DroppedTree } from './dropped-files';
@@ -28,6 +32,7 @@ function refreshListings() {
     refreshTimer = undefined;
     lastRefresh = Date.now();
     void invalidateFiles(queryClient);
+    void invalidateAccountInfo();
   }, wait);
 }
 
@@ -50,15 +55,24 @@ session.subscribe(() => {
   uploadsFor = token;
 });
 
-function enqueueTree(folderId: number, tree: DroppedTree) {
+async function enqueueTree(folderId: number, tree: DroppedTree) {
   if (tree.files.length === 0 && tree.dirs.length === 0) return;
+  // Refused before a byte is sent; the service checks again as each file is added.
+  const needed = tree.files.reduce((sum, file) => sum + file.source.size, 0);
+  const left = await bytesLeft();
+  if (left !== undefined && needed > left) {
+    const language = getLanguage();
+    const t = messagesFor(language);
+    notify('error', t.uploadOverQuotaTitle, t.uploadOverQuota(formatSize(needed, language), formatSize(left, language)));
+    return;
+  }
   if (tree.dirs.length === 0) uploadQueue.add(tree.files.map(({ source }) => ({ source, folder: folderId })));
   else uploadQueue.addTree(folderId, tree.files, tree.dirs);
 }
 
 /** Queues the files of a file picker, or the tree of a folder picker (webkitRelativePath). */
 export function uploadPicked(folderId: number, files: Iterable<File>) {
-  enqueueTree(folderId, treeFromPicked(files));
+  void enqueueTree(folderId, treeFromPicked(files));
 }
 
 /** Queues what was dropped, from what captureDrop took during the drop event. */

@@ -34,6 +34,7 @@ export type ResultKind =
   | 'shared' //         <result> with the shared items and their share attributes
   | 'emailShareInfo' // <result> with the share and one <email/> per recipient
   | 'url' //            <result url expires />
+  | 'account' //        <result><account name used quota /></result>
   | 'share' //          <result> with the share's item (ShareOpen)
   | 'string'; //        a plain string (ShareImageUpload)
 
@@ -372,6 +373,15 @@ export const operations = [
   },
 
   // ---- UserService --------------------------------------------------------------------------
+  {
+    service: 'UserService',
+    name: 'GetAccountInfo',
+    params: signed(),
+    auth: 'signed',
+    result: 'account',
+    extension: true,
+    doc: "Returns the account's name, the bytes its files use (the recycle bin's included) and its quota.",
+  },
   {
     service: 'UserService',
     name: 'GetFiles',

@@ -71,6 +71,12 @@ export const resultElements = {
   /** GetFilesWhitPath: `<path value><dir/>…</path>`, root first. */
   path: [a('value', 'string', 'always', 'The absolute path, `/A/B`.')],
   dir: [a('id', 'int', 'required', 'The folder id.'), a('name', 'string', 'always', 'Its name.')],
+  /** GetAccountInfo: `<account name used quota />`. */
+  account: [
+    a('name', 'string', 'required', 'The account name.'),
+    a('used', 'int', 'always', "Bytes of the account's files, the recycle bin's included; every copy counts in full."),
+    a('quota', 'int', 'always', 'The most bytes the account may use.'),
+  ],
   /** Get*EmailShareInfo: one per recipient. */
   email: [
     a('to', 'string', 'always', 'The address.'),
@@ -121,6 +127,7 @@ export type Item = FolderItem | FileItem;
 /** One recipient of an e-mail share: `<email to time status error/>`. */
 export type EmailDelivery = Fields<(typeof resultElements.email)[number]>;
 export type PathDir = Fields<(typeof resultElements.dir)[number]>;
+export type AccountInfo = Fields<(typeof resultElements.account)[number]>;
 
 /** Items may come from a database cursor: a listing of 100,000 items is never held whole. */
 export type ItemSource<T> = Iterable<T> | AsyncIterable<T>;

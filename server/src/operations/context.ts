@@ -6,7 +6,7 @@ import type { CallCaches } from './caches';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config';
 import type { Operation, OperationName, WireType } from '../catalog/operations';
-import type { EmailDelivery, FileItem, FolderItem, Item, ItemSource, PathDir } from '../catalog/results';
+import type { AccountInfo, EmailDelivery, FileItem, FolderItem, Item, ItemSource, PathDir } from '../catalog/results';
 import type { Database } from '../storage/db/schema';
 import type { HashQueue } from './crypto/hash-queue';
 
@@ -119,8 +119,14 @@ export interface EmailShareInfo {
   readonly emails: ItemSource<EmailDelivery>;
 }
 
+/** GetAccountInfo. */
+export interface AccountResult {
+  readonly kind: 'account';
+  readonly account: AccountInfo;
+}
+
 /** What operations return; the protocol layer renders each kind (server/src/protocol/asmx/results.ts). */
-export type OpResult = TokenIssued | TokenRefused | Empty | PlainString | Listing | ItemResult | UrlResult | EmailShareInfo;
+export type OpResult = TokenIssued | TokenRefused | Empty | PlainString | Listing | ItemResult | UrlResult | EmailShareInfo | AccountResult;
 
 /** The context of an operation whose catalog entry asks for a token: its caller cannot be null. */
 export type AuthenticatedContext = CallContext<Caller>;

@@ -14,6 +14,7 @@ import { shareImageUpload } from './sharing/share-images';
 import { shareDownload, shareList, shareOpen, shareZipDownload } from './sharing/share-service';
 import { fileShare, folderShare, unshare } from './sharing/shares';
 import { apiLogin, login, logout } from './accounts/sessions';
+import { getAccountInfo } from './accounts/account-reads';
 
 export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   Login: login,
@@ -44,6 +45,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   FileUnlink: fileUnlink,
   Unlock: unlock,
   Decrypt: decrypt,
+  GetAccountInfo: getAccountInfo,
   GetFiles: getFiles,
   GetFilesWhitPath: getFilesWhitPath,
   GetNewUploadFiles: getNewUploadFiles,

@@ -5,7 +5,7 @@ export type WireType = 'string' | 'long' | 'int' | 'base64Binary';
 /** none: anonymous; token: uid and token; signed: uid, token and sign (filled by the transport). */
 export type AuthKind = 'none' | 'token' | 'signed';
 /** The result document an operation answers with (DECISIONS.md §2). */
-export type ResultKind = 'token' | 'empty' | 'restored' | 'shared' | 'file' | 'folder' | 'string' | 'emailShareInfo' | 'url' | 'listing' | 'pathListing' | 'share';
+export type ResultKind = 'token' | 'empty' | 'restored' | 'shared' | 'file' | 'folder' | 'string' | 'emailShareInfo' | 'url' | 'account' | 'listing' | 'pathListing' | 'share';
 export type ServiceName = 'OAuthService' | 'FileService' | 'UserService' | 'ShareService';
 
 /** Everything the transport needs to call an operation; P types the caller's parameters. */
@@ -870,6 +870,31 @@ export const Decrypt: OperationDescriptor<DecryptParams, 'empty', 'decrypt'> = {
   extension: true,
 };
 
+// ---- GetAccountInfo ------------------------------------------------------------------------------
+
+/**
+ * Parameters of GetAccountInfo that the caller gives (uid, token and sign come from the session).
+ */
+export type GetAccountInfoParams = Record<string, never>;
+
+/**
+ * Returns the account's name, the bytes its files use (the recycle bin's included) and its quota.
+ * (UserService.GetAccountInfo, extension, signed)
+ */
+export const GetAccountInfo: OperationDescriptor<GetAccountInfoParams, 'account', 'getAccountInfo'> = {
+  service: 'UserService',
+  name: 'GetAccountInfo',
+  method: 'getAccountInfo',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'account',
+  extension: true,
+};
+
 // ---- GetFiles ------------------------------------------------------------------------------------
 
 /** Parameters of GetFiles that the caller gives (uid, token and sign come from the session). */
@@ -1245,6 +1270,7 @@ export const operations = {
   FileUnlink,
   Unlock,
   Decrypt,
+  GetAccountInfo,
   GetFiles,
   GetFilesWhitPath,
   GetNewUploadFiles,

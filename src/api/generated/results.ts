@@ -64,6 +64,12 @@ export const EMAIL_ATTRIBUTES: readonly AttributeSpec[] = [
   { name: 'status', type: 'emailStatus', presence: 'always' },
   { name: 'error', type: 'string', presence: 'optional' },
 ];
+/** The attributes of `<account/>`. */
+export const ACCOUNT_ATTRIBUTES: readonly AttributeSpec[] = [
+  { name: 'name', type: 'string', presence: 'required' },
+  { name: 'used', type: 'int', presence: 'always' },
+  { name: 'quota', type: 'int', presence: 'always' },
+];
 
 /** What folders and files have in common. */
 export interface ItemBase {
@@ -153,4 +159,13 @@ export interface EmailRecipient {
   readonly status: string;
   /** The last delivery error, while queued for a retry and once failed. */
   readonly error?: string;
+}
+/** GetAccountInfo: `<account/>`. */
+export interface AccountInfo {
+  /** The account name. */
+  readonly name: string;
+  /** Bytes of the account's files, the recycle bin's included; every copy counts in full. */
+  readonly used: number;
+  /** The most bytes the account may use. */
+  readonly quota: number;
 }

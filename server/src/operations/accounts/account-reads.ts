@@ -4,7 +4,9 @@
  */
 import { lockChain, type LockLink } from '../../storage/db/repositories/encryption-repository';
 import { isLiveFolderOf } from '../../storage/db/engine/hot-queries';
-import type { CallContext } from '../context';
+import { findAccount } from '../../storage/db/repositories/accounts-repository';
+import type { AccountResult, AuthenticatedContext, CallContext } from '../context';
+import { notFound } from '../errors';
 
 /** The version a call's checks of `accountId` may use: the caller's reading, when it is of that account. */
 export function callVersionOf(ctx: CallContext, accountId: number): number | undefined {
@@ -30,4 +32,11 @@ export async function folderState(ctx: CallContext, accountId: number, folderId:
   const state: FolderState = Object.freeze({ live, lockChain: Object.freeze(live ? await lockChain(db, accountId, { type: 'folder', id: folderId }) : []) });
   store?.put(key, version!, state, 200 + 100 * state.lockChain.length);
   return state;
+}
+
+/** GetAccountInfo (ext): the caller's name, bytes used (the bin's included, every copy in full) and quota. */
+export async function getAccountInfo(ctx: AuthenticatedContext): Promise<AccountResult> {
+  const account = await findAccount(ctx.services.db, { id: ctx.caller.uid });
+  if (!account) throw notFound('account not found');
+  return { kind: 'account', account: { name: account.name, used: account.usedBytes, quota: account.quotaBytes } };
 }

@@ -96,6 +96,15 @@ export async function writeResultElement(writer: XmlWriter, op: OperationSpec, o
     case 'emailShareInfo':
       await writeEmailShareInfo(writer, result);
       return;
+    case 'account':
+      writer.start('result', OK);
+      writer.empty('account', [
+        ['name', result.account.name],
+        ['used', result.account.used],
+        ['quota', result.account.quota],
+      ]);
+      writer.end();
+      return;
     case 'string':
       throw new Error(`${op.name} returned a string but its catalog entry says ${op.result}`);
   }
