@@ -125,8 +125,8 @@ describe('making derived images', () => {
     const services = await openTestServices({ config: { imageMakers: 1, imageQueue: 0 } });
     const contents = await Promise.all([1, 2, 3].map(async (seed) => stored(services, await noisyPhoto(seed))));
     const results = await Promise.allSettled(contents.map((content) => openDerivedImage(services, content, 'view')));
-    expect(results[0].status).toBe('fulfilled');
-    expect(results.slice(1).every((r) => r.status === 'rejected' && r.reason instanceof MakingQueueFull)).toBe(true);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof MakingQueueFull)).toHaveLength(2);
   });
 });
 
