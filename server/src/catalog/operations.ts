@@ -502,6 +502,24 @@ export const operations = [
     extension: true,
     doc: "Returns a short-lived URL that downloads a shared folder, or a selection in it, as one ZIP, counted as one download of the share's limit.",
   },
+  {
+    service: 'FileService',
+    name: 'ThumbnailBase',
+    params: signed(),
+    auth: 'signed',
+    result: 'url',
+    extension: true,
+    doc: 'Returns the prefix of thumbnail URLs for the caller\'s files, valid until the end of the next UTC day: append "{fid}/small" or "{fid}/large".',
+  },
+  {
+    service: 'ShareService',
+    name: 'ShareThumbnailBase',
+    params: [p('code', 'string', 'The share code from the share URL.'), p('downpwd', 'string', 'The extraction code, if the share has one.')],
+    auth: 'none',
+    result: 'url',
+    extension: true,
+    doc: 'Returns the prefix of thumbnail URLs for the files of a share, valid until the end of the next UTC day: append "{fid}/small" or "{fid}/large".',
+  },
 ] as const satisfies readonly OperationSpec[];
 
 export type Operation = (typeof operations)[number];

@@ -12,6 +12,7 @@ import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
 import { shareImageUpload } from './sharing/share-images';
 import { shareDownload, shareList, shareOpen, shareZipDownload } from './sharing/share-service';
+import { shareThumbnailBase, thumbnailBase } from './previews/thumbnails';
 import { fileShare, folderShare, unshare } from './sharing/shares';
 import { apiLogin, login, logout } from './accounts/sessions';
 import { getAccountInfo } from './accounts/account-reads';
@@ -57,4 +58,6 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   ShareList: shareList,
   ShareDownload: shareDownload,
   ShareZipDownload: shareZipDownload,
+  ThumbnailBase: thumbnailBase,
+  ShareThumbnailBase: shareThumbnailBase,
 };

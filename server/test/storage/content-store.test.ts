@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { CreateMultipartUploadCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
-import { ContentMissingError, InvalidStorageKeyError, type ContentStore } from '../../src/storage/content/content-store';
+import { ContentMissingError, derivedKeyFor, InvalidStorageKeyError, type ContentStore } from '../../src/storage/content/content-store';
 import { LocalDiskStore } from '../../src/storage/content/local-disk-store';
 import { createS3Client, S3ContentStore } from '../../src/storage/content/s3-store';
 import { tempDir } from '../helpers/database';
@@ -133,6 +133,31 @@ describe.each([
     expect(existsSync(source)).toBe(false);
     expect(await under.store.stat(key)).toEqual({ size: 11 });
     expect(await text(await under.store.read(key))).toBe('hello world');
+  });
+
+  test('derived objects: put whole under their own keys, replaced, read, listed apart from content keys, deleted', async () => {
+    const { store, key } = await stored('the content');
+    const hash = sha('the content');
+    const small = derivedKeyFor(hash, 11, 'small.webp');
+    const other = derivedKeyFor(sha('other'), 5, 'large.webp');
+    await store.putDerived(small, Buffer.from('first'));
+    await store.putDerived(small, Buffer.from('second'));
+    await store.putDerived(other, Buffer.from('x'));
+    expect(await store.stat(small)).toEqual({ size: 6 });
+    expect(await text(await store.read(small))).toBe('second');
+    const listed = async (of?: string) => {
+      const keys: string[] = [];
+      for await (const k of store.listDerivedKeys(of)) keys.push(k);
+      return keys.sort();
+    };
+    expect(await listed()).toEqual([small, other].sort());
+    expect(await listed(hash)).toEqual([small]);
+    const contentKeys: string[] = [];
+    for await (const k of store.listKeys()) contentKeys.push(k);
+    expect(contentKeys).toEqual([key]);
+    await store.delete(small);
+    expect(await store.stat(small)).toBeNull();
+    await expect(store.putDerived('derived/../../etc/passwd', Buffer.from('x'))).rejects.toThrow(/invalid storage key/);
   });
 
   test('an empty file is stored and read back as empty', async () => {

@@ -1,6 +1,6 @@
 /**
  * `fss fsck`: checks that the database and the content store agree and every counter is what the rows say.
- * `repair` recomputes counters and queues orphan blobs; lost bytes and impossible tree positions are only reported.
+ * `repair` recomputes counters, queues orphan blobs and deletes derived images whose content is gone; lost bytes and impossible tree positions are only reported.
  */
 import {
   folderSizeMismatches,
@@ -13,9 +13,12 @@ import {
 } from '../../storage/db/repositories/integrity-repository';
 import { auditContent, removeUnreferencedContent, type ContentAudit } from '../content/content-removal';
 import type { Services } from '../context';
+import { auditDerivedImages } from '../previews/derived-images';
 
 export interface IntegrityReport {
   readonly content: ContentAudit;
+  /** Derived images (thumbnails) whose content is gone. */
+  readonly derivedOrphans: readonly string[];
   readonly folderSizes: readonly SizeMismatch[];
   readonly usedBytes: readonly SizeMismatch[];
   readonly misplaced: readonly MisplacedItem[];
@@ -29,13 +32,14 @@ export function unrepairable(report: IntegrityReport): number {
 }
 
 export function problemCount(report: IntegrityReport): number {
-  return report.content.orphans.length + report.folderSizes.length + report.usedBytes.length + unrepairable(report);
+  return report.content.orphans.length + report.derivedOrphans.length + report.folderSizes.length + report.usedBytes.length + unrepairable(report);
 }
 
 export async function checkIntegrity(services: Services, options: { readonly repair?: boolean } = {}): Promise<IntegrityReport> {
   const repair = options.repair ?? false;
   const { db } = services;
   const content = await auditContent(services, { repair });
+  const derivedOrphans = await auditDerivedImages(services, { repair });
   const folderSizes = await folderSizeMismatches(db);
   const usedBytes = await usedBytesMismatches(db);
   const misplaced = await misplacedItems(db);
@@ -47,7 +51,7 @@ export async function checkIntegrity(services: Services, options: { readonly rep
     // Orphans were queued by the audit; removing them now leaves the store as the rows say.
     if (content.orphans.length > 0) await removeUnreferencedContent(services);
   }
-  return { content, folderSizes, usedBytes, misplaced, repaired: repair };
+  return { content, derivedOrphans, folderSizes, usedBytes, misplaced, repaired: repair };
 }
 
 /** The report as lines for a person. */
@@ -55,6 +59,7 @@ export function describeReport(report: IntegrityReport): string[] {
   const lines: string[] = [];
   const fixed = report.repaired ? ' (repaired)' : '';
   for (const key of report.content.orphans) lines.push(`orphan blob ${key}: no row refers to it${fixed}`);
+  for (const key of report.derivedOrphans) lines.push(`orphan derived image ${key}: its content is gone${fixed}`);
   for (const d of report.content.damaged) {
     lines.push(`content ${d.contentId} (${d.storageKey}): ${d.problem === 'missing' ? 'bytes missing from the store' : 'stored size differs'}`);
   }

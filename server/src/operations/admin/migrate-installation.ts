@@ -1,6 +1,7 @@
 /**
  * `fss migrate`: moves an embedded installation into PostgreSQL and S3 (docs/design.md §8), reading the source only;
- * an interrupted run continues where it stopped, and a blob that fails verification is copied again by the next.
+ * an interrupted run continues where it stopped, and a blob that fails verification is copied again by the next;
+ * derived images (thumbnails) are copied after the blobs, unverified: a lost one is remade.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -218,6 +219,7 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
         workDirs.push(workDir);
         const copied = await copyBlobs(targetDb, sourceStore, targetStore, { jobs, workDir, totals, print, afterBlobCopied: options.afterBlobCopied });
         problems.push(...copied.problems);
+        print(`derived images (thumbnails): ${await copyDerivedImages(sourceStore, targetStore, jobs)} copied`);
         const swept = await targetStore.sweepPartialWrites(started);
         if (swept > 0) print(`  removed ${swept} unfinished write(s) of an interrupted run`);
       }
@@ -357,6 +359,17 @@ async function* blobsOf(db: Kysely<Database>): AsyncGenerator<Blob> {
 const describeBlob = (blob: Blob) => (blob.kind === 'content' ? `content ${blob.id} (${blob.key})` : `the cover image of share ${blob.shareId} (${blob.key})`);
 
 /** Runs `work` on every item, `jobs` at a time; the first failure stops the rest and is thrown. */
+/** Derived images, under the same keys (not verified: one lost is only made again on first use). */
+async function copyDerivedImages(from: LocalDiskStore, to: ContentStore, jobs: number): Promise<number> {
+  let copied = 0;
+  await forEachConcurrently(from.listDerivedKeys(), jobs, async (key) => {
+    if (await to.stat(key)) return;
+    await to.putDerived(key, Buffer.concat(await (await from.read(key)).toArray()));
+    copied++;
+  });
+  return copied;
+}
+
 async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: number, work: (item: T) => Promise<void>): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
   let failed = false;

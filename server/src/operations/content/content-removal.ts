@@ -1,6 +1,7 @@
 /**
  * Removing unreferenced content (docs/uploads-and-downloads.md §3): rows deleted and keys queued in one transaction,
- * then each blob, then its queue row; so a blob goes only after the commit that removed its last reference.
+ * then each blob, then its queue row; so a blob goes only after the commit that removed its last reference;
+ * its derived images (thumbnails) go with it.
  */
 import {
   contentKeysAfter,
@@ -13,11 +14,9 @@ import {
   startDueRemovals,
   startRemovalsOf,
 } from '../../storage/db/repositories/content-repository';
-import type { Kysely } from 'kysely';
 import { contentStoreFor } from '../../storage/content/stores';
-import type { ContentStore } from '../../storage/content/content-store';
-import type { Database } from '../../storage/db/schema';
 import type { Services } from '../context';
+import { removeDerivedImagesOf } from '../previews/derived-images';
 
 const BATCH = 500;
 const MAX_BATCHES = 100;
@@ -52,7 +51,7 @@ export async function removeUnreferencedContent(services: Services): Promise<Rem
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const now = services.now();
     const keys = await startDueRemovals(db, now, BATCH);
-    const done = await deleteBlobs(db, store, keys, now);
+    const done = await deleteBlobs(services, keys, now);
     blobsDeleted += done.deleted;
     failures += done.failures;
     if (keys.length < BATCH) break;
@@ -63,12 +62,15 @@ export async function removeUnreferencedContent(services: Services): Promise<Rem
 }
 
 /** Deletes each started key's blob, then its queue row; a failed deletion is postponed for a retry. */
-async function deleteBlobs(db: Kysely<Database>, store: ContentStore, keys: readonly string[], now: Date): Promise<{ deleted: number; failures: number }> {
+async function deleteBlobs(services: Services, keys: readonly string[], now: Date): Promise<{ deleted: number; failures: number }> {
+  const { db } = services;
+  const store = contentStoreFor(services.config);
   let deleted = 0;
   let failures = 0;
   for (const key of keys) {
     try {
       await store.delete(key);
+      await removeDerivedImagesOf(services, key);
     } catch (error) {
       failures++;
       await postponeRemoval(db, key, error instanceof Error ? error.message : String(error), new Date(now.getTime() + RETRY_AFTER_MS));
@@ -85,7 +87,7 @@ export async function removeContentIfUnreferenced(services: Services, contentIds
   const { db } = services;
   const keys = await db.transaction().execute((tx) => deleteUnreferencedContentAmong(tx, contentIds, services.now()));
   const now = services.now();
-  const done = await deleteBlobs(db, contentStoreFor(services.config), await startRemovalsOf(db, keys, now), now);
+  const done = await deleteBlobs(services, await startRemovalsOf(db, keys, now), now);
   return { rowsRemoved: keys.length, blobsDeleted: done.deleted, failures: done.failures };
 }
 

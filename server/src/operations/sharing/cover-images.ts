@@ -2,7 +2,8 @@
  * Cover images decoded and encoded anew (docs/sharing.md §4): the bytes sent are never stored. Decoding
  * shares libuv's threadpool with file I/O and scrypt, so one image at a time, with one libvips thread.
  */
-import type { Metadata, OutputInfo, Sharp, SharpOptions } from 'sharp';
+import type { Metadata, OutputInfo } from 'sharp';
+import { loadSharp } from '../previews/image-making';
 import { invalidArgument, tooLarge } from '../errors';
 
 /** The longest side of a stored cover, in pixels: twice what a share page or a link preview shows. */
@@ -19,21 +20,7 @@ const DECODE_TIMEOUT_SECONDS = 20;
 /** The formats decoded: what ShareImageUpload accepts (and nothing else libvips could read: SVG, TIFF, PDF…). */
 const ACCEPTED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'gif', 'webp']);
 
-type SharpOf = (input: Buffer, options?: SharpOptions) => Sharp;
-let loading: Promise<SharpOf> | undefined;
-
-/** sharp, loaded on the first cover: libvips costs some 20 MB a service that never sees one should not pay. */
-function loadSharp(): Promise<SharpOf> {
-  loading ??= import('sharp').then(({ default: sharp }) => {
-    sharp.concurrency(1);
-    sharp.cache(false);
-    // Every other libvips loader (SVG, PDF, TIFF, HEIF, …) is a parser open to attack: only these four run.
-    sharp.block({ operation: ['VipsForeignLoad'] });
-    sharp.unblock({ operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'] });
-    return sharp;
-  });
-  return loading;
-}
+type SharpOf = Awaited<ReturnType<typeof loadSharp>>;
 
 export interface CoverImage {
   readonly bytes: Buffer;

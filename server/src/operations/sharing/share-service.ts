@@ -48,7 +48,7 @@ async function refuseIfBlocked(ctx: CallContext, counters: Parameters<typeof sec
 }
 
 /** The share a code names, its live item, the extraction code, the lock, checked in that order (docs/sharing.md §5). */
-async function openShare(ctx: CallContext, code: string | null, downpwd: string | null): Promise<OpenShare> {
+export async function openShare(ctx: CallContext, code: string | null, downpwd: string | null): Promise<OpenShare> {
   const { db, secret, now } = ctx.services;
   const address = shareAddressCounter(ctx.clientAddress);
   await refuseIfBlocked(ctx, [address]);
