@@ -4,7 +4,7 @@
  */
 import type { OperationName } from '../catalog/operations';
 import type { Handler } from './context';
-import { fileDownload } from './content/downloads';
+import { fileDownload, filePreview } from './content/downloads';
 import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './sharing/email-shares';
 import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryption';
 import { fileAdd } from './content/file-add';
@@ -13,7 +13,7 @@ import { fileLink, fileUnlink } from './sharing/links';
 import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
 import { shareImageUpload } from './sharing/share-images';
-import { shareDownload, shareList, shareOpen } from './sharing/share-service';
+import { shareDownload, shareList, shareOpen, sharePreview } from './sharing/share-service';
 import { fileShare, folderShare, unshare } from './sharing/shares';
 import { apiLogin, login, logout } from './accounts/sessions';
 
@@ -55,4 +55,6 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   ShareOpen: shareOpen,
   ShareList: shareList,
   ShareDownload: shareDownload,
+  FilePreview: filePreview,
+  SharePreview: sharePreview,
 };

@@ -91,15 +91,15 @@ export function routePath(pathname: string): string {
   return routeEnd < 0 ? decoded.toLowerCase() : decoded.slice(0, routeEnd).toLowerCase() + decoded.slice(routeEnd);
 }
 
-/** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download grants (and /files/, kept for them). */
-const CAPABILITY_ROUTE = /^\/(s|l|d|files)\//;
-const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'files']);
+/** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download and preview grants (and /files/, kept for them). */
+const CAPABILITY_ROUTE = /^\/(s|l|d|v|files)\//;
+const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'v', 'files']);
 /** A path's first segment when it is plain: not empty, no percent-encoding. */
 const PLAIN_FIRST_SEGMENT = /^\/([^/%]+)(?:\/|$)/;
 
 /**
  * A request's path as the log may name it: a capability route as the route only (`/s/…`, `/l/…`,
- * `/d/…`), read as routes read it (routePath), whatever its spelling; any other path as sent.
+ * `/d/…`, `/v/…`), read as routes read it (routePath), whatever its spelling; any other path as sent.
  */
 export function loggablePath(pathname: string): string {
   // Most paths (the services', the app's) start with a plain segment that names no capability route
