@@ -48,6 +48,7 @@ const postgresOnly = ['server/test/migrate.test.ts', 'server/test/instances/**']
 const contentTests = [
   'server/test/protocol/uploads.test.ts',
   'server/test/protocol/downloads.test.ts',
+  'server/test/protocol/previews.test.ts',
   'server/test/protocol/file-add-over-the-wire.test.ts',
   'server/test/protocol/encryption-over-the-wire.test.ts',
   'server/test/protocol/encrypted-uploads.test.ts',
