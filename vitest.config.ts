@@ -5,6 +5,7 @@ const withoutDatabase = [
   'server/test/catalog/**',
   'server/test/log.test.ts',
   'server/test/crypto/**',
+  'server/test/operations/content-sniffing.test.ts',
   'server/test/operations/names.test.ts',
   'server/test/operations/passwords.test.ts',
   'server/test/operations/signing.test.ts',

@@ -21,6 +21,9 @@
  * its extraction code (`s`, `p` in the payload): when it is opened the share must still give the
  * file (operations/sharing/shares.ts shareGrantState), so unsharing, binning the shared item, moving the
  * file out of the shared folder or changing the extraction code ends it at once.
+ *
+ * FilePreview hands out the same grant for the preview route `/v/` (operations/previews/previews.ts),
+ * signed with a key of its own so that neither route opens the other's tokens.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
