@@ -2,7 +2,7 @@
  * The preview's reading of first bytes (operations/previews/content-sniffing.ts): magic numbers that
  * look alike, the text test, and pixel counts read from real images' headers.
  */
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { claimedKind, imagePixels, looksLikeText, sniff } from '../../src/operations/previews/content-sniffing';
 
@@ -58,12 +58,12 @@ describe('imagePixels', () => {
   const canvas = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#48c' } });
 
   it.each([
-    ['image/jpeg', (image: sharp.Sharp) => image.jpeg()],
-    ['image/png', (image: sharp.Sharp) => image.png()],
-    ['image/gif', (image: sharp.Sharp) => image.gif()],
-    ['image/webp', (image: sharp.Sharp) => image.webp()],
-    ['image/webp', (image: sharp.Sharp) => image.webp({ lossless: true })],
-    ['image/avif', (image: sharp.Sharp) => image.avif()],
+    ['image/jpeg', (image: Sharp) => image.jpeg()],
+    ['image/png', (image: Sharp) => image.png()],
+    ['image/gif', (image: Sharp) => image.gif()],
+    ['image/webp', (image: Sharp) => image.webp()],
+    ['image/webp', (image: Sharp) => image.webp({ lossless: true })],
+    ['image/avif', (image: Sharp) => image.avif()],
   ])('%s: width × height from the header', async (type, encode) => {
     const head = await encode(canvas(321, 123)).toBuffer();
     expect(sniff(head)?.type).toBe(type);
