@@ -132,9 +132,9 @@ export function noneMatch(header: string | string[] | undefined, etag: string): 
 }
 
 /**
- * The opening of the routes whose URL carries a capability (/d/ here, /l/ links.ts, /s/image/
- * share-images.ts): a path of their own, GET and HEAD only (405 otherwise), and refusals as plain
- * text; each route says what it answers to the path's captures.
+ * The opening of the routes whose URL carries a capability (/d/ here, /l/ links.ts, /v/
+ * previews.ts, /s/image/ share-images.ts): a path of their own, GET and HEAD only (405 otherwise),
+ * and refusals as plain text; each route says what it answers to the path's captures.
  */
 export abstract class CapabilityRoute {
   protected abstract readonly path: RegExp;
@@ -191,7 +191,7 @@ export interface ServeOptions {
 /**
  * Answers a GET or HEAD with `file` under the rules at the top of this file: validators, one
  * Range, disposition and safety headers, the bytes streamed with backpressure. Shared by the
- * download URLs (/d/) and the direct links (/l/, protocol/files/links.ts).
+ * download URLs (/d/), the direct links (/l/, links.ts) and the previews (/v/, previews.ts).
  */
 export async function serveFile(req: IncomingMessage, res: ServerResponse, file: Downloadable, log: Logger, options: ServeOptions): Promise<void> {
   const etag = `"${file.sha256}"`;
