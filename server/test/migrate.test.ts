@@ -19,6 +19,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { findOperation, type OperationSpec } from '../src/catalog/operations';
 import { main } from '../src/cli';
@@ -26,7 +27,8 @@ import { loadConfig } from '../src/config';
 import { migrateInstallation } from '../src/operations/admin/migrate-installation';
 import { closeDatabase, openDatabase } from '../src/storage/db/engine/database';
 import { continueIdsAfterCopy, lastIssuedId } from '../src/storage/db/engine/dialect';
-import type { ContentStore } from '../src/storage/content/content-store';
+import { derivedKeyFor, type ContentStore } from '../src/storage/content/content-store';
+import { LocalDiskStore } from '../src/storage/content/local-disk-store';
 import { contentStoreFor, prepareContentStores } from '../src/storage/content/stores';
 import { addAccount, addApiKey, callSigned, element, logIn, startTestApp, type Session, type TestApp } from './helpers/app-server';
 import { testS3Endpoint } from './helpers/content';
@@ -399,6 +401,23 @@ describe('fss migrate', () => {
     const refused = await migrate(installation, target);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('the target has changed since this migration copied the installation');
+  });
+
+  it('copies derived images (thumbnails) under the same keys', { timeout: 120_000 }, async () => {
+    const source = new LocalDiskStore(path.join(installation.dataDir, 'content'));
+    const { bytes } = installation.files[0];
+    const key = derivedKeyFor(sha256(bytes), bytes.length, 'small.webp');
+    const thumbnail = await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).webp().toBuffer();
+    await source.putDerived(key, thumbnail);
+    try {
+      const target = await newTarget(installation);
+      const run = await migrate(installation, target);
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.stdout).toContain('derived images (thumbnails): 1 copied');
+      expect(Buffer.concat(await (await target.store.read(key)).toArray()).equals(thumbnail)).toBe(true);
+    } finally {
+      await source.delete(key);
+    }
   });
 
   it('continues after a failure halfway through the blobs, and after kill -9 of the command', { timeout: 120_000 }, async () => {

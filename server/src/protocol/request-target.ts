@@ -91,9 +91,9 @@ export function routePath(pathname: string): string {
   return routeEnd < 0 ? decoded.toLowerCase() : decoded.slice(0, routeEnd).toLowerCase() + decoded.slice(routeEnd);
 }
 
-/** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download and preview grants (and /files/, kept for them). */
-const CAPABILITY_ROUTE = /^\/(s|l|d|v|files)\//;
-const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'v', 'files']);
+/** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download and preview grants, thumbnail keys (and /files/, kept for them). */
+const CAPABILITY_ROUTE = /^\/(s|l|d|v|t|files)\//;
+const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'v', 't', 'files']);
 /** A path's first segment when it is plain: not empty, no percent-encoding. */
 const PLAIN_FIRST_SEGMENT = /^\/([^/%]+)(?:\/|$)/;
 

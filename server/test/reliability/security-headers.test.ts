@@ -190,6 +190,7 @@ const otherRoutes: readonly Route[] = [
   { kind: 'an unknown direct link (404)', status: 404, request: () => send(app.url, 'GET', '/l/AAAAAAAAAAAAAAAAAAAAAA/x.txt', {}) },
   { kind: 'a cover image', status: 200, request: () => send(app.url, 'GET', made.imagePath, {}) },
   { kind: 'an unknown cover image (404)', status: 404, request: () => send(app.url, 'GET', '/s/image/1/AAAAAAAAAAAAAAAAAAAAAA', {}) },
+  { kind: 'a thumbnail key that is not genuine (403)', status: 403, request: () => send(app.url, 'GET', '/t/forged/1/small', {}) },
 ];
 
 describe('X-Content-Type-Options: nosniff on every answer', () => {

@@ -12,6 +12,7 @@
  *    what the earlier one copied), ids kept;
  * 3. copies every blob the rows name (content, cover images) under the same key, skipping those
  *    the target already holds with the right size: interrupted, a run continues where it stopped;
+ *    then the derived images (thumbnails) the target does not hold;
  * 4. verifies: each table's rows and digest equal on both sides; each blob in the target readable
  *    with its size and SHA-256 (plaintext: the content's hash; a cover image: the hash in its key;
  *    encrypted content, whose hash is the plaintext's: the hash of the source's bytes). A target
@@ -239,6 +240,7 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
         workDirs.push(workDir);
         const copied = await copyBlobs(targetDb, sourceStore, targetStore, { jobs, workDir, totals, print, afterBlobCopied: options.afterBlobCopied });
         problems.push(...copied.problems);
+        print(`derived images (thumbnails): ${await copyDerivedImages(sourceStore, targetStore, jobs)} copied`);
         const swept = await targetStore.sweepPartialWrites(started);
         if (swept > 0) print(`  removed ${swept} unfinished write(s) of an interrupted run`);
       }
@@ -386,6 +388,17 @@ async function* blobsOf(db: Kysely<Database>): AsyncGenerator<Blob> {
 const describeBlob = (blob: Blob) => (blob.kind === 'content' ? `content ${blob.id} (${blob.key})` : `the cover image of share ${blob.shareId} (${blob.key})`);
 
 /** Runs `work` on every item, `jobs` at a time; the first failure stops the rest and is thrown. */
+/** Derived images, under the same keys (not verified: one lost is only made again on first use). */
+async function copyDerivedImages(from: LocalDiskStore, to: ContentStore, jobs: number): Promise<number> {
+  let copied = 0;
+  await forEachConcurrently(from.listDerivedKeys(), jobs, async (key) => {
+    if (await to.stat(key)) return;
+    await to.putDerived(key, Buffer.concat(await (await from.read(key)).toArray()));
+    copied++;
+  });
+  return copied;
+}
+
 async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: number, work: (item: T) => Promise<void>): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
   let failed = false;
