@@ -5,6 +5,7 @@ const withoutDatabase = [
   'server/test/catalog/**',
   'server/test/log.test.ts',
   'server/test/crypto/**',
+  'server/test/operations/content-sniffing.test.ts',
   'server/test/operations/names.test.ts',
   'server/test/operations/passwords.test.ts',
   'server/test/operations/signing.test.ts',
@@ -48,6 +49,7 @@ const postgresOnly = ['server/test/migrate.test.ts', 'server/test/instances/**']
 const contentTests = [
   'server/test/protocol/uploads.test.ts',
   'server/test/protocol/downloads.test.ts',
+  'server/test/protocol/previews.test.ts',
   'server/test/protocol/file-add-over-the-wire.test.ts',
   'server/test/protocol/encryption-over-the-wire.test.ts',
   'server/test/protocol/encrypted-uploads.test.ts',

@@ -15,6 +15,7 @@ import { clientAddressOf } from './protocol/client-address';
 import { DownloadRoute } from './protocol/files/downloads';
 import { answerPlainText, ClientGoneError } from './protocol/http-common';
 import { LinkRoute } from './protocol/files/links';
+import { PreviewRoute } from './protocol/files/previews';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
 import { loggablePath, requestTarget, type RequestTarget } from './protocol/request-target';
 import type { Outcome } from './protocol/asmx/results';
@@ -95,6 +96,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const thumbnails = new ThumbnailRoute(services, log);
   const links = new LinkRoute(services, log);
   const zips = new ZipRoute(services, log);
+  const previews = new PreviewRoute(services, log);
 
   async function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> {
     if (await router.route(req, res, url)) return;
@@ -104,6 +106,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (await thumbnails.route(req, res, url)) return;
     if (await links.route(req, res, url)) return;
     if (await zips.route(req, res, url)) return;
+    if (await previews.route(req, res, url)) return;
     await web.serve(req, res, url.pathname);
   }
 

@@ -487,6 +487,30 @@ export const operations = [
     extension: true,
     doc: "Returns a short-lived download URL for a shared file, counted against the share's download limit.",
   },
+
+  // ---- Previews (issue 21: docs/protocol.md, the /v/ route) -----------------------------------
+  {
+    service: 'FileService',
+    name: 'FilePreview',
+    params: signed(fid),
+    auth: 'signed',
+    result: 'url',
+    extension: true,
+    doc: 'Returns a short-lived signed URL that shows the file inline in a viewer (images, video, audio, PDF, text), typed from its bytes.',
+  },
+  {
+    service: 'ShareService',
+    name: 'SharePreview',
+    params: [
+      p('code', 'string', 'The share code from the share URL.'),
+      p('downpwd', 'string', 'The extraction code, if the share has one.'),
+      fid,
+    ],
+    auth: 'none',
+    result: 'url',
+    extension: true,
+    doc: "Returns a short-lived preview URL for a shared file: images as a scaled rendition (not counted), anything else counted against the share's download limit.",
+  },
   {
     service: 'ShareService',
     name: 'ShareZipDownload',

@@ -1,7 +1,7 @@
 /** Which function carries out each catalog operation; the mapped type refuses a catalog operation without one. */
 import type { OperationName } from '../catalog/operations';
 import type { Handler } from './context';
-import { fileDownload } from './content/downloads';
+import { fileDownload, filePreview } from './content/downloads';
 import { zipDownload } from './content/zip-downloads';
 import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './sharing/email-shares';
 import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryption';
@@ -11,7 +11,7 @@ import { fileLink, fileUnlink } from './sharing/links';
 import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
 import { shareImageUpload } from './sharing/share-images';
-import { shareDownload, shareList, shareOpen, shareZipDownload } from './sharing/share-service';
+import { shareDownload, shareList, shareOpen, sharePreview, shareZipDownload } from './sharing/share-service';
 import { shareThumbnailBase, thumbnailBase } from './previews/thumbnails';
 import { fileShare, folderShare, unshare } from './sharing/shares';
 import { apiLogin, login, logout } from './accounts/sessions';
@@ -58,6 +58,8 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   ShareList: shareList,
   ShareDownload: shareDownload,
   ShareZipDownload: shareZipDownload,
+  FilePreview: filePreview,
+  SharePreview: sharePreview,
   ThumbnailBase: thumbnailBase,
   ShareThumbnailBase: shareThumbnailBase,
 };

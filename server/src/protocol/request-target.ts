@@ -73,13 +73,13 @@ export function routePath(pathname: string): string {
   return routeEnd < 0 ? decoded.toLowerCase() : decoded.slice(0, routeEnd).toLowerCase() + decoded.slice(routeEnd);
 }
 
-/** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download grants (and /files/, kept for them). */
-const CAPABILITY_ROUTE = /^\/(s|l|d|t|z|files)\//;
-const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 't', 'z', 'files']);
+/** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download, preview and ZIP grants, thumbnail keys (and /files/, kept for them). */
+const CAPABILITY_ROUTE = /^\/(s|l|d|v|t|z|files)\//;
+const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'v', 't', 'z', 'files']);
 /** A path's first segment when it is plain: not empty, no percent-encoding. */
 const PLAIN_FIRST_SEGMENT = /^\/([^/%]+)(?:\/|$)/;
 
-/** A path as the log may name it: a capability route as the route only (`/s/…`, `/l/…`, `/d/…`), any other as sent. */
+/** A path as the log may name it: a capability route as the route only (`/s/…`, `/d/…`, `/v/…`), any other as sent. */
 export function loggablePath(pathname: string): string {
   // Most paths start with a plain segment no capability route has in any spelling (route names have 1 or 5 characters).
   const end = pathname.indexOf('/', 1);

@@ -1203,6 +1203,64 @@ export const ShareDownload: OperationDescriptor<ShareDownloadParams, 'url', 'sha
   extension: true,
 };
 
+// ---- FilePreview ---------------------------------------------------------------------------------
+
+/** Parameters of FilePreview that the caller gives (uid, token and sign come from the session). */
+export interface FilePreviewParams {
+  /** File id. */
+  readonly fid: number;
+}
+
+/**
+ * Returns a short-lived signed URL that shows the file inline in a viewer (images, video, audio,
+ * PDF, text), typed from its bytes. (FileService.FilePreview, extension, signed)
+ */
+export const FilePreview: OperationDescriptor<FilePreviewParams, 'url', 'filePreview'> = {
+  service: 'FileService',
+  name: 'FilePreview',
+  method: 'filePreview',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'fid', type: 'long' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'url',
+  extension: true,
+};
+
+// ---- SharePreview --------------------------------------------------------------------------------
+
+/** Parameters of SharePreview that the caller gives. */
+export interface SharePreviewParams {
+  /** The share code from the share URL. */
+  readonly code: string;
+  /** The extraction code, if the share has one. */
+  readonly downpwd: string;
+  /** File id. */
+  readonly fid: number;
+}
+
+/**
+ * Returns a short-lived preview URL for a shared file: images as a scaled rendition (not counted),
+ * anything else counted against the share's download limit. (ShareService.SharePreview, extension,
+ * anonymous)
+ */
+export const SharePreview: OperationDescriptor<SharePreviewParams, 'url', 'sharePreview'> = {
+  service: 'ShareService',
+  name: 'SharePreview',
+  method: 'sharePreview',
+  params: [
+    { name: 'code', type: 'string' },
+    { name: 'downpwd', type: 'string' },
+    { name: 'fid', type: 'long' },
+  ],
+  auth: 'none',
+  result: 'url',
+  extension: true,
+};
+
 // ---- ShareZipDownload ----------------------------------------------------------------------------
 
 /** Parameters of ShareZipDownload that the caller gives. */
@@ -1332,6 +1390,8 @@ export const operations = {
   ShareOpen,
   ShareList,
   ShareDownload,
+  FilePreview,
+  SharePreview,
   ShareZipDownload,
   ThumbnailBase,
   ShareThumbnailBase,

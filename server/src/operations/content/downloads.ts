@@ -1,10 +1,11 @@
 /**
  * FileDownload and its download URLs (docs/uploads-and-downloads.md §4): signed under the server secret, no session
  * token; opened only while the file, and the share or the unlock that issued it, still give it.
+ * FilePreview hands out the same grant for `/v/` (operations/previews/previews.ts), under a key of its own.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { findLiveFileContent } from '../../storage/db/repositories/content-repository';
+import { findLiveFileContent, type LiveFileContent } from '../../storage/db/repositories/content-repository';
 import { contentStoreFor } from '../../storage/content/stores';
 import type { ByteRange } from '../../storage/content/content-store';
 import type { AuthenticatedContext, ParamsOf, Services, UrlResult } from '../context';
@@ -14,7 +15,13 @@ import { shareGrantState, type ShareGrant } from '../sharing/shares';
 
 /** How long a download URL may be opened (a download under way continues past it). */
 export const DOWNLOAD_URL_LIFETIME_MS = 10 * 60_000;
-const KEY_PURPOSE = 'fss/download-url/v1';
+
+/**
+ * The route a grant's URL opens: /d/ downloads, /v/ previews (protocol/files/previews.ts). Each has
+ * a MAC key of its own, so that a token of one route is not genuine on the other.
+ */
+export type GrantRoute = 'd' | 'v';
+const KEY_PURPOSES: Readonly<Record<GrantRoute, string>> = { d: 'fss/download-url/v1', v: 'fss/preview-url/v1' };
 
 /** What a download URL grants: one file of one account, with the content it had, until `expires`. */
 export interface DownloadGrant {
@@ -26,6 +33,8 @@ export interface DownloadGrant {
   readonly share?: ShareGrant;
   /** Set for an encrypted file its owner had unlocked: the session, key and sealed data key (`t`, `k`, `u`). */
   readonly unlocked?: UnlockedGrant;
+  /** A preview that may show only the scaled image rendition, never the original (`r`): share visitors' images. */
+  readonly renditionOnly?: boolean;
 }
 
 export interface UnlockedGrant {
@@ -40,8 +49,17 @@ function unlockedContext(grant: { fileId: number; accountId: number; contentId: 
 }
 
 export async function fileDownload(ctx: AuthenticatedContext, params: ParamsOf<'FileDownload'>): Promise<UrlResult> {
+  return ownFileUrl(ctx, params.fid, 'd');
+}
+
+/** FilePreview: FileDownload's grant, for the preview route /v/. */
+export async function filePreview(ctx: AuthenticatedContext, params: ParamsOf<'FilePreview'>): Promise<UrlResult> {
+  return ownFileUrl(ctx, params.fid, 'v');
+}
+
+async function ownFileUrl(ctx: AuthenticatedContext, fid: bigint, route: GrantRoute): Promise<UrlResult> {
   const { services } = ctx;
-  const fileId = idOf(params.fid);
+  const fileId = idOf(fid);
   const file = fileId === null ? undefined : await findLiveFileContent(services.db, fileId, ctx.caller.uid);
   if (!file) throw notFound('file not found');
   await refuseIfLocked(services.db, ctx.caller, { type: 'file', id: file.fileId });
@@ -54,11 +72,16 @@ export async function fileDownload(ctx: AuthenticatedContext, params: ParamsOf<'
     if (!key) throw locked('the file is encrypted: unlock it to download', { id: file.fileId });
     unlocked = { tokenId, keyId: key.keyId, sealedKey: key.sealedKey };
   }
-  const token = signDownloadToken(services.secret, { ...grant, ...(unlocked ? { unlocked } : {}) });
-  return { kind: 'url', url: `${ctx.baseUrl}/d/${token}/${encodeURIComponent(file.name)}`, expires };
+  return grantUrl(ctx.baseUrl, services.secret, { ...grant, ...(unlocked ? { unlocked } : {}) }, file.name, route);
 }
 
-export function signDownloadToken(secret: Buffer, grant: DownloadGrant): string {
+/** The URL `{base}/{route}/{token}/{name}` of a grant. */
+export function grantUrl(baseUrl: string, secret: Buffer, grant: DownloadGrant, name: string, route: GrantRoute): UrlResult {
+  const token = signDownloadToken(secret, grant, route);
+  return { kind: 'url', url: `${baseUrl}/${route}/${token}/${encodeURIComponent(name)}`, expires: grant.expires };
+}
+
+export function signDownloadToken(secret: Buffer, grant: DownloadGrant, route: GrantRoute = 'd'): string {
   const payload = Buffer.from(
     JSON.stringify({
       f: grant.fileId,
@@ -67,10 +90,11 @@ export function signDownloadToken(secret: Buffer, grant: DownloadGrant): string 
       e: grant.expires.getTime(),
       ...(grant.share ? { s: grant.share.id, p: grant.share.stamp } : {}),
       ...(grant.unlocked ? { t: grant.unlocked.tokenId, k: grant.unlocked.keyId, u: grant.unlocked.sealedKey } : {}),
+      ...(grant.renditionOnly ? { r: 1 } : {}),
     }),
     'utf8',
   ).toString('base64url');
-  return `${payload}.${mac(secret, payload).toString('base64url')}`;
+  return `${payload}.${mac(secret, payload, route).toString('base64url')}`;
 }
 
 export type TokenCheck =
@@ -80,12 +104,12 @@ export type TokenCheck =
   /** Genuine, but past its expiry. */
   | { readonly kind: 'expired' };
 
-export function verifyDownloadToken(secret: Buffer, token: string, now: Date): TokenCheck {
+export function verifyDownloadToken(secret: Buffer, token: string, now: Date, route: GrantRoute = 'd'): TokenCheck {
   const match = /^([A-Za-z0-9_-]{1,512})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!match) return { kind: 'invalid' };
   const [, payload, signature] = match;
   const given = Buffer.from(signature, 'base64url');
-  const expected = mac(secret, payload);
+  const expected = mac(secret, payload, route);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: 'invalid' };
   let fields: unknown;
   try {
@@ -93,7 +117,7 @@ export function verifyDownloadToken(secret: Buffer, token: string, now: Date): T
   } catch {
     return { kind: 'invalid' };
   }
-  const { f, a, c, e, s, p, t, k, u } = (fields ?? {}) as Record<string, unknown>;
+  const { f, a, c, e, s, p, t, k, u, r } = (fields ?? {}) as Record<string, unknown>;
   if (![f, a, c, e].every((value) => Number.isSafeInteger(value))) return { kind: 'invalid' };
   if ((s !== undefined || p !== undefined) && !(Number.isSafeInteger(s) && typeof p === 'string')) return { kind: 'invalid' };
   if ((t !== undefined || k !== undefined || u !== undefined) && !(Number.isSafeInteger(t) && Number.isSafeInteger(k) && typeof u === 'string')) {
@@ -106,6 +130,7 @@ export function verifyDownloadToken(secret: Buffer, token: string, now: Date): T
     expires: new Date(e as number),
     ...(s !== undefined ? { share: { id: s as number, stamp: p as string } } : {}),
     ...(t !== undefined ? { unlocked: { tokenId: t as number, keyId: k as number, sealedKey: u as string } } : {}),
+    ...(r === 1 ? { renditionOnly: true } : {}),
   };
   if (now.getTime() >= grant.expires.getTime()) return { kind: 'expired' };
   return { kind: 'valid', grant };
@@ -122,7 +147,8 @@ export interface Downloadable {
 }
 
 export type DownloadLookup =
-  | { readonly kind: 'found'; readonly file: Downloadable }
+  /** `content`: the stored content row the file points to (the previews derive images from it). */
+  | { readonly kind: 'found'; readonly file: Downloadable; readonly content: LiveFileContent }
   | { readonly kind: 'notFound' }
   | { readonly kind: 'locked' };
 
@@ -135,7 +161,7 @@ export async function openGrantedFile(services: Services, grant: DownloadGrant):
     const state = await shareGrantState(services, grant.share, grant.accountId, grant.fileId);
     if (state !== 'granted') return { kind: state === 'locked' ? 'locked' : 'notFound' };
   }
-  return { kind: 'found', file: storedPlaintext(services, file) };
+  return { kind: 'found', file: storedPlaintext(services, file), content: file };
 }
 
 /** A plaintext file served straight from the content store (downloads and direct links). */
@@ -157,17 +183,17 @@ export function storedPlaintext(
 async function openEncryptedGrant(
   services: Services,
   grant: DownloadGrant,
-  file: { readonly name: string; readonly ext: string; readonly sha256: string; readonly contentId: number },
+  file: LiveFileContent,
 ): Promise<DownloadLookup> {
   if (!grant.unlocked || grant.share) return { kind: 'locked' };
   const { tokenId, keyId, sealedKey } = grant.unlocked;
   const source = await openUnlockedDownload(services, { tokenId, keyId, sealedKey, context: unlockedContext(grant, tokenId, keyId) }, file.contentId);
   if (!source) return { kind: 'locked' };
-  return { kind: 'found', file: { name: file.name, ext: file.ext, size: source.size, sha256: file.sha256, open: source.open } };
+  return { kind: 'found', file: { name: file.name, ext: file.ext, size: source.size, sha256: file.sha256, open: source.open }, content: file };
 }
 
-function mac(secret: Buffer, payload: string): Buffer {
-  const key = createHmac('sha256', secret).update(KEY_PURPOSE).digest();
+function mac(secret: Buffer, payload: string, route: GrantRoute): Buffer {
+  const key = createHmac('sha256', secret).update(KEY_PURPOSES[route]).digest();
   return createHmac('sha256', key).update(payload, 'utf8').digest();
 }
 

@@ -6,7 +6,8 @@ import { countChildren, streamChildFiles, streamChildFolders } from '../../stora
 import { countShareDownload, findShareByCode, findSharedTarget, type SharedTarget, type ShareRecord } from '../../storage/db/repositories/shares-repository';
 import type { CallContext, ItemResult, Listing, ParamsOf, ShareAttributes, UrlResult } from '../context';
 import { sameSecret } from '../crypto/constant-time';
-import { DOWNLOAD_URL_LIFETIME_MS, signDownloadToken } from '../content/downloads';
+import { DOWNLOAD_URL_LIFETIME_MS, grantUrl, type GrantRoute } from '../content/downloads';
+import { claimedKind } from '../previews/content-sniffing';
 import { lockedRefusal, notFound, OpError, ResultCode, tooManyAttempts } from '../errors';
 import { toFileItem, toFolderItem } from '../tree/file-records';
 import { itemIdOf, parseIdList } from '../tree/id-lists';
@@ -151,6 +152,19 @@ export async function shareZipDownload(ctx: CallContext, params: ParamsOf<'Share
 }
 
 export async function shareDownload(ctx: CallContext, params: ParamsOf<'ShareDownload'>): Promise<UrlResult> {
+  return sharedFileUrl(ctx, params, 'd');
+}
+
+/**
+ * SharePreview: ShareDownload's grant for the preview route /v/ (docs/sharing.md §previews). Images
+ * (and unknown kinds, which /v/ refuses) get a grant for the scaled rendition only, not counted;
+ * anything that could give the original (video, audio, PDF, text) counts one download.
+ */
+export async function sharePreview(ctx: CallContext, params: ParamsOf<'SharePreview'>): Promise<UrlResult> {
+  return sharedFileUrl(ctx, params, 'v');
+}
+
+async function sharedFileUrl(ctx: CallContext, params: ParamsOf<'ShareDownload'>, route: GrantRoute): Promise<UrlResult> {
   const { share, target } = await openShare(ctx, params.code, params.downpwd);
   const { db, secret, now } = ctx.services;
   const fileId = itemIdOf(params.fid);
@@ -166,15 +180,19 @@ export async function shareDownload(ctx: CallContext, params: ParamsOf<'ShareDow
     file = found.record;
   }
 
+  const kind = claimedKind(file.ext);
+  const renditionOnly = route === 'v' && (kind === 'image' || kind === undefined);
   // Last, once everything else has passed: a refused call never uses up a download.
-  if (!(await countShareDownload(db, share.id))) throw refusedShare('download-limit', 'download limit reached: this share allows no more downloads');
-  const expires = new Date(now().getTime() + DOWNLOAD_URL_LIFETIME_MS);
-  const token = signDownloadToken(secret, {
+  if (!renditionOnly && !(await countShareDownload(db, share.id))) {
+    throw refusedShare('download-limit', 'download limit reached: this share allows no more downloads');
+  }
+  const grant = {
     fileId: file.id,
     accountId: share.accountId,
     contentId: file.contentId,
-    expires,
+    expires: new Date(now().getTime() + DOWNLOAD_URL_LIFETIME_MS),
     share: { id: share.id, stamp: extractionCodeStamp(share.downpwdSealed) },
-  });
-  return { kind: 'url', url: `${ctx.baseUrl}/d/${token}/${encodeURIComponent(file.name)}`, expires };
+    ...(renditionOnly ? { renditionOnly } : {}),
+  };
+  return grantUrl(ctx.baseUrl, secret, grant, file.name, route);
 }

@@ -62,13 +62,13 @@ export function contentTypeOf(ext: string): string {
 }
 
 /** `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266): an ASCII fallback for old clients, the exact name for current ones. */
-export function contentDisposition(name: string): string {
+export function contentDisposition(name: string, type: 'attachment' | 'inline' = 'attachment'): string {
   const fallback = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^\x20-\x7e]|["\\%]/g, '_');
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+  return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
 export type RangeChoice =
@@ -113,9 +113,11 @@ export function noneMatch(header: string | string[] | undefined, etag: string): 
   return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/** The opening of the capability routes (/d/, /l/, /s/image/): their own path, GET and HEAD only (else 405), plain-text refusals. */
+/** The opening of the capability routes (/d/, /l/, /v/, /s/image/): their own path, GET and HEAD only (else 405), plain-text refusals. */
 export abstract class CapabilityRoute {
   protected abstract readonly path: RegExp;
+  /** Headers every answer of the route carries, refusals included. */
+  protected readonly answerHeaders: Record<string, string> = {};
 
   constructor(
     protected readonly services: Services,
@@ -126,7 +128,7 @@ export abstract class CapabilityRoute {
   async route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> {
     const match = this.path.exec(routePath(url.pathname));
     if (!match) return false;
-    if (req.method !== 'GET' && req.method !== 'HEAD') refuse(res, 405, 'Method not allowed.', { Allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') refuse(res, 405, 'Method not allowed.', { ...this.answerHeaders, Allow: 'GET, HEAD' });
     else await this.answer(req, res, match.slice(1));
     return true;
   }
@@ -154,6 +156,10 @@ export interface ServeOptions {
   readonly logPath: string;
   /** Called when a GET is about to send bytes (200 or 206), with the range sent (undefined: whole file): links count hits here. */
   readonly onTransfer?: (range: { readonly start: number; readonly end: number } | undefined) => Promise<void>;
+  /** The type decided by the route (the previews sniff it); the extension's otherwise. */
+  readonly contentType?: string;
+  /** Headers to add to every answer (the previews: an inline disposition, even on 304 and 416). */
+  readonly headers?: Record<string, string>;
 }
 
 /** Answers a GET or HEAD with `file`: validators, one Range, disposition and safety headers, bytes streamed with backpressure. */
@@ -166,6 +172,7 @@ export async function serveFile(req: IncomingMessage, res: ServerResponse, file:
     'X-Content-Type-Options': 'nosniff',
     // Should a browser ever render it anyway: no scripts, no subresources, a unique origin.
     'Content-Security-Policy': "default-src 'none'; sandbox",
+    ...options.headers,
   };
 
   if (noneMatch(req.headers['if-none-match'], etag)) {
@@ -182,8 +189,8 @@ export async function serveFile(req: IncomingMessage, res: ServerResponse, file:
     return;
   }
 
-  headers['Content-Type'] = contentTypeOf(file.ext);
-  headers['Content-Disposition'] = contentDisposition(file.name);
+  headers['Content-Type'] = options.contentType ?? contentTypeOf(file.ext);
+  headers['Content-Disposition'] ??= contentDisposition(file.name);
   let status = 200;
   if (range.kind === 'part') {
     status = 206;
@@ -210,6 +217,35 @@ export async function serveFile(req: IncomingMessage, res: ServerResponse, file:
   }
   res.writeHead(status, headers);
   await streamBody(body, res, log, options.logPath);
+}
+
+/** A body served whole (no Range), with a strong validator: cover images, preview renditions. */
+export interface WholeBody {
+  readonly etag: string;
+  readonly contentType: string;
+  readonly size: number;
+  open(): Promise<NodeJS.ReadableStream>;
+}
+
+/** Answers a GET or HEAD with `body`: If-None-Match → 304, else 200; `headers` go on both. */
+export async function serveWhole(req: IncomingMessage, res: ServerResponse, body: WholeBody, headers: Record<string, string>, log: Logger, logPath: string): Promise<void> {
+  const head: Record<string, string | number> = { ETag: body.etag, ...headers };
+  if (noneMatch(req.headers['if-none-match'], body.etag)) {
+    res.writeHead(304, head);
+    res.end();
+    return;
+  }
+  head['Content-Type'] = body.contentType;
+  head['Content-Length'] = body.size;
+  if (req.method === 'HEAD') {
+    res.writeHead(200, head);
+    res.end();
+    return;
+  }
+  // Opened before the head goes out, so that a missing blob becomes a clean 500.
+  const stream = await body.open();
+  res.writeHead(200, head);
+  await streamBody(stream, res, log, logPath);
 }
 
 /** Sends `body` after the head, with backpressure; `logPath` is the route as logged. */

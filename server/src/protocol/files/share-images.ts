@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openShareImage } from '../../operations/sharing/share-images';
-import { CapabilityRoute, noneMatch, refuse, streamBody } from './downloads';
+import { CapabilityRoute, refuse, serveWhole } from './downloads';
 
 export const SHARE_IMAGE_CACHE = 'private, max-age=3600';
 
@@ -15,27 +15,7 @@ export class ShareImageRoute extends CapabilityRoute {
   protected async answer(req: IncomingMessage, res: ServerResponse, [shareId, tag]: readonly string[]): Promise<void> {
     const image = await openShareImage(this.services, shareId, tag);
     if (!image) return refuse(res, 404, 'This image is not available.');
-    const headers: Record<string, string | number> = {
-      ETag: image.etag,
-      'Cache-Control': SHARE_IMAGE_CACHE,
-      'X-Content-Type-Options': 'nosniff',
-      'Content-Security-Policy': "default-src 'none'; sandbox",
-    };
-    if (noneMatch(req.headers['if-none-match'], image.etag)) {
-      res.writeHead(304, headers);
-      res.end();
-      return;
-    }
-    headers['Content-Type'] = image.contentType;
-    headers['Content-Length'] = image.size;
-    if (req.method === 'HEAD') {
-      res.writeHead(200, headers);
-      res.end();
-      return;
-    }
-    // Opened before the head goes out, so that a missing blob becomes a clean 500.
-    const body = await image.open();
-    res.writeHead(200, headers);
-    await streamBody(body, res, this.log, '/s/…');
+    const headers = { 'Cache-Control': SHARE_IMAGE_CACHE, 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" };
+    await serveWhole(req, res, image, headers, this.log, '/s/…');
   }
 }
