@@ -58,6 +58,8 @@ const contentTests = [
   'server/test/operations/encryption.test.ts',
   'server/test/operations/links.test.ts',
   'server/test/operations/shares.test.ts',
+  'server/test/operations/derived-images.test.ts',
+  'server/test/protocol/thumbnails.test.ts',
 ];
 
 // Server and client-library tests, twice for the server: on SQLite (the embedded default) and on a

@@ -23,6 +23,7 @@ import { loggablePath, requestTarget, type RequestTarget } from './protocol/requ
 import type { Outcome } from './protocol/asmx/results';
 import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/files/share-images';
+import { ThumbnailRoute } from './protocol/files/thumbnails';
 import { SharePreviews } from './protocol/web/share-preview';
 import { UploadEndpoint } from './protocol/files/uploads';
 import { WebApp } from './protocol/web/web-app';
@@ -96,6 +97,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const uploads = new UploadEndpoint(services, log);
   const downloads = new DownloadRoute(services, log);
   const shareImages = new ShareImageRoute(services, log);
+  const thumbnails = new ThumbnailRoute(services, log);
   const links = new LinkRoute(services, log);
 
   async function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> {
@@ -103,6 +105,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (await uploads.route(req, res, url)) return;
     if (await downloads.route(req, res, url)) return;
     if (await shareImages.route(req, res, url)) return;
+    if (await thumbnails.route(req, res, url)) return;
     if (await links.route(req, res, url)) return;
     await web.serve(req, res, url.pathname);
   }

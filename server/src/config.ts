@@ -112,6 +112,12 @@ export interface Config {
    * always has two threads of its own.
    */
   readonly passwordHashSlots: number;
+  /**
+   * FSS_IMAGE_MAKERS, FSS_IMAGE_QUEUE: thumbnails and renditions made at once in this process (each
+   * holds one thread of the pool), and how many more may wait before the route answers 503.
+   */
+  readonly imageMakers: number;
+  readonly imageQueue: number;
   readonly limits: Limits;
   /** Where log lines go; tests capture them. */
   readonly log: (line: string) => void;
@@ -290,6 +296,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     trustedProxies: trustedProxiesSetting(env),
     jobLeaseMs: intSetting(env, 'FSS_JOB_LEASE_SECONDS', 60, 1, 3600) * 1000,
     passwordHashSlots: intSetting(env, 'FSS_PASSWORD_HASH_SLOTS', 2, 1, Math.max(1, threadPoolSize(env) - THREADS_KEPT_FOR_FILES)),
+    imageMakers: intSetting(env, 'FSS_IMAGE_MAKERS', 1, 1, 64),
+    imageQueue: intSetting(env, 'FSS_IMAGE_QUEUE', 16, 0, 10_000),
     limits: {
       maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),
       maxXmlDepth: intSetting(env, 'FSS_MAX_XML_DEPTH', defaultLimits.maxXmlDepth, 8, 1000),

@@ -474,6 +474,24 @@ export const operations = [
     extension: true,
     doc: "Returns a short-lived download URL for a shared file, counted against the share's download limit.",
   },
+  {
+    service: 'FileService',
+    name: 'ThumbnailBase',
+    params: signed(),
+    auth: 'signed',
+    result: 'url',
+    extension: true,
+    doc: 'Returns the prefix of thumbnail URLs for the caller\'s files, valid until the end of the next UTC day: append "{fid}/small" or "{fid}/large".',
+  },
+  {
+    service: 'ShareService',
+    name: 'ShareThumbnailBase',
+    params: [p('code', 'string', 'The share code from the share URL.'), p('downpwd', 'string', 'The extraction code, if the share has one.')],
+    auth: 'none',
+    result: 'url',
+    extension: true,
+    doc: 'Returns the prefix of thumbnail URLs for the files of a share, valid until the end of the next UTC day: append "{fid}/small" or "{fid}/large".',
+  },
 ] as const satisfies readonly OperationSpec[];
 
 export type Operation = (typeof operations)[number];

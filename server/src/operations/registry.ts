@@ -14,6 +14,7 @@ import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
 import { shareImageUpload } from './sharing/share-images';
 import { shareDownload, shareList, shareOpen } from './sharing/share-service';
+import { shareThumbnailBase, thumbnailBase } from './previews/thumbnails';
 import { fileShare, folderShare, unshare } from './sharing/shares';
 import { apiLogin, login, logout } from './accounts/sessions';
 
@@ -55,4 +56,6 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   ShareOpen: shareOpen,
   ShareList: shareList,
   ShareDownload: shareDownload,
+  ThumbnailBase: thumbnailBase,
+  ShareThumbnailBase: shareThumbnailBase,
 };

@@ -92,8 +92,8 @@ export function routePath(pathname: string): string {
 }
 
 /** Routes whose paths carry a capability after the route: share codes and cover tags, link codes, download grants (and /files/, kept for them). */
-const CAPABILITY_ROUTE = /^\/(s|l|d|files)\//;
-const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 'files']);
+const CAPABILITY_ROUTE = /^\/(s|l|d|t|files)\//;
+const CAPABILITY_ROUTE_NAMES: ReadonlySet<string> = new Set(['s', 'l', 'd', 't', 'files']);
 /** A path's first segment when it is plain: not empty, no percent-encoding. */
 const PLAIN_FIRST_SEGMENT = /^\/([^/%]+)(?:\/|$)/;
 

@@ -125,7 +125,7 @@ describe('the WSDL documents', () => {
   it('give the anonymous ShareService a WSDL of its own, with its address', () => {
     const options = { namespace: 'http://tempuri.org/', location: 'https://files.example.com/ShareService.asmx' };
     const ours = elementsOf(renderWsdl('ShareService', options));
-    expect(operationNamesUnder(ours, '/wsdl:definitions/wsdl:binding[ShareServiceSoap12]')).toEqual(['ShareOpen', 'ShareList', 'ShareDownload']);
+    expect(operationNamesUnder(ours, '/wsdl:definitions/wsdl:binding[ShareServiceSoap12]')).toEqual(['ShareOpen', 'ShareList', 'ShareDownload', 'ShareThumbnailBase']);
     expect(ours.get('/wsdl:definitions/wsdl:service[ShareService]/wsdl:port[ShareServiceSoap]/soap:address')).toEqual({ location: options.location });
     expect(ours.get('/wsdl:definitions/wsdl:service[ShareService]/wsdl:port[ShareServiceHttpPost]/http:address')).toEqual({ location: options.location });
   });

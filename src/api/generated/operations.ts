@@ -1148,6 +1148,57 @@ export const ShareDownload: OperationDescriptor<ShareDownloadParams, 'url', 'sha
   extension: true,
 };
 
+// ---- ThumbnailBase -------------------------------------------------------------------------------
+
+/** Parameters of ThumbnailBase that the caller gives (uid, token and sign come from the session). */
+export type ThumbnailBaseParams = Record<string, never>;
+
+/**
+ * Returns the prefix of thumbnail URLs for the caller's files, valid until the end of the next UTC
+ * day: append "{fid}/small" or "{fid}/large". (FileService.ThumbnailBase, extension, signed)
+ */
+export const ThumbnailBase: OperationDescriptor<ThumbnailBaseParams, 'url', 'thumbnailBase'> = {
+  service: 'FileService',
+  name: 'ThumbnailBase',
+  method: 'thumbnailBase',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'url',
+  extension: true,
+};
+
+// ---- ShareThumbnailBase --------------------------------------------------------------------------
+
+/** Parameters of ShareThumbnailBase that the caller gives. */
+export interface ShareThumbnailBaseParams {
+  /** The share code from the share URL. */
+  readonly code: string;
+  /** The extraction code, if the share has one. */
+  readonly downpwd: string;
+}
+
+/**
+ * Returns the prefix of thumbnail URLs for the files of a share, valid until the end of the next
+ * UTC day: append "{fid}/small" or "{fid}/large". (ShareService.ShareThumbnailBase, extension,
+ * anonymous)
+ */
+export const ShareThumbnailBase: OperationDescriptor<ShareThumbnailBaseParams, 'url', 'shareThumbnailBase'> = {
+  service: 'ShareService',
+  name: 'ShareThumbnailBase',
+  method: 'shareThumbnailBase',
+  params: [
+    { name: 'code', type: 'string' },
+    { name: 'downpwd', type: 'string' },
+  ],
+  auth: 'none',
+  result: 'url',
+  extension: true,
+};
+
 /** Every operation, by wire name. */
 export const operations = {
   Login,
@@ -1187,5 +1238,7 @@ export const operations = {
   ShareOpen,
   ShareList,
   ShareDownload,
+  ThumbnailBase,
+  ShareThumbnailBase,
 } as const;
 export type OperationName = keyof typeof operations;

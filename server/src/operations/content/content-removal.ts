@@ -11,6 +11,8 @@
  * a blob whose reference was removed is always deleted eventually. Keys are never reused, so a
  * late deletion can never hit a newer upload of the same bytes.
  *
+ * Derived images (thumbnails, operations/previews/derived-images.ts) go with the blob, in step 2.
+ *
  * The same queue holds write intents (operations/content/uploads.ts): keys of blobs being written, due
  * long after; a crash between writing a blob and inserting its row is cleaned up by step 2.
  */
@@ -27,6 +29,7 @@ import {
 } from '../../storage/db/repositories/content-repository';
 import { contentStoreFor } from '../../storage/content/stores';
 import type { Services } from '../context';
+import { removeDerivedImagesOf } from '../previews/derived-images';
 
 const BATCH = 500;
 /** Work per run is bounded; what is left waits for the next run. */
@@ -65,6 +68,7 @@ export async function removeUnreferencedContent(services: Services): Promise<Rem
     for (const key of keys) {
       try {
         await store.delete(key);
+        await removeDerivedImagesOf(services, key);
       } catch (error) {
         failures++;
         await postponeRemoval(db, key, error instanceof Error ? error.message : String(error), new Date(now.getTime() + RETRY_AFTER_MS));
@@ -97,6 +101,7 @@ export async function removeContentIfUnreferenced(services: Services, contentIds
   for (const key of await startRemovalsOf(db, keys, now)) {
     try {
       await store.delete(key);
+      await removeDerivedImagesOf(services, key);
     } catch (error) {
       failures++;
       await postponeRemoval(db, key, error instanceof Error ? error.message : String(error), new Date(now.getTime() + RETRY_AFTER_MS));

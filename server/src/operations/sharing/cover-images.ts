@@ -10,7 +10,8 @@
  * MAX_CONCURRENT_DECODES images are decoded at once, each with one libvips thread, so the pool
  * always keeps threads for everything else, and the event loop only waits on a promise.
  */
-import type { Metadata, OutputInfo, Sharp, SharpOptions } from 'sharp';
+import type { Metadata, OutputInfo } from 'sharp';
+import { loadSharp } from '../previews/image-making';
 import { invalidArgument, tooLarge } from '../errors';
 
 /** The longest side of a stored cover, in pixels: twice what a share page or a link preview shows. */
@@ -31,26 +32,7 @@ const DECODE_TIMEOUT_SECONDS = 20;
 /** The formats decoded: what ShareImageUpload accepts (and nothing else libvips could read: SVG, TIFF, PDF…). */
 const ACCEPTED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'gif', 'webp']);
 
-type SharpOf = (input: Buffer, options?: SharpOptions) => Sharp;
-let loading: Promise<SharpOf> | undefined;
-
-/**
- * sharp, loaded on the first cover (libvips costs some 20 MB of memory and time at start that a
- * service which never sees one should not pay), and set up once.
- */
-function loadSharp(): Promise<SharpOf> {
-  loading ??= import('sharp').then(({ default: sharp }) => {
-    // One libvips thread per image, and no cache of decoded images kept between calls.
-    sharp.concurrency(1);
-    sharp.cache(false);
-    // libvips reads many more formats (SVG, PDF, TIFF, HEIF, …), each a parser open to attack: in
-    // this process only the loaders of the four accepted formats run, whatever the bytes claim.
-    sharp.block({ operation: ['VipsForeignLoad'] });
-    sharp.unblock({ operation: ['VipsForeignLoadPngBuffer', 'VipsForeignLoadJpegBuffer', 'VipsForeignLoadNsgifBuffer', 'VipsForeignLoadWebpBuffer'] });
-    return sharp;
-  });
-  return loading;
-}
+type SharpOf = Awaited<ReturnType<typeof loadSharp>>;
 
 export interface CoverImage {
   readonly bytes: Buffer;

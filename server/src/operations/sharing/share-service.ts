@@ -75,7 +75,7 @@ async function refuseIfBlocked(ctx: CallContext, counters: Parameters<typeof sec
 }
 
 /** Steps 1–5 of the header: the share a code names, its live item, the extraction code, the lock. */
-async function openShare(ctx: CallContext, code: string | null, downpwd: string | null): Promise<OpenShare> {
+export async function openShare(ctx: CallContext, code: string | null, downpwd: string | null): Promise<OpenShare> {
   const { db, secret, now } = ctx.services;
   const address = shareAddressCounter(ctx.clientAddress);
   await refuseIfBlocked(ctx, [address]);

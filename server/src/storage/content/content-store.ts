@@ -49,6 +49,15 @@ export interface ContentStore {
   listKeys(): AsyncIterable<string>;
 
   /**
+   * Stores `bytes` under a derived key (derivedKeyFor: thumbnails, renditions), replacing what it held,
+   * whole or not at all. read, stat and delete take derived keys too; listKeys never lists them.
+   */
+  putDerived(key: string, bytes: Buffer): Promise<void>;
+
+  /** Every derived key that holds something (of the content with this SHA-256, if given), in no particular order. */
+  listDerivedKeys(sha256?: string): AsyncIterable<string>;
+
+  /**
    * Removes what interrupted writes left behind (temporary files, unfinished multipart uploads)
    * started before `before`; returns how many. Never touches a key.
    */
@@ -74,6 +83,7 @@ export class ContentMissingError extends Error {
 
 const STORAGE_KEY = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-([0-9a-f]{16})$/;
 const SHA256 = /^[0-9a-f]{64}$/;
+const DERIVED_KEY = /^derived\/([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-(\d{1,15})-([a-z]{1,16}(?:\.webp)?)$/;
 
 /** A new key for bytes with this SHA-256: `ab/cd/<sha256>-<16 random hex>` (two levels of fan-out). */
 export function storageKeyFor(sha256: string): string {
@@ -85,4 +95,25 @@ export function storageKeyFor(sha256: string): string {
 export function isStorageKey(key: string): boolean {
   const match = STORAGE_KEY.exec(key);
   return match !== null && match[3].slice(0, 2) === match[1] && match[3].slice(2, 4) === match[2];
+}
+
+/**
+ * The key of what is derived from the content with this SHA-256 and size (`name` e.g. `small.webp`):
+ * `derived/ab/cd/<sha256>-<size>-<name>`, one per content and name, so made once however many files share it.
+ */
+export function derivedKeyFor(sha256: string, size: number, name: string): string {
+  const key = `derived/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}-${size}-${name}`;
+  if (!isDerivedKey(key)) throw new Error(`not a derived key: ${key}`);
+  return key;
+}
+
+/** The content and name a derived key is of; null when `key` is not one. */
+export function parseDerivedKey(key: string): { readonly sha256: string; readonly size: number; readonly name: string } | null {
+  const match = DERIVED_KEY.exec(key);
+  if (!match || match[3].slice(0, 2) !== match[1] || match[3].slice(2, 4) !== match[2]) return null;
+  return { sha256: match[3], size: Number(match[4]), name: match[5] };
+}
+
+export function isDerivedKey(key: string): boolean {
+  return parseDerivedKey(key) !== null;
 }

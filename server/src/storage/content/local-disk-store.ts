@@ -16,7 +16,7 @@ import { constants, createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InvalidStorageKeyError, storageKeyFor, type BlobStat, type ByteRange, type ContentStore } from './content-store';
+import { InvalidStorageKeyError, isDerivedKey, storageKeyFor, type BlobStat, type ByteRange, type ContentStore } from './content-store';
 import { syncDirectory, syncFile } from './file-sync';
 
 const KEY = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-([0-9a-f]{16})$/;
@@ -105,6 +105,35 @@ export class LocalDiskStore implements ContentStore {
     }
   }
 
+  async putDerived(key: string, bytes: Buffer): Promise<void> {
+    const target = this.pathOf(key);
+    await this.ensureDirectory(path.dirname(target));
+    const tempDir = path.join(this.root, TEMP_DIR);
+    await fs.mkdir(tempDir, { recursive: true, mode: 0o700 });
+    const temp = path.join(tempDir, randomBytes(16).toString('hex'));
+    try {
+      await fs.writeFile(temp, bytes, { flag: 'wx', mode: 0o600 });
+      await syncFile(temp);
+      await fs.rename(temp, target);
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  async *listDerivedKeys(sha256?: string): AsyncIterable<string> {
+    if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) throw new Error('listDerivedKeys needs a lowercase hex SHA-256');
+    const root = path.join(this.root, 'derived');
+    for (const first of sha256 ? [sha256.slice(0, 2)] : await listNames(root)) {
+      for (const second of sha256 ? [sha256.slice(2, 4)] : await listNames(path.join(root, first))) {
+        for (const name of await listNames(path.join(root, first, second))) {
+          const key = `derived/${first}/${second}/${name}`;
+          if (isDerivedKey(key) && (!sha256 || name.startsWith(`${sha256}-`))) yield key;
+        }
+      }
+    }
+  }
+
   async sweepPartialWrites(before: Date): Promise<number> {
     const tempDir = path.join(this.root, TEMP_DIR);
     let removed = 0;
@@ -129,6 +158,7 @@ export class LocalDiskStore implements ContentStore {
 
   /** The file of a key; refuses anything not of the key form, so no key names a path outside. */
   private pathOf(key: string): string {
+    if (isDerivedKey(key)) return path.join(this.root, ...key.split('/'));
     const match = KEY.exec(key);
     if (!match || match[3].slice(0, 2) !== match[1] || match[3].slice(2, 4) !== match[2]) throw new InvalidStorageKeyError(key);
     return path.join(this.root, match[1], match[2], `${match[3]}-${match[4]}`);

@@ -48,6 +48,7 @@ import type { S3Settings } from '../../config';
 import {
   ContentMissingError,
   InvalidStorageKeyError,
+  isDerivedKey,
   isStorageKey,
   storageKeyFor,
   type BlobStat,
@@ -240,6 +241,19 @@ export class S3ContentStore implements ContentStore {
     }
   }
 
+  async putDerived(key: string, bytes: Buffer): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKeyOf(key), Body: bytes, ContentType: 'application/octet-stream' }));
+  }
+
+  async *listDerivedKeys(sha256?: string): AsyncIterable<string> {
+    const prefix = this.contentPrefix;
+    const under = sha256 ? `derived/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}-` : 'derived/';
+    for await (const object of this.listObjects(`${prefix}${under}`)) {
+      const key = object.key.slice(prefix.length);
+      if (isDerivedKey(key)) yield key;
+    }
+  }
+
   async sweepPartialWrites(before: Date): Promise<number> {
     let removed = 0;
     for await (const upload of this.listMultipartUploads(this.contentPrefix)) {
@@ -305,7 +319,7 @@ export class S3ContentStore implements ContentStore {
 
   /** The object of a key; refuses anything not of the key form. */
   private objectKeyOf(key: string): string {
-    if (!isStorageKey(key)) throw new InvalidStorageKeyError(key);
+    if (!isStorageKey(key) && !isDerivedKey(key)) throw new InvalidStorageKeyError(key);
     return `${this.contentPrefix}${key}`;
   }
 

@@ -263,3 +263,10 @@ export async function contentKeysAfter(db: Kysely<Database>, afterId: number, li
   const rows = await db.selectFrom('content').select(['id', 'storage_key', 'size']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
   return rows.map((row) => ({ id: row.id, storageKey: row.storage_key, size: row.size }));
 }
+
+/** Which of these SHA-256 hashes plaintext content has, as `<sha256>-<size>` (derived images' sources). */
+export async function plaintextContentAmong(db: Kysely<Database>, sha256s: readonly string[]): Promise<Set<string>> {
+  if (sha256s.length === 0) return new Set();
+  const rows = await db.selectFrom('content').select(['sha256', 'size']).where('sha256', 'in', sha256s).where('encrypted', '=', 0).execute();
+  return new Set(rows.map((row) => `${row.sha256}-${row.size}`));
+}
