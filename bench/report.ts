@@ -12,6 +12,7 @@ import type { ContentResult, Transfer as ContentTransfer } from './content';
 import type { LoadFigures } from './load';
 import type { StallsResult } from './stalls';
 import type { ThroughputCase, ThroughputResult } from './throughput';
+import type { ThumbnailsResult } from './thumbnails';
 import { median, round } from './util';
 
 export interface Machine {
@@ -49,6 +50,7 @@ export interface Results {
   readonly stalls?: StallsResult;
   readonly app?: AppResult;
   readonly upload?: AppUploadResult;
+  readonly thumbnails?: ThumbnailsResult;
   readonly errors: Record<string, string>;
   goals: Goal[];
 }
@@ -170,6 +172,7 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
     for (const g of ['initial JavaScript < 250 KB gzipped', 'first render < 1.5 s', 'no task > 50 ms while scrolling']) add('5', g, '—', null);
   }
   judgeAppUpload(results.upload, add);
+  judgeThumbnails(results.thumbnails, add);
   const st = results.stalls;
   if (st) {
     const over = st.calls.filter((c) => c.eventLoopMs >= STALL_GOAL_MS);
@@ -204,6 +207,16 @@ function judgeAppUpload(u: AppUploadResult | undefined, add: (section: string, g
     u.ratioToPage >= 0.8,
   );
   add('7', 'first byte on the wire < 1 s after the pick', `worst ${ms(u.firstByteMs)}`, u.firstByteMs < 1000);
+}
+
+/** Section 8 (issue 21): thumbnails of a folder of 1,000 12 MP photos. */
+function judgeThumbnails(th: ThumbnailsResult | undefined, add: (section: string, goal: string, measured: string, met: boolean | null) => void): void {
+  const screen = (f: ThumbnailsResult['firstVisit']) => `${ms(f.ms)} (${f.tiles} tiles, ${f.requests} thumbnail requests)`;
+  add('8', 'grid of 1,000 photos: first screen of thumbnails < 1.5 s (first visit)', th ? screen(th.firstVisit) : '—', th ? th.firstVisit.ms < 1500 : null);
+  add('8', 'grid of 1,000 photos: first screen of thumbnails < 300 ms (next visit)', th ? screen(th.nextVisit) : '—', th ? th.nextVisit.ms < 300 : null);
+  add('8', 'thumbnail making ≥ 20 photos/s on one core', th ? `${round(th.making.perSecond, 1)}/s (${th.making.photos} photos, ${th.making.retries} 503s)` : '—', th ? th.making.perSecond >= 20 : null);
+  add('8', 'service memory < 300 MB while making thumbnails', th ? `peak RSS ${mb(th.making.peakRssBytes)}` : '—', th ? th.making.peakRssBytes < 300e6 : null);
+  add('8', 'preview of a 12 MP photo shown < 500 ms', '— (not measured: no viewer on main when the section was written)', null);
 }
 
 function appUploadMarkdown(u: AppUploadResult): string[] {
@@ -354,5 +367,11 @@ export function markdown(results: Results): string {
     push('');
   }
   if (results.upload) push(...appUploadMarkdown(results.upload));
+  const th = results.thumbnails;
+  if (th) {
+    push(`## Thumbnails (${th.photos.toLocaleString('en-US')} photos of 12 MP, ${round(th.photoBytes / 1e9, 2)} GB, uploaded in ${round(th.uploadSeconds, 1)} s)`, '');
+    push(`- First screen of the grid (every tile on screen shows its thumbnail, from navigation start): first visit ${ms(th.firstVisit.ms)}, next visit ${ms(th.nextVisit.ms)}`);
+    push(`- Making: ${th.making.photos} large thumbnails in ${round(th.making.seconds, 1)} s (${round(th.making.perSecond, 1)}/s, service on one CPU, ${th.making.retries} answers 503); service peak RSS ${mb(th.making.peakRssBytes)}`, '');
+  }
   return lines.join('\n');
 }

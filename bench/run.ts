@@ -6,7 +6,7 @@
  *   npm run bench -- --quick      shorter measurements, same data (a few minutes once the
  *                                 populated database is cached)
  *   options:
- *     --only=throughput,big,content,stalls,app,upload   some sections (results go to .tmp/bench-run/ only)
+ *     --only=throughput,big,content,stalls,app,upload,thumbnails   some sections (results go to .tmp/bench-run/ only)
  *     --profile                    run the service under --cpu-prof and summarize the profiles
  *                                  (results go to .tmp/bench-run/ only: profiling slows it)
  *     --content-mib=N              size of the content transfers (default 1024)
@@ -28,9 +28,10 @@ import { ensureDataset } from './populate';
 import { judge, machine, markdown, type Results } from './report';
 import { profileFiles, summarize, summaryMarkdown } from './profile';
 import { measureThroughput } from './throughput';
+import { measureThumbnails } from './thumbnails';
 import { BENCH_DIR, HAS_TASKSET, log, MiB, round, RUN_DIR } from './util';
 
-const SECTIONS = ['throughput', 'big', 'content', 'stalls', 'app', 'upload'] as const;
+const SECTIONS = ['throughput', 'big', 'content', 'stalls', 'app', 'upload', 'thumbnails'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -54,8 +55,8 @@ if (!Number.isSafeInteger(contentBytes) || contentBytes <= 0) throw new Error('-
 const writeResults = !values['no-write'] && !values.profile && only.length === SECTIONS.length;
 
 const settings = quick
-  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, stallRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1 }
-  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, stallRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3 };
+  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, stallRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1, thumbnailsMade: 60 }
+  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, stallRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3, thumbnailsMade: 200 };
 
 /** Pins this process (and so the clients it runs) to `cpus`, all threads. */
 function pinSelf(cpus: string): void {
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
   const common = { dataDir, runDir: RUN_DIR, manifest: dataset.manifest };
 
   const errors: Record<string, string> = {};
-  const partial: { -readonly [K in 'throughput' | 'big' | 'content' | 'stalls' | 'app' | 'upload']?: Results[K] } = {};
+  const partial: { -readonly [K in Section]?: Results[K] } = {};
   const attempt = async <T>(section: Section, work: () => Promise<T>): Promise<T | undefined> => {
     if (!only.includes(section)) return undefined;
     log(`— ${section}`);
@@ -114,6 +115,8 @@ async function main(): Promise<void> {
   partial.app = await attempt('app', () => measureApp({ ...common, renders: settings.renders, jumpSteps: settings.jumpSteps, smoothFrames: settings.smoothFrames }));
   // The browser's upload (issue 19), on both CPUs too.
   partial.upload = await attempt('upload', () => measureAppUpload({ ...common, bytes: contentBytes, rounds: settings.uploadRounds }));
+  // Thumbnails of 1,000 photos (issue 21): the browser on both CPUs, the service on CPU 0.
+  partial.thumbnails = await attempt('thumbnails', () => measureThumbnails({ ...common, makeCount: settings.thumbnailsMade }));
 
   const notes = [
     ...(values.note ?? []),
@@ -123,7 +126,7 @@ async function main(): Promise<void> {
   const base = {
     date,
     mode: quick ? ('quick' as const) : ('full' as const),
-    machine: { ...info, chromium: partial.app?.chromium ?? partial.upload?.chromium, loadAverage: { ...info.loadAverage, end: os.loadavg().map((v) => round(v, 2)) } },
+    machine: { ...info, chromium: partial.app?.chromium ?? partial.upload?.chromium ?? partial.thumbnails?.chromium, loadAverage: { ...info.loadAverage, end: os.loadavg().map((v) => round(v, 2)) } },
     notes,
     seconds: (performance.now() - started) / 1000,
     dataset: { key: dataset.manifest.key, files: dataset.manifest.totals.files, folders: dataset.manifest.totals.folders, sqliteBytes: dataset.manifest.totals.sqliteBytes },

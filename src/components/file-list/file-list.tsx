@@ -19,6 +19,7 @@ import { COLUMNS, underName, type ColumnId } from './columns';
 import { HeaderCell } from './header-cell';
 import { useElementSize } from './use-element-size';
 import { ItemBadges, ItemIcon } from './item-icon';
+import { Thumbnail } from './thumbnail';
 
 const LIST_ROW_HEIGHT = 52;
 const GRID_ROW_HEIGHT = 160;
@@ -376,7 +377,9 @@ const ListRow = memo(function ListRow({
       className={`absolute inset-x-0 flex cursor-default items-center gap-3 border-b border-gray-100 px-3 text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
     >
       <CheckMark selected={selected} />
-      <ItemIcon item={item} />
+      <Thumbnail item={item}>
+        <ItemIcon item={item} />
+      </Thumbnail>
       <span className="min-w-0 flex-1">
         <span className="flex min-w-0 items-center">
           <span className="truncate font-medium" title={item.name}>
@@ -438,7 +441,9 @@ const GridCard = memo(function GridCard({ item, index, id, setSize, selected, ac
       <span className="absolute top-2 left-2">
         <CheckMark selected={selected} />
       </span>
-      <ItemIcon item={item} large />
+      <Thumbnail item={item} large>
+        <ItemIcon item={item} large />
+      </Thumbnail>
       <span className="line-clamp-2 w-full font-medium break-words" title={item.name}>
         <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : ''}</span>
         {item.name}

@@ -25,6 +25,7 @@ import type { ColumnId } from '../file-list/columns';
 import { EmptyState } from '../file-list/empty-state';
 import { FileList } from '../file-list/file-list';
 import { ListingStates } from '../file-list/listing-states';
+import { ThumbnailSourceContext } from '../file-list/thumbnail';
 import { Spinner, ToolButton } from '../ui/button';
 import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
 import { ShareState } from './share-state';
@@ -52,6 +53,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const listId = useId();
   const download = useShareDownload(code, downpwd);
   const [downloading, setDownloading] = useState(false);
+  const thumbnails = useMemo(() => ({ code, downpwd }), [code, downpwd]);
 
   const trail = useMemo(() => shareCodeStore.trail(code, root.id, root.name, dir), [code, root.id, root.name, dir]);
   const title = dir === 0 ? root.name : trail.at(-1)?.name || t.sharePageFolderUnknown;
@@ -174,18 +176,20 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
         }
         empty={items.length === 0 && <EmptyState icon="folderOpen" title={t.folderEmpty} />}
       >
-        <FileList
-          id={listId}
-          items={items}
-          controls={controls}
-          view={view}
-          columns={COLUMNS}
-          sort={sort}
-          onSort={(order) => VISITOR_SORT_KEYS.includes(order) && sortBy(order)}
-          label={t.contentsOf(title)}
-          onOpen={openItem}
-          onLayout={onLayout}
-        />
+        <ThumbnailSourceContext value={thumbnails}>
+          <FileList
+            id={listId}
+            items={items}
+            controls={controls}
+            view={view}
+            columns={COLUMNS}
+            sort={sort}
+            onSort={(order) => VISITOR_SORT_KEYS.includes(order) && sortBy(order)}
+            label={t.contentsOf(title)}
+            onOpen={openItem}
+            onLayout={onLayout}
+          />
+        </ThumbnailSourceContext>
         <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
           <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
           <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
