@@ -33,7 +33,6 @@ import type { CallContext, ItemResult, Listing, ParamsOf, ShareAttributes, UrlRe
 import { sameSecret } from '../crypto/constant-time';
 import { DOWNLOAD_URL_LIFETIME_MS, signDownloadToken } from '../content/downloads';
 import { lockedRefusal, notFound, OpError, ResultCode, tooManyAttempts } from '../errors';
-import { toFileItem, toFolderItem } from '../tree/file-records';
 import { itemIdOf } from '../tree/id-lists';
 import { parseFolderId, parseListingOrder } from '../tree/listings';
 import {
@@ -122,7 +121,7 @@ function visitorShareAttributes(ctx: CallContext, share: ShareRecord): ShareAttr
 export async function shareOpen(ctx: CallContext, params: ParamsOf<'ShareOpen'>): Promise<ItemResult> {
   const { share, target } = await openShare(ctx, params.code, params.downpwd);
   const attributes = visitorShareAttributes(ctx, share);
-  const item = target.type === 'folder' ? toFolderItem(target.record) : toFileItem(target.record);
+  const item = target.record;
   return { kind: 'item', item: { ...item, share: attributes } };
 }
 

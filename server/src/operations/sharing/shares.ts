@@ -47,7 +47,7 @@ import type { Database, ShareItemType } from '../../storage/db/schema';
 import type { AuthenticatedContext, CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, ShareAttributes, Services } from '../context';
 import { sameSecret } from '../crypto/constant-time';
 import { invalidArgument, lockedRefusal } from '../errors';
-import { inTreeTransaction, toFileItem, toFolderItem } from '../tree/file-records';
+import { inTreeTransaction } from '../tree/file-records';
 import { parseIdList, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders } from '../tree/id-lists';
 
 /** 128 random bits. */
@@ -310,8 +310,8 @@ async function shareItems(ctx: AuthenticatedContext, type: ShareItemType, ids: r
 
     const shareOf = new Map(written.map((share) => [share.itemId, share]));
     const share = (id: number) => ownerShareAttributes(services, ctx.baseUrl, shareOf.get(id)!);
-    const sharedFolders: FolderItem[] = type === 'folder' ? ids.map((id) => ({ ...toFolderItem(folders.get(id)), shared: true, share: share(id) })) : [];
-    const sharedFiles: FileItem[] = type === 'file' ? ids.map((id) => ({ ...toFileItem(files.get(id)), shared: true, share: share(id) })) : [];
+    const sharedFolders: FolderItem[] = type === 'folder' ? ids.map((id) => ({ ...folders.get(id), shared: true, share: share(id) })) : [];
+    const sharedFiles: FileItem[] = type === 'file' ? ids.map((id) => ({ ...files.get(id), shared: true, share: share(id) })) : [];
     return { kind: 'listing', count: ids.length, folders: sharedFolders, files: sharedFiles };
   });
 }
