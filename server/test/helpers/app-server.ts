@@ -105,6 +105,20 @@ export function callSigned(
 
 const Login = findOperation('OAuthService', 'Login')!;
 
+/** A new account `name` (password `<name>-password-1`), logged in over `form`: most tests' preamble. */
+export async function newSession(app: TestApp, name: string, form: Form = 'post'): Promise<Session> {
+  await addAccount(app, name, `${name}-password-1`);
+  return logIn(app, form, name, `${name}-password-1`);
+}
+
+/** A signed call that must answer 200: its result document and the attributes of its `<result>`. */
+export async function signedResult(app: TestApp, form: Form, op: OperationSpec, session: Session, params: Record<string, Value>) {
+  const answer = await callSigned(app, form, op, session, params);
+  if (answer.status !== 200) throw new Error(`${op.name} answered ${answer.status}: ${answer.body}`);
+  const xml = resultXml(answer, op);
+  return { xml, result: element(xml, 'result')?.attrs ?? {} };
+}
+
 /** Logs in over one of the four forms; throws with the answer when the login is refused. */
 export async function logIn(app: TestApp, form: Form, uid: string, pwd: string): Promise<Session> {
   const answer = await callInForm(app.url, form, Login, { uid, pwd });

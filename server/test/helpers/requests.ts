@@ -2,7 +2,10 @@
  * Builds calls in each of the four forms, the way ordinary clients send them, and reads answers.
  */
 import http from 'node:http';
-import type { OperationSpec } from '../../src/catalog/operations';
+import { operations, type OperationName, type OperationSpec } from '../../src/catalog/operations';
+
+/** The catalog's operations by name (names are unique across services): `const { GetFiles } = ops`. */
+export const ops = Object.fromEntries(operations.map((spec) => [spec.name, spec])) as unknown as Record<OperationName, OperationSpec>;
 
 export type Form = 'soap11' | 'soap12' | 'get' | 'post';
 export const FORMS: readonly Form[] = ['soap11', 'soap12', 'get', 'post'];

@@ -90,7 +90,7 @@ describe('requiring live items of the caller', () => {
     const b = await addFolder(services, alice, a.id, 'B');
     const f = await addFile(services, alice, b.id, 'x.txt', 3);
     expect([...(await requireFolders(services.db, alice, [a.id, b.id])).keys()]).toEqual(expect.arrayContaining([a.id, b.id]));
-    expect((await requireFiles(services.db, alice, [f.id])).get(f.id)).toMatchObject({ name: 'x.txt', folderId: b.id, size: 3 });
+    expect((await requireFiles(services.db, alice, [f.id])).get(f.id)).toMatchObject({ name: 'x.txt', dir: b.id, size: 3 });
   });
 
   test('a missing id, another account\'s id and an item in the bin get the same 404', async () => {

@@ -3,17 +3,11 @@
  * against the whole service (real SQLite file), in each of the four call forms.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationSpec } from '../../src/catalog/operations';
 import { signRequest } from '../../src/operations/accounts/signing';
 import { addAccount, addApiKey, callSigned, element, startTestApp, type Session, type TestApp, logIn } from '../helpers/app-server';
-import { callInForm, FORMS, resultXml, type Form } from '../helpers/requests';
+import { callInForm, FORMS, ops, resultXml, type Form } from '../helpers/requests';
 
-const op = (service: 'OAuthService' | 'FileService' | 'UserService', name: string): OperationSpec => findOperation(service, name)!;
-const Login = op('OAuthService', 'Login');
-const APILogin = op('OAuthService', 'APILogin');
-const Logout = op('OAuthService', 'Logout');
-const GetFiles = op('UserService', 'GetFiles');
-const ShareImageUpload = op('FileService', 'ShareImageUpload');
+const { Login, APILogin, Logout, GetFiles, ShareImageUpload } = ops;
 
 let app: TestApp;
 let aliceId: number;

@@ -6,14 +6,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
 import { ConfigError, loadConfig, type Config } from '../../src/config';
 import { canonicalAddress, clientAddressOf, requestSchemeOf } from '../../src/protocol/client-address';
 import { requestFacts } from '../../src/protocol/http-common';
 import { addAccount, element, startTestApp, type TestApp } from '../helpers/app-server';
-import { resultXml, send } from '../helpers/requests';
+import { ops, resultXml, send } from '../helpers/requests';
 
-const Login = findOperation('OAuthService', 'Login')!;
+const { Login } = ops;
 
 function configWith(trusted: string): Config {
   return { ...loadConfig({ FSS_TRUSTED_PROXIES: trusted, FSS_DATA_DIR: '/nonexistent' }), log: () => {} };

@@ -7,17 +7,15 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
 import { signDownloadToken } from '../../src/operations/content/downloads';
 import { claimContent } from '../../src/operations/content/uploads';
 import { chooseRange, contentDisposition, contentTypeOf } from '../../src/protocol/files/downloads';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { addAccount, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, resultXml, send, type HttpAnswer } from '../helpers/requests';
+import { callInForm, ops, resultXml, send, type HttpAnswer } from '../helpers/requests';
 import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 
-const Login = findOperation('OAuthService', 'Login')!;
-const FileDownload = findOperation('FileService', 'FileDownload')!;
+const { Login, FileDownload } = ops;
 const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 let app: TestApp;

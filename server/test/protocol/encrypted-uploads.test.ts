@@ -9,22 +9,15 @@ import { readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
 import { checkIntegrity, describeReport, problemCount } from '../../src/operations/admin/integrity';
 import { UPLOAD_CHUNK_SIZE as CHUNK } from '../../src/operations/content/uploads';
 import { localUploadAreaFor } from '../../src/storage/content/stores';
-import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { element, logIn, newSession, signedResult, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { testContent } from '../helpers/content';
 import { contentStoreHolds, patternedBytes } from '../helpers/encryption';
-import { resultXml, send, type HttpAnswer } from '../helpers/requests';
+import { ops, send, type HttpAnswer } from '../helpers/requests';
 
-const op = (service: string, name: string) => findOperation(service as never, name)!;
-const FolderAdd = op('FileService', 'FolderAdd');
-const FolderEncrypt = op('FileService', 'FolderEncrypt');
-const Unlock = op('FileService', 'Unlock');
-const FileAdd = op('FileService', 'FileAdd');
-const FileDownload = op('FileService', 'FileDownload');
-const GetFiles = op('UserService', 'GetFiles');
+const { FolderAdd, FolderEncrypt, Unlock, FileAdd, FileDownload, GetFiles } = ops;
 
 const PASSWORD = 'correct horse';
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -37,18 +30,14 @@ let vault: number;
 let plain: number;
 
 async function call(session: Session, operation: typeof FolderAdd, params: Record<string, string | number>): Promise<{ attrs: Record<string, string>; xml: string }> {
-  const answer = await callSigned(app, 'post', operation, session, params);
-  expect(answer.status).toBe(200);
-  const xml = resultXml(answer, operation);
-  return { attrs: element(xml, 'result')!.attrs, xml };
+  const { xml, result } = await signedResult(app, 'post', operation, session, params);
+  return { attrs: result, xml };
 }
 
 beforeAll(async () => {
   app = await startTestApp();
-  await addAccount(app, 'alice', 'alice-password-1');
-  await addAccount(app, 'bob', 'bob-password-1');
-  alice = await logIn(app, 'post', 'alice', 'alice-password-1');
-  bob = await logIn(app, 'post', 'bob', 'bob-password-1');
+  alice = await newSession(app, 'alice');
+  bob = await newSession(app, 'bob');
   vault = Number(element((await call(alice, FolderAdd, { dirid: 0, name: 'Vault' })).xml, 'folder')!.attrs.id);
   plain = Number(element((await call(alice, FolderAdd, { dirid: 0, name: 'Plain' })).xml, 'folder')!.attrs.id);
   expect((await call(alice, FolderEncrypt, { dirid: vault, password: PASSWORD, password_tip: '' })).attrs.code).toBe('0');

@@ -13,35 +13,24 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app';
-import { findOperation } from '../../src/catalog/operations';
 import { loadConfig, type Config } from '../../src/config';
 import type { Services } from '../../src/operations/context';
 import { encryptionProgress, INLINE_JOB_LIMITS, runEncryptionJobs } from '../../src/operations/encryption/encryption-jobs';
-import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { addAccount, element, logIn, newSession, signedResult, startTestApp, type Session, type TestApp } from '../helpers/app-server';
 import { testEnv } from '../helpers/database';
 import { contentStoreHolds, patternedBytes } from '../helpers/encryption';
-import { FORMS, resultXml, type Form, type HttpAnswer } from '../helpers/requests';
+import { FORMS, ops, type Form } from '../helpers/requests';
 import { insertTestFile, sha256Of, storeTestContent } from '../helpers/stored-files';
 
-const op = (service: string, name: string) => findOperation(service as never, name)!;
-const FileEncrypt = op('FileService', 'FileEncrypt');
-const FolderEncrypt = op('FileService', 'FolderEncrypt');
-const FolderAdd = op('FileService', 'FolderAdd');
-const Unlock = op('FileService', 'Unlock');
-const FileDownload = op('FileService', 'FileDownload');
-const GetFiles = op('UserService', 'GetFiles');
-const FileSearch = op('UserService', 'FileSearch');
-const Logout = op('OAuthService', 'Logout');
+const { FileEncrypt, FolderEncrypt, FolderAdd, Unlock, FileDownload, GetFiles, FileSearch, Logout } = ops;
 
 const PASSWORD = 'correct horse';
 const TIP = 'the horse & the battery';
 
 /** The <result> of an answer, in any form: its attributes, and the raw XML for item checks. */
 async function call(app: TestApp, form: Form, operation: typeof FileEncrypt, session: Session, params: Record<string, string | number>) {
-  const answer: HttpAnswer = await callSigned(app, form, operation, session, params);
-  expect(answer.status).toBe(200);
-  const xml = resultXml(answer, operation);
-  return { attrs: element(xml, 'result')!.attrs, xml };
+  const { xml, result } = await signedResult(app, form, operation, session, params);
+  return { attrs: result, xml };
 }
 
 /** A file of the account in `folderId`, straight into the database and the content store. */
@@ -81,8 +70,7 @@ describe.each(FORMS)('FileEncrypt and Unlock over %s', (form) => {
   let alice: Session;
   beforeAll(async () => {
     app = await startTestApp();
-    await addAccount(app, 'alice', 'alice-password-1');
-    alice = await logIn(app, form, 'alice', 'alice-password-1');
+    alice = await newSession(app, 'alice', form);
   });
   afterAll(() => app.close());
 
@@ -114,10 +102,8 @@ describe('what the content store holds', () => {
   let bob: Session;
   beforeAll(async () => {
     app = await startTestApp();
-    await addAccount(app, 'alice', 'alice-password-1');
-    await addAccount(app, 'bob', 'bob-password-1');
-    alice = await logIn(app, 'post', 'alice', 'alice-password-1');
-    bob = await logIn(app, 'post', 'bob', 'bob-password-1');
+    alice = await newSession(app, 'alice');
+    bob = await newSession(app, 'bob');
   });
   afterAll(() => app.close());
 
@@ -162,8 +148,7 @@ describe('ranges of an unlocked encrypted file over /d/', () => {
   let url: string;
   beforeAll(async () => {
     app = await startTestApp();
-    await addAccount(app, 'alice', 'alice-password-1');
-    alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+    alice = await newSession(app, 'alice');
     const fid = await storedFile(app.app.services, alice.uid, 'movie.mp4', bytes);
     await call(app, 'post', FileEncrypt, alice, { fid, password: PASSWORD, password_tip: TIP });
     await call(app, 'post', Unlock, alice, { dirid: 0, fid, password: PASSWORD });
@@ -205,8 +190,7 @@ describe('wrong passwords over the wire', () => {
   let alice: Session;
   beforeAll(async () => {
     app = await startTestApp();
-    await addAccount(app, 'alice', 'alice-password-1');
-    alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+    alice = await newSession(app, 'alice');
   });
   afterAll(() => app.close());
 
@@ -287,8 +271,7 @@ describe('an unlock lives in the database, with the token', () => {
 
 /** Account alice, logged in, with a folder "Archive" of `count` stored files whose bytes start with `marker`. */
 async function aliceWithArchive(app: TestApp, count: number, marker: string): Promise<{ alice: Session; dirid: number }> {
-  await addAccount(app, 'alice', 'alice-password-1');
-  const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+  const alice = await newSession(app, 'alice');
   const folder = await call(app, 'post', FolderAdd, alice, { dirid: 0, name: 'Archive' });
   const dirid = Number(element(folder.xml, 'folder')!.attrs.id);
   for (let i = 0; i < count; i++) await storedFile(app.app.services, alice.uid, `doc ${i}.txt`, `${marker} ${i}`, dirid);

@@ -5,15 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
 import { setQuota } from '../../src/operations/accounts/accounts';
 import { addAccount, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, FORMS, resultXml, send } from '../helpers/requests';
+import { callInForm, FORMS, ops, resultXml, send } from '../helpers/requests';
 
-const Login = findOperation('OAuthService', 'Login')!;
-const FileAdd = findOperation('FileService', 'FileAdd')!;
-const GetFiles = findOperation('UserService', 'GetFiles')!;
-const FolderAdd = findOperation('FileService', 'FolderAdd')!;
+const { Login, FileAdd, GetFiles, FolderAdd } = ops;
 
 let app: TestApp;
 let alice: Session;

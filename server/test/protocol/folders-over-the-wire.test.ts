@@ -3,16 +3,12 @@
  * result documents and refusals clients see, FolderAdd and FolderRename in each of the four forms.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationSpec } from '../../src/catalog/operations';
-import { addAccount, callSigned, element, startTestApp, type Session, type TestApp, logIn } from '../helpers/app-server';
-import { FORMS, resultXml, type Form } from '../helpers/requests';
+import type { OperationSpec } from '../../src/catalog/operations';
+import { addAccount, element, logIn, signedResult, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { FORMS, ops, type Form } from '../helpers/requests';
 import { addFile } from '../helpers/tree';
 
-const op = (service: 'OAuthService' | 'FileService', name: string): OperationSpec => findOperation(service, name)!;
-const FolderAdd = op('FileService', 'FolderAdd');
-const FolderRename = op('FileService', 'FolderRename');
-const FileRename = op('FileService', 'FileRename');
-const Move = op('FileService', 'Move');
+const { FolderAdd, FolderRename, FileRename, Move } = ops;
 
 let app: TestApp;
 let aliceId: number;
@@ -35,9 +31,7 @@ function startTag(xml: string, name: string): Record<string, string> | undefined
 
 /** Calls a signed operation and reads the answer's <result> and, if any, its one item. */
 async function call(form: Form, operation: OperationSpec, session: Session, params: Record<string, string | number>) {
-  const answer = await callSigned(app, form, operation, session, params);
-  expect(answer.status).toBe(200);
-  const xml = resultXml(answer, operation);
+  const { xml } = await signedResult(app, form, operation, session, params);
   return { xml, result: startTag(xml, 'result')!, folder: startTag(xml, 'folder'), file: startTag(xml, 'file') };
 }
 

@@ -3,9 +3,9 @@
  * does not exist, and nothing changes — in either account.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationName, type ServiceName } from '../../src/catalog/operations';
-import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, resultXml, type Value } from '../helpers/requests';
+import type { OperationName } from '../../src/catalog/operations';
+import { callSigned, element, newSession, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { callInForm, ops, resultXml, type Value } from '../helpers/requests';
 
 let app: TestApp;
 let alice: Session;
@@ -13,10 +13,8 @@ let bob: Session;
 /** Bob's items, which Alice will try to reach. */
 const bobs = { folder: 0, binnedFolder: 0, file: 0, fileHash: '', fileSize: 0 };
 
-const op = (service: ServiceName, name: OperationName) => findOperation(service, name)!;
-
-async function call(session: Session, service: ServiceName, name: OperationName, params: Record<string, Value>) {
-  const operation = op(service, name);
+async function call(session: Session, name: OperationName, params: Record<string, Value>) {
+  const operation = ops[name];
   const answer = await callSigned(app, 'post', operation, session, params);
   return element(resultXml(answer, operation), 'result')!.attrs;
 }
@@ -38,15 +36,13 @@ async function everything() {
 beforeAll(async () => {
   // FSS_PUBLIC_URL: without it the e-mail shares refuse every call (503) before they look at an id.
   app = await startTestApp({ FSS_PUBLIC_URL: 'https://files.example.com' });
-  await addAccount(app, 'alice', 'alice-password-1');
-  await addAccount(app, 'bob', 'bob-password-1');
-  alice = await logIn(app, 'post', 'alice', 'alice-password-1');
-  bob = await logIn(app, 'post', 'bob', 'bob-password-1');
+  alice = await newSession(app, 'alice');
+  bob = await newSession(app, 'bob');
 
-  const folder = await callSigned(app, 'post', op('FileService', 'FolderAdd'), bob, { dirid: 0, name: 'Private' });
-  bobs.folder = Number(element(resultXml(folder, op('FileService', 'FolderAdd')), 'folder')!.attrs.id);
-  const binned = await callSigned(app, 'post', op('FileService', 'FolderAdd'), bob, { dirid: 0, name: 'Binned' });
-  bobs.binnedFolder = Number(element(resultXml(binned, op('FileService', 'FolderAdd')), 'folder')!.attrs.id);
+  const folder = await callSigned(app, 'post', ops.FolderAdd, bob, { dirid: 0, name: 'Private' });
+  bobs.folder = Number(element(resultXml(folder, ops.FolderAdd), 'folder')!.attrs.id);
+  const binned = await callSigned(app, 'post', ops.FolderAdd, bob, { dirid: 0, name: 'Binned' });
+  bobs.binnedFolder = Number(element(resultXml(binned, ops.FolderAdd), 'folder')!.attrs.id);
 
   // A file for bob: content in the database as an upload leaves it, added through FileAdd.
   const { db } = app.app.services;
@@ -69,7 +65,7 @@ beforeAll(async () => {
   bobs.file = existing.id;
   bobs.fileHash = hash;
   bobs.fileSize = bytes.length;
-  await call(bob, 'FileService', 'FolderAndFileDelete', { dirids: String(bobs.binnedFolder), fids: '', is_real: 0 });
+  await call(bob, 'FolderAndFileDelete', { dirids: String(bobs.binnedFolder), fids: '', is_real: 0 });
 });
 afterAll(() => app.close());
 
@@ -77,41 +73,41 @@ const listing = { order: 'name', desc: '0' };
 
 /** Each id-bearing operation with Bob's ids in its id parameters, and otherwise valid arguments. */
 const attempts: Array<[string, () => Promise<Record<string, string>>]> = [
-  ['FolderRename', () => call(alice, 'FileService', 'FolderRename', { dirid: bobs.folder, newname: 'Mine now' })],
-  ['FileRename', () => call(alice, 'FileService', 'FileRename', { fid: bobs.file, newname: 'mine.txt' })],
-  ['FolderAdd into a foreign folder', () => call(alice, 'FileService', 'FolderAdd', { dirid: bobs.folder, name: 'intruder' })],
-  ['Move a foreign folder', () => call(alice, 'FileService', 'Move', { dirids: String(bobs.folder), fids: '', todir: 0 })],
-  ['Move a foreign file', () => call(alice, 'FileService', 'Move', { dirids: '', fids: String(bobs.file), todir: 0 })],
+  ['FolderRename', () => call(alice, 'FolderRename', { dirid: bobs.folder, newname: 'Mine now' })],
+  ['FileRename', () => call(alice, 'FileRename', { fid: bobs.file, newname: 'mine.txt' })],
+  ['FolderAdd into a foreign folder', () => call(alice, 'FolderAdd', { dirid: bobs.folder, name: 'intruder' })],
+  ['Move a foreign folder', () => call(alice, 'Move', { dirids: String(bobs.folder), fids: '', todir: 0 })],
+  ['Move a foreign file', () => call(alice, 'Move', { dirids: '', fids: String(bobs.file), todir: 0 })],
   ['Move into a foreign folder', async () => {
-    const FolderAdd = op('FileService', 'FolderAdd');
+    const FolderAdd = ops.FolderAdd;
     const added = await callSigned(app, 'post', FolderAdd, alice, { dirid: 0, name: `to move ${Date.now()}` });
     const mine = element(resultXml(added, FolderAdd), 'folder')!.attrs.id;
-    return call(alice, 'FileService', 'Move', { dirids: mine, fids: '', todir: bobs.folder });
+    return call(alice, 'Move', { dirids: mine, fids: '', todir: bobs.folder });
   }],
-  ['FolderAndFileDelete to the bin', () => call(alice, 'FileService', 'FolderAndFileDelete', { dirids: String(bobs.folder), fids: String(bobs.file), is_real: 0 })],
-  ['FolderAndFileDelete for good', () => call(alice, 'FileService', 'FolderAndFileDelete', { dirids: String(bobs.folder), fids: String(bobs.file), is_real: 1 })],
-  ['FolderDelete', () => call(alice, 'FileService', 'FolderDelete', { dirids: String(bobs.folder), is_real: 1 })],
-  ['FolderAndFileRestore', () => call(alice, 'FileService', 'FolderAndFileRestore', { dirids: String(bobs.binnedFolder), fids: '' })],
+  ['FolderAndFileDelete to the bin', () => call(alice, 'FolderAndFileDelete', { dirids: String(bobs.folder), fids: String(bobs.file), is_real: 0 })],
+  ['FolderAndFileDelete for good', () => call(alice, 'FolderAndFileDelete', { dirids: String(bobs.folder), fids: String(bobs.file), is_real: 1 })],
+  ['FolderDelete', () => call(alice, 'FolderDelete', { dirids: String(bobs.folder), is_real: 1 })],
+  ['FolderAndFileRestore', () => call(alice, 'FolderAndFileRestore', { dirids: String(bobs.binnedFolder), fids: '' })],
   ['FileAdd into a foreign folder', () =>
-    call(alice, 'FileService', 'FileAdd', { name: 'x.txt', ext: 'txt', size: bobs.fileSize, dirid: bobs.folder, hash: bobs.fileHash })],
+    call(alice, 'FileAdd', { name: 'x.txt', ext: 'txt', size: bobs.fileSize, dirid: bobs.folder, hash: bobs.fileHash })],
   ['FileAdd claiming foreign content', () =>
-    call(alice, 'FileService', 'FileAdd', { name: 'x.txt', ext: 'txt', size: bobs.fileSize, dirid: 0, hash: bobs.fileHash })],
-  ['FileDownload', () => call(alice, 'FileService', 'FileDownload', { fid: bobs.file })],
-  ['FileShare', () => call(alice, 'FileService', 'FileShare', { fids: String(bobs.file), downpwd: '', downValue: 0, description: '' })],
-  ['FolderShare', () => call(alice, 'FileService', 'FolderShare', { dirids: String(bobs.folder), downpwd: 'abcd', downValue: 3, description: 'x' })],
-  ['Unshare', () => call(alice, 'FileService', 'Unshare', { dirids: String(bobs.folder), fids: String(bobs.file) })],
-  ['FileEncrypt', () => call(alice, 'FileService', 'FileEncrypt', { fid: bobs.file, password: 'secret-1', password_tip: 'tip' })],
-  ['FolderEncrypt', () => call(alice, 'FileService', 'FolderEncrypt', { dirid: bobs.folder, password: 'secret-1', password_tip: 'tip' })],
-  ['Unlock', () => call(alice, 'FileService', 'Unlock', { dirid: bobs.folder, fid: 0, password: 'secret-1' })],
-  ['Decrypt', () => call(alice, 'FileService', 'Decrypt', { dirid: 0, fid: bobs.file, password: 'secret-1' })],
-  ['FileLink', () => call(alice, 'FileService', 'FileLink', { fid: bobs.file })],
-  ['FileUnlink', () => call(alice, 'FileService', 'FileUnlink', { fid: bobs.file })],
-  ['FolderEmailShare', () => call(alice, 'FileService', 'FolderEmailShare', { dirid: bobs.folder, to: 'friend@example.com' })],
-  ['FileEmailShare', () => call(alice, 'FileService', 'FileEmailShare', { fid: bobs.file, to: 'friend@example.com' })],
-  ['GetFolderEmailShareInfo', () => call(alice, 'FileService', 'GetFolderEmailShareInfo', { dirid: bobs.folder })],
-  ['GetFileEmailShareInfo', () => call(alice, 'FileService', 'GetFileEmailShareInfo', { fid: bobs.file })],
-  ['GetFiles', () => call(alice, 'UserService', 'GetFiles', { dir: String(bobs.folder), ...listing })],
-  ['GetFilesWhitPath', () => call(alice, 'UserService', 'GetFilesWhitPath', { dir: String(bobs.folder), ...listing })],
+    call(alice, 'FileAdd', { name: 'x.txt', ext: 'txt', size: bobs.fileSize, dirid: 0, hash: bobs.fileHash })],
+  ['FileDownload', () => call(alice, 'FileDownload', { fid: bobs.file })],
+  ['FileShare', () => call(alice, 'FileShare', { fids: String(bobs.file), downpwd: '', downValue: 0, description: '' })],
+  ['FolderShare', () => call(alice, 'FolderShare', { dirids: String(bobs.folder), downpwd: 'abcd', downValue: 3, description: 'x' })],
+  ['Unshare', () => call(alice, 'Unshare', { dirids: String(bobs.folder), fids: String(bobs.file) })],
+  ['FileEncrypt', () => call(alice, 'FileEncrypt', { fid: bobs.file, password: 'secret-1', password_tip: 'tip' })],
+  ['FolderEncrypt', () => call(alice, 'FolderEncrypt', { dirid: bobs.folder, password: 'secret-1', password_tip: 'tip' })],
+  ['Unlock', () => call(alice, 'Unlock', { dirid: bobs.folder, fid: 0, password: 'secret-1' })],
+  ['Decrypt', () => call(alice, 'Decrypt', { dirid: 0, fid: bobs.file, password: 'secret-1' })],
+  ['FileLink', () => call(alice, 'FileLink', { fid: bobs.file })],
+  ['FileUnlink', () => call(alice, 'FileUnlink', { fid: bobs.file })],
+  ['FolderEmailShare', () => call(alice, 'FolderEmailShare', { dirid: bobs.folder, to: 'friend@example.com' })],
+  ['FileEmailShare', () => call(alice, 'FileEmailShare', { fid: bobs.file, to: 'friend@example.com' })],
+  ['GetFolderEmailShareInfo', () => call(alice, 'GetFolderEmailShareInfo', { dirid: bobs.folder })],
+  ['GetFileEmailShareInfo', () => call(alice, 'GetFileEmailShareInfo', { fid: bobs.file })],
+  ['GetFiles', () => call(alice, 'GetFiles', { dir: String(bobs.folder), ...listing })],
+  ['GetFilesWhitPath', () => call(alice, 'GetFilesWhitPath', { dir: String(bobs.folder), ...listing })],
 ];
 
 describe("another account's ids", () => {
@@ -133,7 +129,7 @@ describe("another account's ids", () => {
 
   it('ShareImageUpload (token only): ERROR 404, and nothing changes', async () => {
     const before = await everything();
-    const ShareImageUpload = op('FileService', 'ShareImageUpload');
+    const ShareImageUpload = ops.ShareImageUpload;
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
     const answer = await callInForm(app.url, 'post', ShareImageUpload, {
       uid: alice.uid,
@@ -147,8 +143,8 @@ describe("another account's ids", () => {
   });
 
   it('is answered exactly as an id that does not exist', async () => {
-    const foreign = await call(alice, 'FileService', 'FolderRename', { dirid: bobs.folder, newname: 'x' });
-    const missing = await call(alice, 'FileService', 'FolderRename', { dirid: 987_654_321, newname: 'x' });
+    const foreign = await call(alice, 'FolderRename', { dirid: bobs.folder, newname: 'x' });
+    const missing = await call(alice, 'FolderRename', { dirid: 987_654_321, newname: 'x' });
     expect(foreign.msg.replace(String(bobs.folder), 'N')).toBe(missing.msg.replace('987654321', 'N'));
   });
 });

@@ -4,12 +4,11 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
 import { addAccount, element, startTestApp, type TestApp } from '../helpers/app-server';
-import { callInForm, resultXml, send, soapEnvelope } from '../helpers/requests';
+import { callInForm, ops, resultXml, send, soapEnvelope } from '../helpers/requests';
 
 let app: TestApp;
-const Login = findOperation('OAuthService', 'Login')!;
+const { Login } = ops;
 
 beforeAll(async () => {
   app = await startTestApp();

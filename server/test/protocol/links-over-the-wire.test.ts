@@ -5,18 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationName, type ServiceName } from '../../src/catalog/operations';
-import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { FORMS, resultXml, send, type Form, type HttpAnswer } from '../helpers/requests';
+import { addAccount, element, logIn, newSession, signedResult, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { FORMS, ops, send, type Form, type HttpAnswer } from '../helpers/requests';
 import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 
-const op = (service: ServiceName, name: OperationName) => findOperation(service, name)!;
-const FileLink = op('FileService', 'FileLink');
-const FileUnlink = op('FileService', 'FileUnlink');
-const GetLinkFiles = op('UserService', 'GetLinkFiles');
-const FolderAdd = op('FileService', 'FolderAdd');
-const FolderAndFileDelete = op('FileService', 'FolderAndFileDelete');
-const FolderAndFileRestore = op('FileService', 'FolderAndFileRestore');
+const { FileLink, FileUnlink, GetLinkFiles, FolderAdd, FolderAndFileDelete, FolderAndFileRestore } = ops;
 const sha256 = (bytes: string) => createHash('sha256').update(bytes).digest('hex');
 
 let app: TestApp;
@@ -24,7 +17,6 @@ let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();
   await addAccount(app, 'alice', 'alice-password-1');
-  await addAccount(app, 'bob', 'bob-password-1');
 });
 afterAll(() => app.close());
 
@@ -36,12 +28,7 @@ async function addFile(owner: Session, name: string, text: string, folderId = 0)
 }
 
 /** Calls a signed operation (HTTP POST unless told) and reads the <result> attributes. */
-async function call(session: Session, operation: typeof FileLink, params: Record<string, string | number>, form: Form = 'post') {
-  const answer = await callSigned(app, form, operation, session, params);
-  expect(answer.status).toBe(200);
-  const xml = resultXml(answer, operation);
-  return { xml, result: element(xml, 'result')!.attrs };
-}
+const call = (session: Session, operation: typeof FileLink, params: Record<string, string | number>, form: Form = 'post') => signedResult(app, form, operation, session, params);
 
 async function linkUrl(session: Session, fid: number, form: Form = 'post'): Promise<string> {
   const { result } = await call(session, FileLink, { fid }, form);
@@ -254,7 +241,7 @@ describe('links and the recycle bin', () => {
 describe("another account's file", () => {
   it('FileLink and FileUnlink answer 404 and change nothing', async () => {
     const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
-    const bob = await logIn(app, 'post', 'bob', 'bob-password-1');
+    const bob = await newSession(app, 'bob');
     const bobs = await addFile(bob, 'bobs.txt', "bob's bytes");
     const unlinked = await addFile(bob, 'bobs-unlinked.txt', "bob's other bytes");
     const url = await linkUrl(bob, bobs);

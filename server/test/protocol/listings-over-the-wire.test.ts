@@ -3,17 +3,11 @@
  * sees them: GetFiles in all four call forms, and the other listings' documents.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationSpec } from '../../src/catalog/operations';
 import { nameKey, naturalSortKey } from '../../src/operations/tree/names';
 import { addAccount, callSigned, element, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, FORMS, resultXml, type Form } from '../helpers/requests';
+import { callInForm, FORMS, ops, resultXml, type Form } from '../helpers/requests';
 
-const op = (name: string): OperationSpec => findOperation('UserService', name)!;
-const Login = findOperation('OAuthService', 'Login')!;
-const GetFiles = op('GetFiles');
-const GetFilesWhitPath = op('GetFilesWhitPath');
-const FileSearch = op('FileSearch');
-const GetRecycleFiles = op('GetRecycleFiles');
+const { Login, GetFiles, GetFilesWhitPath, FileSearch, GetRecycleFiles } = ops;
 
 let app: TestApp;
 let aliceId: number;

@@ -4,24 +4,18 @@
  * cannot hold U+0000). SOAP cannot carry a NUL at all: XML 1.0 has none, raw or as `&#0;`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
-import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, resultXml, send, soapEnvelope } from '../helpers/requests';
+import { callSigned, element, newSession, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { callInForm, ops, resultXml, send, soapEnvelope } from '../helpers/requests';
 
 let app: TestApp;
 let alice: Session;
 let folderId = 0;
 
-const FolderAdd = findOperation('FileService', 'FolderAdd')!;
-const FolderShare = findOperation('FileService', 'FolderShare')!;
-const FileSearch = findOperation('UserService', 'FileSearch')!;
-const Login = findOperation('OAuthService', 'Login')!;
-const ShareImageUpload = findOperation('FileService', 'ShareImageUpload')!;
+const { FolderAdd, FolderShare, FileSearch, Login, ShareImageUpload } = ops;
 
 beforeAll(async () => {
   app = await startTestApp();
-  await addAccount(app, 'alice', 'alice-password-1');
-  alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+  alice = await newSession(app, 'alice');
   const added = await callSigned(app, 'post', FolderAdd, alice, { dirid: 0, name: 'Docs' });
   folderId = Number(element(resultXml(added, FolderAdd), 'folder')!.attrs.id);
 });

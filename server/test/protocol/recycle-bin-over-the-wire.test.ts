@@ -4,18 +4,12 @@
  * clients see.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
-import { addAccount, callSigned, element, startTestApp, type Session, type TestApp, logIn } from '../helpers/app-server';
-import { FORMS, resultXml, type Form } from '../helpers/requests';
+import type { OperationSpec } from '../../src/catalog/operations';
+import { addAccount, element, logIn, signedResult, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { FORMS, ops, type Form } from '../helpers/requests';
 import { addFile } from '../helpers/tree';
 
-const op = (service: ServiceName, name: string): OperationSpec => findOperation(service, name)!;
-const FolderAdd = op('FileService', 'FolderAdd');
-const FolderAndFileDelete = op('FileService', 'FolderAndFileDelete');
-const FolderDelete = op('FileService', 'FolderDelete');
-const FolderAndFileRestore = op('FileService', 'FolderAndFileRestore');
-const RecycleEmpty = op('FileService', 'RecycleEmpty');
-const GetRecycleFiles = op('UserService', 'GetRecycleFiles');
+const { FolderAdd, FolderAndFileDelete, FolderDelete, FolderAndFileRestore, RecycleEmpty, GetRecycleFiles } = ops;
 
 let app: TestApp;
 let aliceId: number;
@@ -43,9 +37,7 @@ function resultOf(xml: string): Record<string, string> {
 
 /** Calls a signed operation and reads the answer's <result>, folders and files. */
 async function call(form: Form, operation: OperationSpec, session: Session, params: Record<string, string | number>) {
-  const answer = await callSigned(app, form, operation, session, params);
-  expect(answer.status).toBe(200);
-  const xml = resultXml(answer, operation);
+  const { xml } = await signedResult(app, form, operation, session, params);
   return { xml, result: resultOf(xml), folders: all(xml, 'folder'), files: all(xml, 'file') };
 }
 

@@ -3,15 +3,14 @@
  * listing too large to buffer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
 import { itemAttributes, resultElements } from '../../src/catalog/results';
 import type { BatchedItemSource, FileItem, FolderItem, Listing } from '../../src/operations/context';
 import { isoTime, writeResultElement } from '../../src/protocol/asmx/results';
 import { StringSink, XmlWriter, escapeAttribute } from '../../src/protocol/asmx/xml-writer';
 import { startProtocolServer, type ProtocolServer } from '../helpers/protocol-server';
-import { callInForm, send } from '../helpers/requests';
+import { callInForm, ops, send } from '../helpers/requests';
 
-const GetFiles = findOperation('UserService', 'GetFiles')!;
+const { GetFiles } = ops;
 const time = new Date('2026-11-21T10:00:00.123Z');
 
 const folder = (id: number, name: string): FolderItem => ({
@@ -64,7 +63,7 @@ describe('the items and e-mails written', () => {
     const sink = new StringSink();
     const writer = new XmlWriter(sink, { indent: false, emptyNamespaceOnTop: true });
     const info = { kind: 'emailShareInfo' as const, count: 1, item: file(2, 'b'), emails: [{ to: 'a@b.c', time, status: 'failed' as const, error: 'no' }] };
-    await writeResultElement(writer, findOperation('FileService', 'GetFileEmailShareInfo')!, { kind: 'result', result: info });
+    await writeResultElement(writer, ops.GetFileEmailShareInfo, { kind: 'result', result: info });
     await writer.flush();
     expect(attributeNames(sink.toString(), 'email')).toEqual(resultElements.email.map((spec) => spec.name));
   });

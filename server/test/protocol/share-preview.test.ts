@@ -8,18 +8,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
+import type { OperationSpec } from '../../src/catalog/operations';
 import { escapeHtml, formatPreviewSize, withPreview } from '../../src/protocol/web/share-preview';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, resultXml, send, type HttpAnswer, type Value } from '../helpers/requests';
+import { callInForm, ops, resultXml, send, type HttpAnswer, type Value } from '../helpers/requests';
 import { addFile, addFolder } from '../helpers/tree';
 
-const op = (service: ServiceName, name: string): OperationSpec => findOperation(service, name)!;
-const FileShare = op('FileService', 'FileShare');
-const FolderShare = op('FileService', 'FolderShare');
-const FolderAndFileDelete = op('FileService', 'FolderAndFileDelete');
-const ShareImageUpload = op('FileService', 'ShareImageUpload');
-const ShareOpen = op('ShareService', 'ShareOpen');
+const { FileShare, FolderShare, FolderAndFileDelete, ShareImageUpload, ShareOpen } = ops;
 
 /** A 1×1 transparent PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');

@@ -6,23 +6,13 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation, type OperationSpec, type ServiceName } from '../../src/catalog/operations';
+import type { OperationSpec } from '../../src/catalog/operations';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, FORMS, resultXml, send, type Form, type HttpAnswer, type Value } from '../helpers/requests';
+import { callInForm, FORMS, ops, resultXml, send, type Form, type HttpAnswer, type Value } from '../helpers/requests';
 import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 import { addFolder } from '../helpers/tree';
 
-const op = (service: ServiceName, name: string): OperationSpec => findOperation(service, name)!;
-const FileShare = op('FileService', 'FileShare');
-const FolderShare = op('FileService', 'FolderShare');
-const Unshare = op('FileService', 'Unshare');
-const ShareImageUpload = op('FileService', 'ShareImageUpload');
-const FolderAndFileDelete = op('FileService', 'FolderAndFileDelete');
-const FolderAndFileRestore = op('FileService', 'FolderAndFileRestore');
-const GetShareFiles = op('UserService', 'GetShareFiles');
-const ShareOpen = op('ShareService', 'ShareOpen');
-const ShareList = op('ShareService', 'ShareList');
-const ShareDownload = op('ShareService', 'ShareDownload');
+const { FileShare, FolderShare, Unshare, ShareImageUpload, FolderAndFileDelete, FolderAndFileRestore, GetShareFiles, ShareOpen, ShareList, ShareDownload } = ops;
 
 /** A 1×1 transparent PNG: 70 real bytes. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');

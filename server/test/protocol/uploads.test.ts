@@ -6,13 +6,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOperation } from '../../src/catalog/operations';
 import { claimContent } from '../../src/operations/content/uploads';
 import { addAccount, element, startTestApp, type TestApp } from '../helpers/app-server';
 import { uploadAreaHolds, writeArrivedUpload } from '../helpers/content';
-import { callInForm, resultXml, send, type HttpAnswer } from '../helpers/requests';
+import { callInForm, ops, resultXml, send, type HttpAnswer } from '../helpers/requests';
 
-const Login = findOperation('OAuthService', 'Login')!;
+const { Login } = ops;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -80,7 +80,7 @@ export async function openGrantedZip(services: Services, grant: ZipGrant): Promi
     if (state !== 'granted') return { kind: state === 'locked' ? 'locked' : 'gone' };
     // Only what is still the folder itself or its child counts: a thing moved out of the share is not served.
     const folders = await findLiveFolders(db, grant.accountId, folderIds);
-    folderIds = folders.filter((folder) => folder.id === within || folder.parentId === within).map((folder) => folder.id);
+    folderIds = folders.filter((folder) => folder.id === within || folder.dir === within).map((folder) => folder.id);
     fileIds = (await liveFilesById(db, grant.accountId, fileIds)).filter((file) => file.folderId === within).map((file) => file.id);
   }
   return { kind: 'found', entries: zipEntries(services, grant.accountId, folderIds, fileIds) };

@@ -17,7 +17,6 @@ import { findSharesOf } from '../../storage/db/repositories/shares-repository';
 import type { Database, ShareItemType } from '../../storage/db/schema';
 import type { AuthenticatedContext, EmailDelivery, EmailShareInfo, Empty, Item, ParamsOf, Services } from '../context';
 import { invalidArgument, tooManyAttempts, unavailable } from '../errors';
-import { toFileItem, toFolderItem } from '../tree/file-records';
 import { itemIdOf, requireFile, requireFolder } from '../tree/id-lists';
 import { ensureShare, ownerShareAttributes, sealExtractionCode } from './shares';
 
@@ -203,7 +202,7 @@ export async function emailShareInfo(ctx: AuthenticatedContext, ref: ItemRef): P
   const { services } = ctx;
   const { db } = services;
   const item: Item =
-    ref.type === 'folder' ? toFolderItem(await requireFolder(db, accountId, ref.id)) : toFileItem(await requireFile(db, accountId, ref.id));
+    ref.type === 'folder' ? await requireFolder(db, accountId, ref.id) : await requireFile(db, accountId, ref.id);
   const [share] = await findSharesOf(db, accountId, ref.type, [item.id]);
   if (!share) return { kind: 'emailShareInfo', count: 0, item, emails: [] };
   const count = await countEmailsOfShare(db, share.id);

@@ -9,7 +9,6 @@ import { sameSecret } from '../crypto/constant-time';
 import { DOWNLOAD_URL_LIFETIME_MS, grantUrl, type GrantRoute } from '../content/downloads';
 import { claimedKind } from '../previews/content-sniffing';
 import { lockedRefusal, notFound, OpError, ResultCode, tooManyAttempts } from '../errors';
-import { toFileItem, toFolderItem } from '../tree/file-records';
 import { itemIdOf, parseIdList } from '../tree/id-lists';
 import { checkZipContents, urlExpiry, zipUrl } from '../content/zip-downloads';
 import { findLiveFiles, findLiveFolders } from '../../storage/db/repositories/items-repository';
@@ -96,7 +95,7 @@ function visitorShareAttributes(ctx: CallContext, share: ShareRecord): ShareAttr
 export async function shareOpen(ctx: CallContext, params: ParamsOf<'ShareOpen'>): Promise<ItemResult> {
   const { share, target } = await openShare(ctx, params.code, params.downpwd);
   const attributes = visitorShareAttributes(ctx, share);
-  const item = target.type === 'folder' ? toFolderItem(target.record) : toFileItem(target.record);
+  const item = target.record;
   return { kind: 'item', item: { ...item, share: attributes } };
 }
 
@@ -139,8 +138,8 @@ export async function shareZipDownload(ctx: CallContext, params: ParamsOf<'Share
     folderIds = [within];
     if (within !== share.itemId) name = (await findLiveFolders(db, owner, [within]))[0]?.name ?? name;
   } else {
-    const folders = (await findLiveFolders(db, owner, folderIds)).filter((folder) => folder.parentId === within);
-    const files = (await findLiveFiles(db, owner, fileIds)).filter((file) => file.folderId === within);
+    const folders = (await findLiveFolders(db, owner, folderIds)).filter((folder) => folder.dir === within);
+    const files = (await findLiveFiles(db, owner, fileIds)).filter((file) => file.dir === within);
     if (folders.length !== folderIds.length || files.length !== fileIds.length) throw notFound('not found in this share');
     if (folders.length + files.length === 1) name = folders[0]?.name ?? files[0].name;
   }

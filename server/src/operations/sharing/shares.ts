@@ -24,7 +24,7 @@ import type { AuthenticatedContext, CallContext, Empty, FileItem, FolderItem, Li
 import { sameSecret } from '../crypto/constant-time';
 import { seal, unseal } from '../crypto/sealing';
 import { invalidArgument, lockedRefusal } from '../errors';
-import { inTreeTransaction, toFileItem, toFolderItem } from '../tree/file-records';
+import { inTreeTransaction } from '../tree/file-records';
 import { parseIdList, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders } from '../tree/id-lists';
 
 const CODE_BYTES = 16;
@@ -247,8 +247,8 @@ async function shareItems(ctx: AuthenticatedContext, type: ShareItemType, ids: r
 
     const shareOf = new Map(written.map((share) => [share.itemId, share]));
     const share = (id: number) => ownerShareAttributes(services, ctx.baseUrl, shareOf.get(id)!);
-    const sharedFolders: FolderItem[] = type === 'folder' ? ids.map((id) => ({ ...toFolderItem(folders.get(id)), shared: true, share: share(id) })) : [];
-    const sharedFiles: FileItem[] = type === 'file' ? ids.map((id) => ({ ...toFileItem(files.get(id)), shared: true, share: share(id) })) : [];
+    const sharedFolders: FolderItem[] = type === 'folder' ? ids.map((id) => ({ ...folders.get(id), shared: true, share: share(id) })) : [];
+    const sharedFiles: FileItem[] = type === 'file' ? ids.map((id) => ({ ...files.get(id), shared: true, share: share(id) })) : [];
     return { kind: 'listing', count: ids.length, folders: sharedFolders, files: sharedFiles };
   });
 }

@@ -1,8 +1,4 @@
-/**
- * File records: what FileAdd writes once the content is in place (DECISIONS.md §6), how folder and
- * file records become the items of result documents, and the transaction that every change to the
- * tree runs in.
- */
+/** File records: what FileAdd writes once the content is in place (DECISIONS.md §6), and the transaction of every change to the tree. */
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../storage/db/engine/dialect';
 import {
@@ -11,45 +7,12 @@ import {
   insertFile,
   lockAccountTree,
   reserveQuota,
-  type FileRecord,
-  type FolderRecord,
 } from '../../storage/db/repositories/items-repository';
 import type { Database } from '../../storage/db/schema';
-import type { FileItem, FolderItem, Services } from '../context';
+import type { FileItem, Services } from '../context';
 import { conflict, invalidArgument, tooLarge } from '../errors';
 import { requireParent } from './id-lists';
 import { extensionOf, firstFreeName, nameLength, numberedNameKeys, storedName, validName } from './names';
-
-/** `time` is the last modification: creation, rename, content (not a move, not a change beneath a folder). */
-export function toFolderItem(folder: FolderRecord): FolderItem {
-  return {
-    type: 'folder',
-    id: folder.id,
-    dir: folder.parentId,
-    name: folder.name,
-    size: folder.size,
-    time: folder.updatedAt,
-    shared: folder.shared,
-    linked: folder.linked,
-    encrypted: folder.encrypted,
-  };
-}
-
-export function toFileItem(file: FileRecord): FileItem {
-  return {
-    type: 'file',
-    id: file.id,
-    dir: file.folderId,
-    name: file.name,
-    ext: file.ext,
-    size: file.size,
-    hash: file.sha256,
-    time: file.updatedAt,
-    shared: file.shared,
-    linked: file.linked,
-    encrypted: file.encrypted,
-  };
-}
 
 /**
  * Runs one operation's changes to the tree in one transaction. The pre-checks of names make a
@@ -153,5 +116,5 @@ export async function addFileRecord(
     at: services.now(),
   });
   await adjustFolderSizes(tx, accountId, new Map([[folderId, size]]));
-  return toFileItem(file);
+  return file;
 }

@@ -23,7 +23,7 @@ import type { AuthenticatedContext, Empty, ItemResult, ParamsOf } from '../conte
 import { applyEncryptionToMove, encryptionOfNewFolder, withTip } from '../encryption/encryption';
 import { kickEncryptionJobs } from '../encryption/encryption-jobs';
 import { conflict, tooLarge } from '../errors';
-import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
+import { inTreeTransaction } from './file-records';
 import { itemIdOf, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders, requireParent } from './id-lists';
 import { extensionOf, nameKey, storedName, validName } from './names';
 
@@ -53,7 +53,7 @@ export async function folderAdd(ctx: AuthenticatedContext, params: ParamsOf<'Fol
     const folder = await insertFolder(tx, { accountId, parentId, name: storedName(name), at: now() });
     // Inside an encrypted folder it is encrypted too (423 when that folder is locked).
     const encryption = await encryptionOfNewFolder(tx, ctx.caller, { id: folder.id, parentId });
-    return { kind: 'item', item: { ...toFolderItem(folder), ...encryption } };
+    return { kind: 'item', item: { ...folder, ...encryption } };
   });
 }
 
@@ -65,10 +65,10 @@ export async function folderRename(ctx: AuthenticatedContext, params: ParamsOf<'
     await lockAccountTree(tx, accountId);
     const folder = await requireFolder(tx, accountId, params.dirid);
     // The same name again changes nothing, not even the time.
-    if (folder.name === name) return { kind: 'item', item: await withTip(tx, accountId, toFolderItem(folder)) };
-    if (nameKey(name) !== nameKey(folder.name)) await refuseTakenName(tx, accountId, folder.parentId, name);
+    if (folder.name === name) return { kind: 'item', item: await withTip(tx, accountId, folder) };
+    if (nameKey(name) !== nameKey(folder.name)) await refuseTakenName(tx, accountId, folder.dir, name);
     const renamed = await renameFolder(tx, accountId, folder.id, storedName(name), now());
-    return { kind: 'item', item: await withTip(tx, accountId, toFolderItem(renamed!)) };
+    return { kind: 'item', item: await withTip(tx, accountId, renamed!) };
   });
 }
 
@@ -79,17 +79,17 @@ export async function fileRename(ctx: AuthenticatedContext, params: ParamsOf<'Fi
   return inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
     const file = await requireFile(tx, accountId, params.fid);
-    if (file.name === name) return { kind: 'item', item: await withTip(tx, accountId, toFileItem(file)) };
-    if (nameKey(name) !== nameKey(file.name)) await refuseTakenName(tx, accountId, file.folderId, name);
+    if (file.name === name) return { kind: 'item', item: await withTip(tx, accountId, file) };
+    if (nameKey(name) !== nameKey(file.name)) await refuseTakenName(tx, accountId, file.dir, name);
     // The extension follows the name: "a.txt" renamed "a.md" is a .md file.
     const renamed = await renameFile(tx, accountId, file.id, storedName(name), extensionOf(name), now());
-    return { kind: 'item', item: await withTip(tx, accountId, toFileItem(renamed!)) };
+    return { kind: 'item', item: await withTip(tx, accountId, renamed!) };
   });
 }
 
 type Moving = { readonly kind: 'folder'; readonly record: FolderRecord } | { readonly kind: 'file'; readonly record: FileRecord };
 
-const parentOf = (item: Moving) => (item.kind === 'folder' ? item.record.parentId : item.record.folderId);
+const parentOf = (item: Moving) => item.record.dir;
 
 /** 409 when two moving items share a name, or one's name is taken in the destination. Nothing moves. */
 async function refuseNameClashes(tx: Kysely<Database>, accountId: number, destination: number, moving: readonly Moving[]): Promise<void> {

@@ -39,7 +39,7 @@ import { removeUnreferencedContent } from '../content/content-removal';
 import type { AuthenticatedContext, Empty, FileItem, FolderItem, Listing, ParamsOf, Services } from '../context';
 import { withTip } from '../encryption/encryption';
 import { conflict, invalidArgument } from '../errors';
-import { inTreeTransaction, toFileItem, toFolderItem } from './file-records';
+import { inTreeTransaction } from './file-records';
 import { tooDeep } from './folders';
 import { parseIdList, parseIdLists, requireAll, requireFiles, requireFolders, type IdLists } from './id-lists';
 import { nameKey, nameLength, storedName, withSuffix } from './names';
@@ -130,8 +130,8 @@ export async function moveToBin(services: Services, accountId: number, ids: IdLi
     const folders = await requireFolders(tx, accountId, ids.folderIds);
     const files = await requireFiles(tx, accountId, ids.fileIds);
     const given: Given[] = [
-      ...[...folders.values()].map((f): Given => ({ kind: 'folder', id: f.id, parentId: f.parentId, size: f.size })),
-      ...[...files.values()].map((f): Given => ({ kind: 'file', id: f.id, parentId: f.folderId, size: f.size })),
+      ...[...folders.values()].map((f): Given => ({ kind: 'folder', id: f.id, parentId: f.dir, size: f.size })),
+      ...[...files.values()].map((f): Given => ({ kind: 'file', id: f.id, parentId: f.dir, size: f.size })),
     ];
     const parents = [...new Set(given.map((item) => item.parentId))];
     const nearest = await nearestAmong(tx, accountId, parents, ids.folderIds);
@@ -143,7 +143,7 @@ export async function moveToBin(services: Services, accountId: number, ids: IdLi
     await markDeleted(tx, accountId, 'folders', entries('folder'), at);
     await markDeleted(tx, accountId, 'files', entries('file'), at);
     await binSubtrees(tx, accountId, ids.folderIds);
-    const parentOfFolder = new Map([...folders.values()].map((f) => [f.id, f.parentId]));
+    const parentOfFolder = new Map([...folders.values()].map((f) => [f.id, f.dir]));
     await adjustFolderSizes(tx, accountId, removalDeltas(given, nearest, parentOfFolder));
   });
 }
@@ -342,12 +342,12 @@ export async function restoreItems(services: Services, accountId: number, ids: I
     // withTip reads only for encrypted items.
     const restoredFolderItems: FolderItem[] = [];
     for (const id of ids.folderIds) {
-      const folder = await withTip(tx, accountId, toFolderItem(liveFolders.get(id)!));
+      const folder = await withTip(tx, accountId, liveFolders.get(id)!);
       restoredFolderItems.push({ ...folder, path: pathOf(folder.dir, folder.name) });
     }
     const restoredFileItems: FileItem[] = [];
     for (const id of ids.fileIds) {
-      const file = await withTip(tx, accountId, toFileItem(liveFiles.get(id)!));
+      const file = await withTip(tx, accountId, liveFiles.get(id)!);
       restoredFileItems.push({ ...file, path: pathOf(file.dir, file.name) });
     }
     return { folders: restoredFolderItems, files: restoredFileItems };

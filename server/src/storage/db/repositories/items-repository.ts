@@ -4,7 +4,9 @@
  * Names arrive as ItemName (operations/tree/names.ts storedName), so no insert or rename can forget a key.
  */
 import { sql, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
-import type { Database, FilesTable, FoldersTable } from '../schema';
+import type { FileItem, FolderItem } from '../../../catalog/results';
+import type { Database, FilesTable } from '../schema';
+import { toFileItem, toFolderItem } from './item-rows';
 
 /** A name as stored: the name, its uniqueness key (name_key) and its natural sort key (sort_key). */
 export interface ItemName {
@@ -13,30 +15,11 @@ export interface ItemName {
   readonly sortKey: string;
 }
 
-interface RecordCommon {
-  readonly id: number;
-  readonly name: string;
-  /** Bytes: a file's own size, or a folder's total of the live files beneath it. */
-  readonly size: number;
-  readonly createdAt: Date;
-  readonly updatedAt: Date;
-  readonly shared: boolean;
-  readonly linked: boolean;
-  readonly encrypted: boolean;
-}
+/** A live folder of the tree, as its item. */
+export type FolderRecord = FolderItem;
 
-export interface FolderRecord extends RecordCommon {
-  /** 0 = the account's root. */
-  readonly parentId: number;
-}
-
-export interface FileRecord extends RecordCommon {
-  /** 0 = the account's root. */
-  readonly folderId: number;
-  readonly ext: string;
-  readonly sha256: string;
-  readonly contentId: number;
-}
+/** A live file of the tree, as its item, with the content its bytes are in. */
+export type FileRecord = FileItem & { readonly contentId: number };
 
 export interface NewFolder {
   readonly accountId: number;
@@ -88,7 +71,7 @@ const isLive = sql<SqlBool>`deleted_at is null and binned_under is null`;
  */
 const ownedBy = (accountId: number) => sql<SqlBool>`+account_id = ${accountId}`;
 
-const folderColumns = ['id', 'parent_id', 'name', 'size', 'created_at', 'updated_at', 'shared', 'linked', 'encrypted'] as const;
+const folderColumns = ['id', 'parent_id', 'name', 'size', 'updated_at', 'shared', 'linked', 'encrypted'] as const;
 const fileColumns = [
   'id',
   'folder_id',
@@ -97,42 +80,15 @@ const fileColumns = [
   'size',
   'sha256',
   'content_id',
-  'created_at',
   'updated_at',
   'shared',
   'linked',
   'encrypted',
 ] as const;
 
-type FolderRow = Pick<Selectable<FoldersTable>, (typeof folderColumns)[number]>;
 type FileRow = Pick<Selectable<FilesTable>, (typeof fileColumns)[number]>;
 
-const toFolder = (row: FolderRow): FolderRecord => ({
-  id: row.id,
-  parentId: row.parent_id,
-  name: row.name,
-  size: row.size,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at),
-  shared: row.shared === 1,
-  linked: row.linked === 1,
-  encrypted: row.encrypted === 1,
-});
-
-const toFile = (row: FileRow): FileRecord => ({
-  id: row.id,
-  folderId: row.folder_id,
-  name: row.name,
-  ext: row.ext,
-  size: row.size,
-  sha256: row.sha256,
-  contentId: row.content_id,
-  createdAt: new Date(row.created_at),
-  updatedAt: new Date(row.updated_at),
-  shared: row.shared === 1,
-  linked: row.linked === 1,
-  encrypted: row.encrypted === 1,
-});
+const toFile = (row: FileRow): FileRecord => ({ ...toFileItem(row), contentId: row.content_id });
 
 /** The live folders of the account among `ids`, in one query. Fewer rows than ids = some are not the caller's. */
 export async function findLiveFolders(db: Kysely<Database>, accountId: number, ids: readonly number[]): Promise<FolderRecord[]> {
@@ -144,7 +100,7 @@ export async function findLiveFolders(db: Kysely<Database>, accountId: number, i
     .where('id', 'in', ids)
     .where(isLive)
     .execute();
-  return rows.map(toFolder);
+  return rows.map((row) => toFolderItem(row));
 }
 
 /** The live files of the account among `ids`, in one query. */
@@ -175,7 +131,7 @@ export async function insertFolder(db: Kysely<Database>, folder: NewFolder): Pro
     })
     .returning(folderColumns)
     .executeTakeFirstOrThrow();
-  return toFolder(row);
+  return toFolderItem(row);
 }
 
 export async function insertFile(db: Kysely<Database>, file: NewFile): Promise<FileRecord> {
@@ -218,7 +174,7 @@ export async function renameFolder(
     .where(isLive)
     .returning(folderColumns)
     .executeTakeFirst();
-  return row && toFolder(row);
+  return row && toFolderItem(row);
 }
 
 /** Renames a live file of the account; its extension changes with its name. */

@@ -1,28 +1,10 @@
 /**
- * SQL for listings (DECISIONS.md §13): a folder's children, the newest files, the recycle bin,
- * shared and linked items. Rows become FolderItem / FileItem here.
- *
- * - A listing that can be big (a folder, the bin, shares, links) is counted with one query and then
- *   read from a database cursor a chunk of rows at a time (handed out as batches of items:
- *   BatchedItemSource), folders and then files, in the order asked for, so that 100,000 items
- *   never sit in memory. The streams are lazy: nothing is read, and no
- *   connection is taken, until the protocol layer starts writing them. A cursor is let go while
- *   its reader pauses (readWithoutHolding), so a slow client never holds the connection.
- * - The count and the rows are separate reads: a change committed between them (an upload into
- *   the folder being listed) can make the count differ from the items by that change.
- * - Order: the key, then the natural name order (sort_key), then id. `descending` reverses the key
- *   only; ties are always ascending, so equal items keep one predictable order in both directions.
- *   For order=name the listing index (account_id, parent, sort_key, id) of
- *   0002_item_order_and_search serves it as it is read (descending: read backwards, only items with
- *   equal sort keys re-sorted by id); other keys are sorted by the database.
- * - Paths of items in many folders come from one recursive query over all the folders involved
- *   (folder-paths.ts), never a query per item.
- *
- * This module maps rows to items itself; items-repository (folder and file changes) has its own
- * records. Both read the same columns; if they drift, unify them.
+ * SQL for listings (DECISIONS.md §13): counted with one query, then streamed lazily from a cursor that is let
+ * go while its reader pauses; ordered by the key, then sort_key, then id (ties always ascending).
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { BatchedItemSource, BinAttributes, FileItem, FolderItem, ShareAttributes, SortKey } from '../../../catalog/results';
+import type { BatchedItemSource, FileItem, FolderItem, ShareAttributes, SortKey } from '../../../catalog/results';
+import { NO_EXTRAS, toFileItem, toFolderItem, type Extras } from './item-rows';
 import { engineOf } from '../engine/dialect';
 import { fileTipColumn, folderJobProgressColumn, folderTipColumn } from './encryption-repository';
 import { connectionWanted } from '../engine/sqlite-driver';
@@ -50,17 +32,10 @@ export interface PublicUrls {
   shareImage(share: { readonly id: number; readonly code: string; readonly imageKey: string | null; readonly downpwdSealed: string | null }): string;
 }
 
-/**
- * Rows per chunk of a listing's cursor: a round trip on PostgreSQL, a synchronous read on SQLite
- * (a few milliseconds, during which nothing else runs on the one connection anyway).
- */
+/** Rows per chunk of a cursor: a round trip on PostgreSQL, a synchronous read of a few ms on SQLite. */
 const STREAM_CHUNK_ROWS = 1_000;
 
-/**
- * Rows per chunk of the recycle bin's cursor: each row carries the path its item was deleted from,
- * up to 64 KiB at the deepest (256 folders of 255 characters), so 1,000 of them would be 64 MiB
- * read in one step.
- */
+/** Fewer for the bin: each row carries the path it was deleted from, up to 64 KiB. */
 const BIN_CHUNK_ROWS = 100;
 
 /** A cursor whose reader has asked for nothing for this long is closed, and reopened when reading resumes. */
@@ -95,10 +70,7 @@ function inListingOrder<QB extends SelectQueryBuilder<Database, any, any>>(
 /** Where a reader stopped: the last row's sort values (its key column, sort_key and id). */
 type PositionedRow = { readonly id: number; readonly sort_key: string } & Readonly<Record<string, unknown>>;
 
-/**
- * Rows strictly after `last` in the listing order, written so that the leading range term
- * (`key >= v`, or `<=` when descending) can seek in the index that serves the order.
- */
+/** Rows strictly after `last` in the listing order; the leading range term lets the index seek. */
 function afterRow(table: ItemTable, order: ListingOrder, timeColumn: string, last: PositionedRow): Expression<SqlBool> {
   const ref = (column: string) => sql.ref(`${table}.${column}`);
   const [sortKey, id] = [ref('sort_key'), ref('id')];
@@ -116,17 +88,8 @@ function afterRow(table: ItemTable, order: ListingOrder, timeColumn: string, las
 }
 
 /**
- * Reads rows through a cursor (`open(undefined)`), a chunk of rows at a time, and lets go of it
- * while the reader pauses: when no chunk has been asked for during CURSOR_IDLE_MS, the cursor is
- * closed, and the next chunk is read from a new cursor opened after the last row handed out
- * (`open(last)`). With `letGoWhenWanted` (an order an index serves), it also lets go between two
- * chunks whenever another call waits for SQLite's connection (sqlite-driver connectionWanted).
- *
- * Why: a cursor holds a database connection while it is open, and the embedded SQLite engine has
- * exactly one. The protocol layer reads a listing as fast as the client takes it; a client on a
- * slow link (or one that has gone) would otherwise stop every other call for as long as it reads.
- * Resuming costs one query (for order=name an index seek; for other keys the database sorts the
- * rest again), at most once per pause.
+ * Reads a cursor a chunk at a time, closing it after CURSOR_IDLE_MS without a read (and, with
+ * `letGoWhenWanted`, when another call waits for SQLite's one connection): a slow client must not hold it.
  */
 async function* readWithoutHolding<R>(
   db: Kysely<Database>,
@@ -182,12 +145,7 @@ async function* readWithoutHolding<R>(
   }
 }
 
-/**
- * The rows of `query` as the driver reads them, a chunk at a time: up to `rows` rows read
- * synchronously per step on SQLite (sqlite-driver.ts), one round trip of the cursor on PostgreSQL.
- * Kysely's own stream() hands the same chunks out one row per await; its executor is what that
- * stream() reads from (db.getExecutor, as dialect.ts engineOf uses it).
- */
+/** The rows of `query` a chunk at a time from the executor (Kysely's stream() awaits once per row). */
 async function* chunksOf<R>(db: Kysely<Database>, query: SelectQueryBuilder<Database, any, R>, rows: number): AsyncGenerator<readonly R[]> {
   for await (const result of db.getExecutor().stream<R>(query.compile(), rows)) yield result.rows;
 }
@@ -196,25 +154,13 @@ interface StreamOptions {
   /** What "time" sorts on: updated_at, or the deletion time in the bin (BIN_TIME_COLUMN). */
   readonly timeColumn?: string;
   readonly chunkRows?: number;
-  /**
-   * Whether an index serves the order, so that a cursor opened again after a row costs an index
-   * seek: then it lets other calls have SQLite's connection between chunks when they wait for it.
-   * Where the database sorts (other orders), opening it again would sort what is left again, in
-   * one step: it keeps the connection until it ends (or its reader pauses).
-   */
+  /** An index serves the order, so reopening is a seek: it may let go between chunks (otherwise it would re-sort). */
   readonly indexOrdered?: boolean;
-  /**
-   * SQLite: `deleted_from` read after the sort, by a correlated subquery over the sorted rows,
-   * instead of selected by `query`: a row of the bin carries the path it came from (up to 64 KiB),
-   * and a sort that carries 1,000 of those copies 64 MiB in one step (60–350 ms measured).
-   */
+  /** SQLite: `deleted_from` read after the sort, so the sort does not carry paths of up to 64 KiB a row. */
   readonly deletedFromAfterSort?: boolean;
 }
 
-/**
- * Streams `query` (filtered, selecting sort_key and the key column) in the listing order, without
- * holding its cursor, and turns each row into an item: what the stream functions below return.
- */
+/** Streams `query` in the listing order, without holding its cursor, as items. */
 function streamInOrder<R extends PositionedRow, T>(
   db: Kysely<Database>,
   query: SelectQueryBuilder<Database, any, R>,
@@ -287,98 +233,11 @@ const fileColumns = [
   fileTipColumn,
 ] as const;
 
-interface FolderRow {
-  id: number;
-  sort_key: string;
-  parent_id: number;
-  name: string;
-  size: number;
-  updated_at: number;
-  shared: 0 | 1;
-  linked: 0 | 1;
-  encrypted: 0 | 1;
-  tip: string | null;
-  progress: number | null;
-}
-
-interface FileRow {
-  id: number;
-  sort_key: string;
-  folder_id: number;
-  name: string;
-  ext: string;
-  size: number;
-  sha256: string;
-  updated_at: number;
-  shared: 0 | 1;
-  linked: 0 | 1;
-  encrypted: 0 | 1;
-  tip: string | null;
-}
-
-/** What some listings add to an item. */
-interface Extras {
-  readonly path?: string;
-  readonly bin?: BinAttributes;
-  readonly share?: ShareAttributes;
-  readonly link?: { readonly url: string; readonly hits: number };
-}
-
-const NO_EXTRAS: Extras = {};
-
-/*
- * Items are built as literals of one shape, without spreads: a listing builds 100,000 of them.
- * Optional attributes absent from a row are left undefined (the writer skips undefined values).
- * `tip` only on encrypted items (DECISIONS.md §2), from the item's key (encryption-repository).
- */
-
-const toFolderItem = (row: FolderRow, extras: Extras = NO_EXTRAS): FolderItem => ({
-  type: 'folder',
-  id: row.id,
-  dir: row.parent_id,
-  name: row.name,
-  size: row.size,
-  time: new Date(row.updated_at),
-  shared: row.shared === 1,
-  linked: row.linked === 1,
-  encrypted: row.encrypted === 1,
-  tip: row.encrypted === 1 ? (row.tip ?? '') : undefined,
-  progress: row.progress === null ? undefined : Number(row.progress),
-  path: extras.path,
-  bin: extras.bin,
-  share: extras.share,
-  link: extras.link,
-});
-
-const toFileItem = (row: FileRow, extras: Extras = NO_EXTRAS): FileItem => ({
-  type: 'file',
-  id: row.id,
-  dir: row.folder_id,
-  name: row.name,
-  ext: row.ext,
-  size: row.size,
-  hash: row.sha256,
-  time: new Date(row.updated_at),
-  shared: row.shared === 1,
-  linked: row.linked === 1,
-  encrypted: row.encrypted === 1,
-  tip: row.encrypted === 1 ? (row.tip ?? '') : undefined,
-  path: extras.path,
-  bin: extras.bin,
-  share: extras.share,
-  link: extras.link,
-});
-
 // ---- A folder's children (GetFiles, GetFilesWhitPath) -------------------------------------------
 
 /**
- * The number of live folders and files directly in a folder (0 = the root), in one query.
- *
- * Counted in the listing indexes (0002_item_order_and_search: partial, live rows only), which
- * hold every column the count needs. Without statistics SQLite picks the (account, parent) index
- * instead and reads each row from the table to see whether it is live: 20–30 ms instead of 8–10
- * for a folder of 100,000 files, in one step of the event loop. PostgreSQL plans it from its own
- * statistics (and has no INDEXED BY).
+ * The live folders and files directly in a folder (0 = the root), counted in the listing indexes: without
+ * statistics SQLite would read every row from the table (20–30 ms instead of 8–10 for 100,000 files).
  */
 export async function countChildren(db: Kysely<Database>, accountId: number, parentId: number): Promise<ListingCount> {
   const { rows } = await childCountQuery(db, accountId, parentId).execute(db);
@@ -396,10 +255,7 @@ export function childCountQuery(db: Kysely<Database>, accountId: number, parentI
   `;
 }
 
-/**
- * The live subfolders of a folder, streamed in order. With `parentPath` (the folder's own path,
- * "" for the root) each item carries its path.
- */
+/** The live subfolders of a folder, in order; with `parentPath` ("" for the root) each carries its path. */
 export function streamChildFolders(
   db: Kysely<Database>,
   accountId: number,
@@ -450,12 +306,8 @@ export function streamChildFiles(
 // ---- Files among a bounded set (GetNewUploadFiles, FileSearch) ---------------------------------
 
 /**
- * The account's live files among `ids` (a bounded list: the newest 500, the first 1,000 search
- * hits), sorted by `order`, each with its path: two queries.
- *
- * The files are looked up by id alone and rows of other accounts dropped here (as in ancestorsOf):
- * given `account_id = ? and id in (…1,000 ids)`, SQLite without statistics prefers to read all the
- * account's files through an account index (115 ms rather than 3 ms in an account of a million).
+ * The account's live files among a bounded list of `ids`, sorted, with paths. Looked up by id alone (other
+ * accounts' rows dropped here): SQLite would otherwise scan the account's index (115 ms rather than 3).
  */
 export async function listFilesAmong(
   db: Kysely<Database>,
@@ -481,10 +333,7 @@ export async function listFilesAmong(
   return rows.map((row) => toFileItem(row, { path: pathIn(paths, row.folder_id, row.name) }));
 }
 
-/**
- * The ids of the account's `limit` most recently added live files added at or after `since`,
- * newest first (the files_recent index).
- */
+/** The ids of the account's newest `limit` live files added since `since`, newest first (files_recent). */
 export async function newestFileIds(db: Kysely<Database>, accountId: number, since: Date, limit: number): Promise<number[]> {
   const rows = await db
     .selectFrom('files')
@@ -501,11 +350,7 @@ export async function newestFileIds(db: Kysely<Database>, accountId: number, sin
 
 // ---- The recycle bin (GetRecycleFiles) -----------------------------------------------------------
 
-/**
- * What the bin lists: the items deleted directly (deleted_at set), not what lies beneath a folder
- * in the bin. Its "time" order is the deletion time, which is what a bin is looked through by; the
- * items' `time` attribute stays their last modification, as everywhere.
- */
+/** The bin lists the items deleted directly; its "time" order is the deletion time (`time` stays the last change). */
 const BIN_TIME_COLUMN = 'deleted_at';
 
 export async function countBin(db: Kysely<Database>, accountId: number): Promise<ListingCount> {
@@ -585,13 +430,8 @@ export function streamBinFiles(
 
 // ---- Shared items (GetShareFiles) ----------------------------------------------------------------
 
-/*
- * Shared and linked items are read from the account's shares (links), each item then by its id.
- * CROSS JOIN fixes that order on SQLite (its documented rule: the left table is the outer loop),
- * where without statistics the planner may otherwise read all the account's items and look for a
- * share beside each; PostgreSQL reads it as an ordinary join and plans it from its statistics.
- * The item's owner must be the share's owner.
- */
+// Shared and linked items: the account's shares first, then each item by id (CROSS JOIN fixes that
+// order on SQLite, whose planner might otherwise scan all items); the item's owner must be the share's.
 
 /** The account's shares of live folders, as a query: what is listed, counted and given paths. */
 function sharedFolders(db: Kysely<Database>, accountId: number) {

@@ -5,6 +5,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { ItemLock } from './encryption-repository';
 import { idList, MAX_WALK_DEPTH, type FileRecord, type FolderRecord } from './items-repository';
+import { toFileItem, toFolderItem } from './item-rows';
 import type { Database, ShareItemType } from '../schema';
 
 export interface ShareRecord {
@@ -378,27 +379,14 @@ export async function findSharedTarget(
           ? { type: 'file', id }
           : null;
   const inside = Number(row.inside) === 1 || (item.type === 'folder' && id === within);
-  const common = {
-    id,
-    name: row.name,
-    size: Number(row.size),
-    createdAt: new Date(Number(row.created_at)),
-    updatedAt: new Date(Number(row.updated_at)),
-    shared: Number(row.shared) === 1,
-    linked: Number(row.linked) === 1,
-    encrypted: Number(row.encrypted) === 1,
-  };
+  // Raw SQL reads bigints as strings on PostgreSQL: numbers first, then the one mapper (item-rows.ts).
+  const parent = Number(row.parent_id);
+  const common = { id, name: row.name, size: Number(row.size), updated_at: Number(row.updated_at), shared: Number(row.shared), linked: Number(row.linked), encrypted: Number(row.encrypted) };
   return item.type === 'folder'
-    ? { type: 'folder', record: { ...common, parentId: Number(row.parent_id) }, lock, inside }
+    ? { type: 'folder', record: toFolderItem({ ...common, parent_id: parent }), lock, inside }
     : {
         type: 'file',
-        record: {
-          ...common,
-          folderId: Number(row.parent_id),
-          ext: row.ext ?? '',
-          sha256: row.sha256 ?? '',
-          contentId: Number(row.content_id),
-        },
+        record: { ...toFileItem({ ...common, folder_id: parent, ext: row.ext ?? '', sha256: row.sha256 ?? '' }), contentId: Number(row.content_id) },
         lock,
         inside,
       };
