@@ -14,14 +14,14 @@ import { shareKeys } from './shares';
 
 /** The item whose e-mail share is meant: folders and files have separate ids. */
 export interface EmailShareTarget {
-  readonly kind: Item['kind'];
+  readonly type: Item['type'];
   readonly id: number;
 }
 
 export const emailShareKeys = {
   all: ['email-shares'] as const,
   /** Get*EmailShareInfo of one folder or file. */
-  info: (target: EmailShareTarget) => [...emailShareKeys.all, target.kind, target.id] as const,
+  info: (target: EmailShareTarget) => [...emailShareKeys.all, target.type, target.id] as const,
 };
 
 export const emailShareQueries = {
@@ -33,7 +33,7 @@ export const emailShareQueries = {
     queryOptions({
       queryKey: emailShareKeys.info(target),
       queryFn: ({ signal }): Promise<EmailShareInfo> =>
-        target.kind === 'folder'
+        target.type === 'folder'
           ? api.getFolderEmailShareInfo({ dirid: target.id }, { signal })
           : api.getFileEmailShareInfo({ fid: target.id }, { signal }),
       refetchInterval: (query) => pollInterval(query.state.data?.emails),
@@ -53,7 +53,7 @@ export function useSendEmailShare(target: EmailShareTarget) {
   return useMutation({
     mutationFn: (recipients: readonly string[]) => {
       const to = recipientsParam(recipients);
-      return target.kind === 'folder' ? api.folderEmailShare({ dirid: target.id, to }) : api.fileEmailShare({ fid: target.id, to });
+      return target.type === 'folder' ? api.folderEmailShare({ dirid: target.id, to }) : api.fileEmailShare({ fid: target.id, to });
     },
     onSuccess: () => {
       // The item may have just been shared: its listings' `shared` flag and the shares page change.

@@ -36,7 +36,7 @@ export function lockOf(error: unknown): ItemLock | null {
 const targetParams = (item: { readonly type: 'folder' | 'file'; readonly id: number }) =>
   item.type === 'folder' ? { dirid: item.id, fid: 0 } : { dirid: 0, fid: item.id };
 
-const refOf = (item: Item) => ({ type: item.kind, id: item.id }) as const;
+const refOf = (item: Item) => ({ type: item.type, id: item.id }) as const;
 
 /**
  * The name of a folder or file, if a listing in the cache shows it (as an item, or as a folder
@@ -73,7 +73,7 @@ export function useEncryptItem() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ item, password, tip }: EncryptVariables) =>
-      item.kind === 'folder'
+      item.type === 'folder'
         ? api.folderEncrypt({ dirid: item.id, password, password_tip: tip })
         : api.fileEncrypt({ fid: item.id, password, password_tip: tip }),
     onSettled: () => invalidateFiles(client),

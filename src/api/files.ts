@@ -132,8 +132,8 @@ export const MAX_IDS_PER_CALL = 1000;
  * is all or nothing; a very large selection takes several calls, made one after another.
  */
 export function idBatches(items: readonly Item[]): { readonly dirids: string; readonly fids: string }[] {
-  const folders = items.filter((item) => item.kind === 'folder').map((item) => item.id);
-  const files = items.filter((item) => item.kind === 'file').map((item) => item.id);
+  const folders = items.filter((item) => item.type === 'folder').map((item) => item.id);
+  const files = items.filter((item) => item.type === 'file').map((item) => item.id);
   const batches: { dirids: string; fids: string }[] = [];
   for (let i = 0; i < Math.max(folders.length, files.length); i += MAX_IDS_PER_CALL) {
     batches.push({
@@ -168,8 +168,8 @@ function renamedIn(listing: Listing, item: Item, name: string): Listing {
     copy[index] = { ...items[index], name };
     return copy;
   };
-  const folders = item.kind === 'folder' ? rename(listing.folders) : listing.folders;
-  const files = item.kind === 'file' ? rename(listing.files) : listing.files;
+  const folders = item.type === 'folder' ? rename(listing.folders) : listing.folders;
+  const files = item.type === 'file' ? rename(listing.files) : listing.files;
   return folders === listing.folders && files === listing.files ? listing : { ...listing, folders, files };
 }
 
@@ -182,7 +182,7 @@ export function useRenameItem(options: { readonly onError?: (error: Error, varia
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ item, name }: { readonly item: Item; readonly name: string }): Promise<Item> =>
-      item.kind === 'folder' ? api.folderRename({ dirid: item.id, newname: name }) : api.fileRename({ fid: item.id, newname: name }),
+      item.type === 'folder' ? api.folderRename({ dirid: item.id, newname: name }) : api.fileRename({ fid: item.id, newname: name }),
     onMutate: async ({ item, name }) => {
       await client.cancelQueries({ queryKey: fileKeys.all });
       const snapshot: Snapshot = client.getQueriesData<Listing>({ queryKey: fileKeys.all });

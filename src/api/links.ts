@@ -48,7 +48,7 @@ export function linkSummary(items: readonly Item[]): LinkSummary {
   let files = 0;
   let linked = 0;
   for (const item of items) {
-    if (item.kind !== 'file') continue;
+    if (item.type !== 'file') continue;
     files++;
     if (item.linked) linked++;
   }

@@ -157,11 +157,11 @@ function readAttributes(element: XmlElement, specs: readonly AttributeSpec[], wh
 }
 
 export function parseFolder(element: XmlElement): FolderItem {
-  return readAttributes(element, ITEM_ATTRIBUTES, 'folder', { kind: 'folder' }) as unknown as FolderItem;
+  return readAttributes(element, ITEM_ATTRIBUTES, 'folder', { type: 'folder' }) as unknown as FolderItem;
 }
 
 export function parseFile(element: XmlElement): FileItem {
-  return readAttributes(element, ITEM_ATTRIBUTES, 'file', { kind: 'file' }) as unknown as FileItem;
+  return readAttributes(element, ITEM_ATTRIBUTES, 'file', { type: 'file' }) as unknown as FileItem;
 }
 
 /** `<dir id name/>` of a path. */

@@ -111,7 +111,7 @@ function FolderView({ dir }: { readonly dir: number }) {
 
   const openItem = useCallback(
     (item: Item) => {
-      if (item.kind === 'folder') {
+      if (item.type === 'folder') {
         // navigate's promise settles once the route has loaded; the router shows its own errors.
         void navigate(folderPath(item.id), { state: { name: item.name } satisfies FolderLinkState });
       } else {

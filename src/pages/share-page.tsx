@@ -171,7 +171,7 @@ function SharedView({ code, downpwd, item }: { readonly code: string; readonly d
     </ShareState>
   ) : null;
 
-  if (item.kind === 'file') {
+  if (item.type === 'file') {
     return <ShareSummary item={item}>{limit ?? <SharedFileDownload code={code} downpwd={downpwd} file={item} />}</ShareSummary>;
   }
   return (

@@ -19,7 +19,7 @@ export function captureDrop(dataTransfer: DataTransfer): () => Promise<DroppedTr
   const entries: FileSystemEntry[] = [];
   const loose: File[] = [];
   const items = dataTransfer.items ? Array.from(dataTransfer.items) : [];
-  const fileItems = items.filter((item) => item.kind === 'file');
+  const fileItems = items.filter((item) => item.type === 'file');
   if (fileItems.length > 0) {
     for (const item of fileItems) {
       const entry = typeof item.webkitGetAsEntry === 'function' ? item.webkitGetAsEntry() : null;

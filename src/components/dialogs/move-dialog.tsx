@@ -25,7 +25,7 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
   const startDir = items.every((item) => item.dir === items[0]?.dir) ? (items[0]?.dir ?? 0) : 0;
   const [dir, setDir] = useState(startDir);
   const listing = useQuery({ ...fileQueries.withPath(dir, DEFAULT_SORT), placeholderData: (previous) => previous });
-  const moving = useMemo(() => new Set(items.filter((item) => item.kind === 'folder').map((item) => item.id)), [items]);
+  const moving = useMemo(() => new Set(items.filter((item) => item.type === 'folder').map((item) => item.id)), [items]);
   const what = t.itemsPhrase(items.length, items[0]?.name);
 
   const shown = listing.data && !listing.isPlaceholderData ? listing.data : undefined;

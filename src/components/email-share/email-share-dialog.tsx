@@ -60,7 +60,7 @@ function SendError({ error, subject }: { readonly error: unknown; readonly subje
 
 export function EmailShareDialog({ item, onClose }: { readonly item: Item; readonly onClose: () => void }) {
   const { t } = useI18n();
-  const target = useMemo(() => ({ kind: item.kind, id: item.id }), [item.kind, item.id]);
+  const target = useMemo(() => ({ type: item.type, id: item.id }), [item.type, item.id]);
   const info = useEmailShareInfo(target);
   const send = useSendEmailShare(target);
   const recipients = useRecipients(MAX_EMAIL_RECIPIENTS, t);
@@ -68,8 +68,8 @@ export function EmailShareDialog({ item, onClose }: { readonly item: Item; reado
   /** How many recipients the last Send queued, for the confirmation. */
   const [queued, setQueued] = useState<number | null>(null);
 
-  const what = item.kind === 'folder' ? t.emailWhatFolder : t.emailWhatFile;
-  const subject = item.kind === 'folder' ? t.subjectFolder : t.emailSubjectFile;
+  const what = item.type === 'folder' ? t.emailWhatFolder : t.emailWhatFile;
+  const subject = item.type === 'folder' ? t.subjectFolder : t.emailSubjectFile;
   // The history's item is fresh and carries the share's attributes; the listing's may be neither.
   const current = info.data?.item ?? item;
   const encrypted = current.encrypted;

@@ -50,7 +50,7 @@ export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly
     <Dialog
       title={t.decryptTitle(item.name)}
       onClose={onClose}
-      description={<p>{item.kind === 'folder' ? t.decryptExplainFolder : t.decryptExplainFile}</p>}
+      description={<p>{item.type === 'folder' ? t.decryptExplainFolder : t.decryptExplainFile}</p>}
     >
       <form onSubmit={onSubmit} noValidate className="space-y-4">
         <PasswordField

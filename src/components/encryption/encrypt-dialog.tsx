@@ -81,7 +81,7 @@ export function EncryptDialog({ item, onClose }: { readonly item: Item; readonly
       onClose={onClose}
       description={
         <div className="space-y-3">
-          <p>{item.kind === 'folder' ? t.encryptExplainFolder : t.encryptExplainFile}</p>
+          <p>{item.type === 'folder' ? t.encryptExplainFolder : t.encryptExplainFile}</p>
           <p className="flex gap-2 rounded-md border border-amber-400 bg-amber-50 p-3 font-medium text-amber-950 dark:border-amber-600 dark:bg-amber-950 dark:text-amber-100">
             <Icon name="warning" className="mt-0.5 size-5" />
             <span>{t.encryptWarning}</span>

@@ -89,7 +89,7 @@ export function useItemActions(
   const download = () => {
     void (async () => {
       for (const item of controls.selectedItems()) {
-        if (item.kind !== 'file') continue;
+        if (item.type !== 'file') continue;
         try {
           await uploads.downloadFile(item.id);
         } catch (error) {

@@ -167,7 +167,7 @@ export function FileList({
 
   const dropTargetOf = (event: DragEvent): number => {
     const index = indexFrom(event.target);
-    return index >= 0 && items[index].kind === 'folder' && onDropOnFolder ? index : -1;
+    return index >= 0 && items[index].type === 'folder' && onDropOnFolder ? index : -1;
   };
   const acceptsDrops = Boolean(onDropOnFolder || onDropOnList);
   const onDragOver = (event: DragEvent<HTMLDivElement>) => {
@@ -380,7 +380,7 @@ const ListRow = memo(function ListRow({
       <span className="min-w-0 flex-1">
         <span className="flex min-w-0 items-center">
           <span className="truncate font-medium" title={item.name}>
-            <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : ''}</span>
+            <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : ''}</span>
             {item.name}
           </span>
           <ItemBadges item={item} t={t} />
@@ -440,7 +440,7 @@ const GridCard = memo(function GridCard({ item, index, id, setSize, selected, ac
       </span>
       <ItemIcon item={item} large />
       <span className="line-clamp-2 w-full font-medium break-words" title={item.name}>
-        <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : ''}</span>
+        <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : ''}</span>
         {item.name}
       </span>
       <span className="text-xs text-gray-600 dark:text-gray-400">{formatSize(item.size, locale)}</span>

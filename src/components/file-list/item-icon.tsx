@@ -78,7 +78,7 @@ function ProgressPill({ item, progress }: { readonly item: Item; readonly progre
 
 function TypeGlyph({ item, large }: { readonly item: Item; readonly large: boolean }) {
   const size = large ? 'size-12' : 'size-6';
-  if (item.kind === 'folder') {
+  if (item.type === 'folder') {
     return (
       <svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" className={`${size} shrink-0 text-amber-500 dark:text-amber-400`}>
         <path fill="currentColor" d="M3 6a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z" />

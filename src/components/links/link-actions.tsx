@@ -27,7 +27,7 @@ export function useLinkMenu(controls: SelectionControls, open: (request: LinkDia
   const { selection, list, selectedItems } = controls;
   // Once per selection (selectedItems reads the current list; it is stable).
   const summary = useMemo(() => linkSummary(selectedItems()), [selection, list, selectedItems]);
-  const selectedFiles = () => selectedItems().filter((item): item is FileItem => item.kind === 'file');
+  const selectedFiles = () => selectedItems().filter((item): item is FileItem => item.type === 'file');
   const allLinked = summary.files > 0 && summary.linked === summary.files;
 
   const copy = () => {

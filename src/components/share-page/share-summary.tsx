@@ -26,7 +26,7 @@ export function ShareSummary({ item, children }: { readonly item: Item; readonly
   const [coverFailed, setCoverFailed] = useState(false);
   const cover = item.image && !coverFailed ? item.image : undefined;
   const left = downloadsLeft(item);
-  const file = item.kind === 'file';
+  const file = item.type === 'file';
 
   const facts = [
     file ? t.sharePageSharedFile : t.sharePageSharedFolder,

@@ -101,7 +101,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
 
   const openItem = useCallback(
     (item: Item) => {
-      if (item.kind === 'folder') {
+      if (item.type === 'folder') {
         shareCodeStore.rememberFolder(code, item.id, { name: item.name, parent: item.dir });
         goTo(item.id);
       } else {
@@ -115,7 +115,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const goUp = dir !== 0 ? () => goTo(parent && parent.id > 0 ? parent.id : 0) : undefined;
   const onLayout = useListKeys(items, controls, { open: openItem, goUp }, listId);
 
-  const selectedFiles = controls.count > 0 ? controls.selectedItems().filter((item): item is FileItem => item.kind === 'file') : [];
+  const selectedFiles = controls.count > 0 ? controls.selectedItems().filter((item): item is FileItem => item.type === 'file') : [];
 
   return (
     <section aria-labelledby={dir === 0 ? 'share-title' : 'share-folder-title'} className="flex min-h-[26rem] flex-1 flex-col gap-3">

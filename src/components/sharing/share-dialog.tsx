@@ -191,10 +191,10 @@ function ShareForm({
       return; // Said by the error below the form.
     }
     // Only now: the service gives a cover to a share that exists, never to an unshared file (409).
-    if (cover && single?.kind === 'file') {
+    if (cover && single?.type === 'file') {
       try {
         const image = await upload.mutateAsync({ fid: single.id, image: cover });
-        setCurrent(next.map((item) => (item.kind === 'file' && item.id === single.id ? { ...item, image } : item)));
+        setCurrent(next.map((item) => (item.type === 'file' && item.id === single.id ? { ...item, image } : item)));
         setCover(null);
       } catch {
         // Said below the form; the share itself is saved.
@@ -292,7 +292,7 @@ function ShareForm({
         </p>
       </div>
 
-      {single?.kind === 'file' && <CoverImageField current={single.image ?? ''} shared={hasShareDetails(single)} file={cover} onFile={setCover} />}
+      {single?.type === 'file' && <CoverImageField current={single.image ?? ''} shared={hasShareDetails(single)} file={cover} onFile={setCover} />}
 
       {share.isError && <ShareError error={share.error} items={current} />}
       {upload.isError && <ShareError error={upload.error} items={current} lead={t.sharingCoverFailed} />}

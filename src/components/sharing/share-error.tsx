@@ -13,7 +13,7 @@ export function shareErrorText(error: unknown, t: Messages, items: readonly Item
     // The refusal names the encrypted item by id (folder and file ids are separate counts, and
     // ShareImageUpload's gives none): one of ours only if it is flagged encrypted itself.
     const { id, type } = error.details;
-    const locked = items.find((item) => item.encrypted && (id === undefined || item.id === id) && (type === undefined || item.kind === type));
+    const locked = items.find((item) => item.encrypted && (id === undefined || item.id === id) && (type === undefined || item.type === type));
     return { title: t.sharingLockedTitle, message: locked ? t.sharingLocked(locked.name) : t.sharingLockedAbove };
   }
   return describeError(error, t, t.itemsPhrase(items.length, items[0]?.name));
