@@ -14,12 +14,12 @@ import { LockedFolderPrompt } from '../components/encryption/unlock-form';
 import { FolderBreadcrumbs, folderPath } from '../components/file-browser/breadcrumbs';
 import { useItemActions } from '../components/file-browser/item-actions';
 import { SelectionTools, useContextMenu } from '../components/file-browser/selection-tools';
-import { SortControl, ViewToggle } from '../components/file-browser/sort-control';
+import { ListToolbar } from '../components/file-browser/sort-control';
 import { useListKeys } from '../components/file-browser/use-list-keys';
 import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
-import { ListingStates } from '../components/file-list/listing-states';
+import { ListingStates, StatusLine } from '../components/file-list/listing-states';
 import { PageHeading } from '../components/page-heading';
 import { LineSkeleton } from '../components/file-list/skeleton';
 import { Spinner, ToolButton } from '../components/ui/button';
@@ -143,7 +143,7 @@ function FolderView({ dir }: { readonly dir: number }) {
         headingRef={heading}
       />
 
-      <div className="flex flex-wrap items-center gap-2">
+      <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView}>
         <div role="group" aria-label={t.folderActions} className="flex flex-wrap items-center gap-2">
           {/* Nothing can be added to a locked folder (423) until it is unlocked. */}
           <ToolButton icon="plusFolder" label={t.newFolder} variant="primary" disabled={lock !== null} onClick={() => actions.open({ kind: 'new-folder', dir })} />
@@ -153,11 +153,7 @@ function FolderView({ dir }: { readonly dir: number }) {
         <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
           <SelectionTools actions={actions} count={controls.count} />
         </div>
-        <div className="ml-auto flex items-center gap-2">
-          <SortControl sort={sort} onChange={setSort} />
-          <ViewToggle view={view} onChange={setView} />
-        </div>
-      </div>
+      </ListToolbar>
 
       <ListingStates
         query={listing}
@@ -190,7 +186,7 @@ function FolderView({ dir }: { readonly dir: number }) {
           onDropOnFolder={onDropOnFolder}
           onLayout={onLayout}
         />
-        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+        <StatusLine selected={controls.count}>
           {arriving === undefined ? (
             <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
           ) : (
@@ -199,8 +195,7 @@ function FolderView({ dir }: { readonly dir: number }) {
               <Spinner /> {t.itemsArriving(items.length, arriving)}
             </span>
           )}
-          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-        </p>
+        </StatusLine>
       </ListingStates>
       {actions.dialogs}
       {contextMenu.element}

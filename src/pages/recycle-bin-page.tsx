@@ -10,13 +10,13 @@ import { BIN_SORT, DEFAULT_RETENTION_DAYS, binQueries, retentionDays, useDeleteF
 import type { Item, Items } from '../api/results';
 import { ConfirmDialog } from '../components/dialogs/confirm-dialog';
 import { folderPath } from '../components/file-browser/breadcrumbs';
-import { SortControl, ViewToggle } from '../components/file-browser/sort-control';
+import { ListToolbar } from '../components/file-browser/sort-control';
 import { useListKeys } from '../components/file-browser/use-list-keys';
 import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
 import { ItemIcon } from '../components/file-list/item-icon';
-import { ListingStates } from '../components/file-list/listing-states';
+import { ListingStates, StatusLine } from '../components/file-list/listing-states';
 import { PageHeading } from '../components/page-heading';
 import { Button, ToolButton } from '../components/ui/button';
 import { Icon } from '../components/ui/icons';
@@ -84,7 +84,7 @@ export function RecycleBinPage() {
       {restored && <RestoredPanel restored={restored} onDismiss={() => setRestored(null)} />}
 
       {items.length > 0 && (
-        <div className="flex flex-wrap items-center gap-2">
+        <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView} timeIsDeletion>
           <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
             <ToolButton
               icon="restore"
@@ -98,11 +98,7 @@ export function RecycleBinPage() {
             <ToolButton icon="trash" label={t.deleteForever} disabled={controls.count === 0} onClick={askDeleteForever} />
             <ToolButton icon="bin" label={t.emptyBin} wide onClick={() => setConfirm({ kind: 'empty' })} />
           </div>
-          <div className="ml-auto flex items-center gap-2">
-            <SortControl sort={sort} onChange={setSort} timeIsDeletion />
-            <ViewToggle view={view} onChange={setView} />
-          </div>
-        </div>
+        </ListToolbar>
       )}
 
       <ListingStates query={bin} subject={t.subjectBin} empty={items.length === 0 && <EmptyState icon="bin" title={t.binEmpty} />}>
@@ -119,10 +115,9 @@ export function RecycleBinPage() {
           onContextMenu={(x, y) => setMenuAnchor({ x, y })}
           onLayout={onLayout}
         />
-        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+        <StatusLine selected={controls.count}>
           <span>{t.itemCounts(bin.data?.folders.length ?? 0, bin.data?.files.length ?? 0)}</span>
-          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-        </p>
+        </StatusLine>
       </ListingStates>
 
       {menuAnchor && <Menu label={t.selectionActions} actions={menu} anchor={menuAnchor} onClose={() => setMenuAnchor(null)} />}

@@ -19,12 +19,12 @@ import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
 import { shareCodeStore } from '../../lib/share-code-store';
 import { describeError } from '../error-text';
-import { SortControl, ViewToggle } from '../file-browser/sort-control';
+import { ListToolbar } from '../file-browser/sort-control';
 import { useListKeys } from '../file-browser/use-list-keys';
 import type { ColumnId } from '../file-list/columns';
 import { EmptyState } from '../file-list/empty-state';
 import { FileList } from '../file-list/file-list';
-import { ListingStates } from '../file-list/listing-states';
+import { ListingStates, StatusLine } from '../file-list/listing-states';
 import { Spinner, ToolButton } from '../ui/button';
 import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
 import { ShareState } from './share-state';
@@ -128,7 +128,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
         </div>
       )}
 
-      <div className="flex flex-wrap items-center gap-2">
+      <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView} keys={VISITOR_SORT_KEYS}>
         <div role="group" aria-label={t.selectionActions} className="flex items-center gap-2">
           <ToolButton
             icon="download"
@@ -146,11 +146,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
             <Spinner /> {t.updating}
           </span>
         )}
-        <div className="ml-auto flex items-center gap-2">
-          <SortControl sort={sort} onChange={setSort} keys={VISITOR_SORT_KEYS} />
-          <ViewToggle view={view} onChange={setView} />
-        </div>
-      </div>
+      </ListToolbar>
 
       <ListingStates
         query={listing}
@@ -186,10 +182,9 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
           onOpen={openItem}
           onLayout={onLayout}
         />
-        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+        <StatusLine selected={controls.count}>
           <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
-          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-        </p>
+        </StatusLine>
       </ListingStates>
     </section>
   );
