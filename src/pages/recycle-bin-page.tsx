@@ -4,12 +4,11 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { Link } from 'react-router';
 import { itemsOf } from '../api/files';
 import { BIN_SORT, DEFAULT_RETENTION_DAYS, binQueries, retentionDays, useDeleteForever, useEmptyBin, useRestoreItems } from '../api/recycle-bin';
 import type { Item, Items } from '../api/results';
 import { ConfirmDialog } from '../components/dialogs/confirm-dialog';
-import { folderPath } from '../components/file-browser/breadcrumbs';
+import { ContainingFolderLink } from '../components/file-browser/breadcrumbs';
 import { ListToolbar } from '../components/file-browser/sort-control';
 import { useListKeys } from '../components/file-browser/use-list-keys';
 import type { ColumnId } from '../components/file-list/columns';
@@ -27,7 +26,7 @@ import { useSortParam } from '../hooks/use-sort-param';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
 import { describeError } from '../components/error-text';
-import { itemKey, parentPath } from '../lib/items';
+import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 
 const COLUMNS: readonly ColumnId[] = ['from', 'deleted', 'purge', 'size'];
@@ -184,23 +183,14 @@ function RestoredPanel({ restored, onDismiss }: { readonly restored: Items; read
         </Button>
       </div>
       <ul className="mt-1 max-h-40 space-y-1 overflow-auto">
-        {items.map((item) => {
-          const where = item.path ? parentPath(item.path) : '/';
-          return (
-            <li key={itemKey(item)} className="flex min-w-0 flex-wrap items-center gap-x-1.5">
-              <ItemIcon item={item} />
-              <span className="font-medium break-all">{item.name}</span>
-              <span>{t.restoredTo}</span>
-              <Link
-                to={folderPath(item.dir)}
-                state={{ select: itemKey(item) }}
-                className="break-all text-blue-800 underline underline-offset-2 dark:text-blue-200"
-              >
-                {where === '/' ? `${t.allFiles} (/)` : where}
-              </Link>
-            </li>
-          );
-        })}
+        {items.map((item) => (
+          <li key={itemKey(item)} className="flex min-w-0 flex-wrap items-center gap-x-1.5">
+            <ItemIcon item={item} />
+            <span className="font-medium break-all">{item.name}</span>
+            <span>{t.restoredTo}</span>
+            <ContainingFolderLink item={item} className="break-all text-blue-800 underline underline-offset-2 dark:text-blue-200" />
+          </li>
+        ))}
       </ul>
     </section>
   );

@@ -16,7 +16,7 @@ import { formatSize } from '../../lib/format';
 import { itemKey } from '../../lib/items';
 import { Icon } from '../ui/icons';
 import { COLUMNS, underName, type ColumnId } from './columns';
-import { HeaderCell } from './header-cell';
+import { HeaderBar, HeaderCell, ListFrame, ROW_CLASS } from './header-cell';
 import { useElementSize } from './use-element-size';
 import { ItemBadges, ItemIcon } from './item-icon';
 
@@ -199,8 +199,7 @@ export function FileList({
   };
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col overflow-hidden rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
-      {!grid && <ListHeader columns={columns} sort={sort} onSort={onSort} t={t} />}
+    <ListFrame header={!grid && <ListHeader columns={columns} sort={sort} onSort={onSort} t={t} />}>
       <div
         ref={scrollRef}
         id={listId}
@@ -278,7 +277,7 @@ export function FileList({
               })}
         </div>
       </div>
-    </div>
+    </ListFrame>
   );
 }
 
@@ -294,7 +293,7 @@ function ListHeader({
   readonly t: Messages;
 }) {
   return (
-    <div className="flex items-center gap-3 overflow-hidden border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
+    <HeaderBar>
       <span className="w-5 shrink-0" />
       <span className="w-6 shrink-0" />
       <HeaderCell className="min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
@@ -310,7 +309,7 @@ function ListHeader({
           alignEnd={column === 'size'}
         />
       ))}
-    </div>
+    </HeaderBar>
   );
 }
 
@@ -373,7 +372,7 @@ const ListRow = memo(function ListRow({
       aria-posinset={index + 1}
       data-index={index}
       style={{ top, height: LIST_ROW_HEIGHT, contain: 'strict' }}
-      className={`absolute inset-x-0 flex cursor-default items-center gap-3 border-b border-gray-100 px-3 text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
+      className={`${ROW_CLASS} cursor-default ${rowTone(selected, active, dropTarget)}`}
     >
       <CheckMark selected={selected} />
       <ItemIcon item={item} />

@@ -10,7 +10,7 @@ import { useCallback, useEffect, useRef, useState, type FocusEvent } from 'react
 import type { Sort, SortKey } from '../../api/files';
 import type { FileItem } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
-import { HeaderCell } from '../file-list/header-cell';
+import { HeaderBar, HeaderCell, ListFrame } from '../file-list/header-cell';
 import { useElementSize } from '../file-list/use-element-size';
 import { LinkRow, layoutFor, type LinkRowLayout } from './link-row';
 
@@ -72,8 +72,7 @@ export function LinkList({ items, sort, onSort, onCopy, onRemove, focusIndex = n
   };
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col overflow-hidden rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
-      {!layout.narrow && <ListHeader layout={layout} sort={sort} onSort={onSort} t={t} />}
+    <ListFrame header={!layout.narrow && <ListHeader layout={layout} sort={sort} onSort={onSort} t={t} />}>
       <div ref={scrollRef} className="relative min-h-0 flex-1 overflow-auto overscroll-contain [scrollbar-gutter:stable]">
         <ul
           aria-label={t.linksListLabel}
@@ -100,7 +99,7 @@ export function LinkList({ items, sort, onSort, onCopy, onRemove, focusIndex = n
           })}
         </ul>
       </div>
-    </div>
+    </ListFrame>
   );
 }
 
@@ -116,7 +115,7 @@ function ListHeader({
   readonly t: Messages;
 }) {
   return (
-    <div className="flex items-center gap-3 border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
+    <HeaderBar>
       <span className="w-6 shrink-0" />
       <HeaderCell className="flex min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
       <span className="w-48 shrink-0 py-1">{t.colLocation}</span>
@@ -124,6 +123,6 @@ function ListHeader({
       {layout.time && <HeaderCell className="flex w-44 shrink-0" label={t.colModified} sortKey="time" sort={sort} onSort={onSort} t={t} />}
       <span className="w-28 shrink-0 py-1 text-right">{t.linksColDownloads}</span>
       <span className="w-[6.25rem] shrink-0" />
-    </div>
+    </HeaderBar>
   );
 }

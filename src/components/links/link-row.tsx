@@ -4,12 +4,11 @@
  * Wide lists show columns; narrow ones (phones) three lines and the buttons as icons.
  */
 import { memo } from 'react';
-import { Link } from 'react-router';
 import type { FileItem } from '../../api/results';
 import type { Messages } from '../../i18n';
 import { formatSize, formatTime } from '../../lib/format';
-import { itemKey, parentPath } from '../../lib/items';
-import { folderPath } from '../file-browser/breadcrumbs';
+import { ContainingFolderLink } from '../file-browser/breadcrumbs';
+import { ROW_CLASS } from '../file-list/header-cell';
 import { ItemIcon } from '../file-list/item-icon';
 import { Icon, type IconName } from '../ui/icons';
 import { LinkOpenAnchor, iconButtonClass } from './link-open-anchor';
@@ -63,18 +62,14 @@ function IconButton({ icon, label, onClick, danger = false }: { readonly icon: I
 
 export const LinkRow = memo(function LinkRow({ item, index, setSize, top, layout, onCopy, onRemove, t, locale }: LinkRowProps) {
   const url = item.url ?? '';
-  const where = item.path ? parentPath(item.path) : '/';
   const hits = t.linksHits(item.hits ?? 0);
   const size = formatSize(item.size, locale);
   const folder = (
-    <Link
-      to={folderPath(item.dir)}
-      state={{ select: itemKey(item) }}
-      title={`${t.openContainingFolder}: ${where}`}
+    <ContainingFolderLink
+      item={item}
+      titled
       className="truncate rounded text-blue-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-blue-200"
-    >
-      {where === '/' ? `${t.allFiles} (/)` : where}
-    </Link>
+    />
   );
 
   return (
@@ -83,7 +78,7 @@ export const LinkRow = memo(function LinkRow({ item, index, setSize, top, layout
       aria-posinset={index + 1}
       data-index={index}
       style={{ top, height: layout.rowHeight }}
-      className="absolute inset-x-0 flex items-center gap-3 border-b border-gray-100 px-3 text-sm hover:bg-gray-50 dark:border-gray-800 dark:hover:bg-gray-800/60"
+      className={`${ROW_CLASS} hover:bg-gray-50 dark:hover:bg-gray-800/60`}
     >
       <ItemIcon item={item} />
       <div className="min-w-0 flex-1">
