@@ -1,9 +1,4 @@
-/**
- * E-mail sharing (docs/protocol.md §16): the query keys, the history of an item's messages
- * (Get*EmailShareInfo, asked for again while any message is on its way) and sending
- * (FolderEmailShare / FileEmailShare). Sending queues the messages and shares the item if it was
- * not shared, so it invalidates the item's history, the shares and the file listings.
- */
+/** E-mail sharing (docs/protocol.md §16). Sending also shares the item, so it invalidates the history, the shares and the listings. */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { pollInterval } from '../lib/email-deliveries';
 import { recipientsParam } from '../lib/email-addresses';
@@ -25,10 +20,7 @@ export const emailShareKeys = {
 };
 
 export const emailShareQueries = {
-  /**
-   * The item with its share attributes and one entry per message, oldest first. Refetched every
-   * few seconds while a message is queued or being retried, and no more once all are sent or failed.
-   */
+  /** The item and its messages, oldest first; polled while any message is queued or being retried. */
   info: (target: EmailShareTarget) =>
     queryOptions({
       queryKey: emailShareKeys.info(target),
@@ -44,10 +36,7 @@ export function useEmailShareInfo(target: EmailShareTarget) {
   return useQuery(emailShareQueries.info(target));
 }
 
-/**
- * FolderEmailShare / FileEmailShare: one message per recipient, queued (not yet sent) when the
- * call succeeds. The history is fetched again at once, and then polled until every message is final.
- */
+/** One message per recipient, queued when the call succeeds; the history is then polled until every message is final. */
 export function useSendEmailShare(target: EmailShareTarget) {
   const client = useQueryClient();
   return useMutation({

@@ -1,8 +1,4 @@
-/**
- * Folders and files: the query-key factory, the query options that loaders and components share,
- * and the mutations, which invalidate through `fileKeys`. One truth for order: the service sorts
- * (docs/protocol.md §11.1), so each sort order is its own cache entry.
- */
+/** Folders and files: query keys, shared query options and mutations. The service sorts, so each order is its own cache entry. */
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { SORT_KEYS, type SortKey } from './generated/results';
@@ -54,14 +50,8 @@ const whileJobsRun = (query: { readonly state: { readonly data?: Listing } }) =>
 /** How long a complete listing counts as fresh: the app's default (api/query-client.ts). */
 const LISTING_FRESH_MS = 30_000;
 
-/**
- * A folder's listing may be 100,000 items (22 MB of XML). The first time it is fetched, the
- * items read so far go into the cache as they arrive (`partial`), so that the first screen shows
- * before the last byte; a refetch keeps the complete listing on screen until the new one is
- * whole. A partial listing left behind by an interrupted fetch is stale at once, so it is fetched
- * again when next shown. No structural sharing: comparing 100,000 items with the previous ones,
- * on every update, would cost more than it could save.
- */
+// A first fetch streams items into the cache (`partial`) so the first screen shows early; a refetch keeps the old listing until the new one is whole.
+// No structural sharing: comparing 100,000 items on every update would cost more than it saves.
 const folderListing = {
   structuralSharing: false,
   staleTime: (query: { readonly state: { readonly data?: Listing } }) => (query.state.data?.partial ? 0 : LISTING_FRESH_MS),
@@ -127,10 +117,7 @@ export function itemsOf(listing: Listing): readonly Item[] {
 /** The service takes at most 1,000 ids per list (docs/protocol.md §10.3). */
 export const MAX_IDS_PER_CALL = 1000;
 
-/**
- * Id lists of any length as calls of at most 1,000 folder ids and 1,000 file ids each. Each call
- * is all or nothing; a very large selection takes several calls, made one after another.
- */
+/** Ids in calls of at most 1,000 folders and 1,000 files, one after another; each call is all or nothing. */
 export function idBatches(items: readonly Item[]): { readonly dirids: string; readonly fids: string }[] {
   const folders = items.filter((item) => item.type === 'folder').map((item) => item.id);
   const files = items.filter((item) => item.type === 'file').map((item) => item.id);
@@ -173,11 +160,7 @@ function renamedIn(listing: Listing, item: Item, name: string): Listing {
   return folders === listing.folders && files === listing.files ? listing : { ...listing, folders, files };
 }
 
-/**
- * FolderRename / FileRename, optimistic: every cached listing shows the new name at once; an
- * error puts the old listings back. Then the listings are fetched again (the service may sort the
- * item elsewhere, and descendants' paths changed).
- */
+/** Optimistic rename: cached listings show the new name at once, restored on error, then refetched (order and paths may change). */
 export function useRenameItem(options: { readonly onError?: (error: Error, variables: { readonly item: Item; readonly name: string }) => void } = {}) {
   const client = useQueryClient();
   return useMutation({

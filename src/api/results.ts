@@ -1,9 +1,4 @@
-/**
- * The result documents of DECISIONS.md §2 as TypeScript types, and the parsers from the parsed XML
- * (fast-xml-parser output, attributes without prefix, repeated items as arrays) to those types.
- * The elements and their attributes are generated from the server's catalog (generated/results.ts);
- * this file puts them together. Numbers become numbers, 0/1 flags booleans; times stay ISO 8601.
- */
+/** Result types and parsers from fast-xml-parser output; elements and attributes are generated from the catalog (generated/results.ts). */
 import { ApiError } from './errors';
 import type { ResultKind } from './generated/operations';
 import {
@@ -42,10 +37,7 @@ export interface Listing {
   /** FileSearch stops at its hit limit and says so. */
   readonly truncated: boolean;
   readonly path?: FolderPath;
-  /**
-   * Set while a streamed listing is still arriving (api/listing-stream.ts): the items so far, in
-   * order, and `count` the number announced. A complete listing never has it.
-   */
+  /** Set while a streamed listing is still arriving: `count` is the number announced. */
   readonly partial?: true;
 }
 
@@ -135,12 +127,7 @@ export function children(element: XmlElement, name: string): XmlElement[] {
   return list.map((child) => (typeof child === 'object' && child !== null ? (child as XmlElement) : { '#text': String(child) }));
 }
 
-/**
- * Reads the attributes of one element as the catalog describes them into `out`: a required one
- * missing is a Protocol error, an always-written one defaults to 0, "" or false, an optional one is
- * set only when present (so that objects compare and print cleanly). One object per element, built
- * in place: a listing may hold 100,000 items, and every object made on the way is garbage.
- */
+/** Reads attributes as the catalog describes them, in place: a listing may hold 100,000 items, and every object made on the way is garbage. */
 function readAttributes(element: XmlElement, specs: readonly AttributeSpec[], where: string, out: Record<string, unknown>): Record<string, unknown> {
   for (const spec of specs) {
     if (spec.only !== undefined && spec.only !== where) continue;
@@ -212,10 +199,7 @@ function parseSingle<K extends 'folder' | 'file'>(kind: K) {
   };
 }
 
-/**
- * From the answer's top element (`<token>`, `<result>`, or `<string>`) to the typed result. The
- * transport has already turned refusals into ApiErrors: these see successful answers only.
- */
+/** Successful answers only: the transport has already turned refusals into ApiErrors. */
 export const resultParsers: { readonly [R in ResultKind]: (element: XmlElement) => ResultTypes[R] } = {
   token: parseToken,
   empty: () => undefined,

@@ -1,9 +1,5 @@
-/**
- * The one place that talks to the service. Every call is the HTTP POST form of ASMX:
- * `POST /<Service>.asmx/<Operation>`, form-encoded, every catalog parameter sent. uid and token
- * come from the session, and `sign` is computed here (DECISIONS.md §5). Answers are parsed from
- * XML and refusals become ApiErrors (§3); callers see typed results or typed errors, never HTTP.
- */
+// The one place that talks to the service: ASMX HTTP POST, uid and token from the session, `sign` computed here (DECISIONS.md §5).
+// Callers see typed results or ApiErrors, never HTTP.
 import { XMLParser } from 'fast-xml-parser';
 import { ApiError, detailsFrom, resultCodeName } from './errors';
 import type { ListingReader } from './listing-reader';
@@ -14,23 +10,14 @@ import { session as defaultSession, type Session, type SessionStore } from './se
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
-  /**
-   * Listings only (GetFiles, GetFilesWhitPath, …): the items read so far, now and then while a
-   * big answer arrives (`partial: true`); the promise still resolves to the whole listing.
-   */
+  /** Listings only: the items so far while a big answer arrives (`partial: true`); the promise still resolves to the whole listing. */
   readonly onProgress?: (listing: Listing) => void;
 }
 
 export interface Transport {
-  /**
-   * Calls an operation and returns the top element of a successful answer (`<token>`, `<result>`
-   * or `<string>`); throws ApiError for anything else.
-   */
+  /** The top element of a successful answer (`<token>`, `<result>` or `<string>`); ApiError for anything else. */
   call(descriptor: OperationDescriptor, params: Readonly<Record<string, unknown>>, options?: CallOptions): Promise<XmlElement>;
-  /**
-   * Calls an operation that answers a listing and reads it as it streams in (api/listing-stream.ts),
-   * typed; throws ApiError for anything else.
-   */
+  /** A listing, typed, read as it streams in (listing-stream.ts). */
   listing(descriptor: OperationDescriptor, params: Readonly<Record<string, unknown>>, options?: CallOptions): Promise<Listing>;
 }
 
@@ -53,10 +40,7 @@ function encode(value: string): string {
   }
 }
 
-/**
- * `Operation\nname=value&…`: every parameter but sign, sorted by name by UTF-16 code unit (the
- * default string order: `downValue` before `downpwd`), values encodeURIComponent'd.
- */
+/** `Operation\nname=value&…`: every parameter but sign, sorted by UTF-16 code unit (`downValue` before `downpwd`), values URI-encoded. */
 export function canonicalString(operation: string, values: Readonly<Record<string, string>>): string {
   const pairs = Object.keys(values)
     .filter((name) => name !== 'sign')

@@ -2,11 +2,7 @@ import type { ReactNode, Ref } from 'react';
 import { useI18n } from '../i18n';
 import { Spinner } from './ui/button';
 
-/**
- * A page's title, with "Updating…" beside it while its list is fetched again, a line that says
- * what the page holds, and what goes above the title (breadcrumbs). With `headingRef`, the title
- * can take the focus (after its list's last row went away, after a folder was unlocked).
- */
+/** A page's title with "Updating…", a hint and what goes above (breadcrumbs); `headingRef` lets it take the focus. */
 export function PageHeading({
   id,
   title,

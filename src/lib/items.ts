@@ -26,10 +26,7 @@ export function splitIds(items: readonly Pick<ItemFacts, 'type' | 'id'>[]): { re
   return { folders, files };
 }
 
-/**
- * The part of a name a rename should select: the name without its extension for a file
- * ("report.final.pdf" → 0..12), the whole name for a folder or a file without extension.
- */
+/** What a rename selects: a file's name without its extension ("report.final.pdf" → 0..12), else the whole name. */
 export function nameStemLength(item: Pick<ItemFacts, 'type' | 'name'>): number {
   if (item.type === 'folder') return item.name.length;
   const dot = item.name.lastIndexOf('.');

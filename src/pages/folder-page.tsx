@@ -1,9 +1,4 @@
-/**
- * A folder: /, or /folder/:id (so that reload, back/forward and bookmarks work), its sort order in
- * the query string. GetFilesWhitPath gives the items and the breadcrumbs in one call; the items
- * stay in the query cache, parsed once as they arrive (the first screen shows before a big
- * folder's last item has come), and only the rows on screen are rendered.
- */
+/** A folder: / or /folder/:id, sorted by the query string. GetFilesWhitPath gives items and breadcrumbs in one call. */
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';

@@ -1,9 +1,4 @@
-/**
- * The links view (/links): every file with a direct link (GetLinkFiles), where it is, its size,
- * its link and how often the link was downloaded; copy, open and remove each link. The service
- * sorts (name, time, size: ?order=…&desc=…). Hits change with every visitor's download, so the
- * list is asked for again whenever the page is shown, and on Refresh.
- */
+/** /links: every linked file; hits change with every visitor's download, so the list is asked for again whenever shown. */
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { LINKS_SORT, LINK_SORT_KEYS, linkQueries } from '../api/links';

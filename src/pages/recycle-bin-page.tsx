@@ -1,7 +1,4 @@
-/**
- * The recycle bin (GetRecycleFiles): where each entry came from, when it was deleted and when it
- * goes for good; restore (which says where each item went), delete forever, empty.
- */
+/** The recycle bin: restore (saying where each item went), delete forever, empty. */
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { itemsOf } from '../api/files';

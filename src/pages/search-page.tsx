@@ -1,8 +1,4 @@
-/**
- * Search: file names containing what is typed (FileSearch), in the whole account. The keyword is
- * in the address (?q=), written once typing pauses, so a search can be reloaded and shared; each
- * result shows its folder's path and opens there.
- */
+/** Search file names in the whole account; the keyword is in the address (?q=), written once typing pauses. */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';

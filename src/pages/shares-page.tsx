@@ -1,9 +1,4 @@
-/**
- * /shares: everything the account has shared (GetShareFiles), each with its folder, extraction
- * code, download limit, downloads so far, description and cover, and its link actions: copy the
- * link (with or without its code), edit the share, stop sharing. The service sorts; the order is in
- * the address like every listing's.
- */
+/** /shares: everything the account has shared, with link actions; the service sorts, the order is in the address. */
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';

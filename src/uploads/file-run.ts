@@ -1,8 +1,4 @@
-/**
- * One file's run, from its folder to FileAdd: the name is checked, the resume record claimed, the
- * content hashed and offered to FileAdd when that may spare the transfer (instant-upload.ts), the
- * bytes sent (transfer.ts), and the file added with the hash the server reports.
- */
+/** One file's run: name check, resume record, hash and instant upload (instant-upload.ts), transfer (transfer.ts), FileAdd. */
 import { ApiError } from '../api/errors';
 import { checkName, nameProblemMessage } from '../api/name-check';
 import { deleteUpload, enter, finish, type Engine } from './engine';

@@ -1,8 +1,4 @@
-/**
- * Move, with a folder picker that browses folders lazily: each folder's listing is fetched when
- * the picker opens it (and cached like any listing). The folders being moved cannot be opened or
- * chosen, so nothing can be moved into itself; the service checks again (409).
- */
+/** Move with a lazy folder picker; the folders being moved cannot be opened or chosen (the service checks again: 409). */
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';

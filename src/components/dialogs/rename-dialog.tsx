@@ -8,12 +8,7 @@ import { Dialog, DialogActions } from '../ui/dialog';
 import { TextField } from '../ui/field';
 import { NameProblemNotice } from './name-problem-notice';
 
-/**
- * The new name for FolderRename / FileRename. The rename is optimistic (api/files.ts): the dialog
- * closes and the list shows the new name at once; if the service refuses, the old name comes back
- * and a notice says why, in the service's words (components/file-browser/item-actions.tsx). A name
- * the service's rule refuses (api/name-check.ts) keeps the dialog open, saying why, and sends nothing.
- */
+/** The rename is optimistic (api/files.ts): the dialog closes at once, and a refusal brings the old name back with a notice. */
 export function RenameDialog({
   item,
   onRename,

@@ -15,11 +15,7 @@ function parentNameFromPath(item: Item): string | undefined {
   return parts && parts.length >= 2 ? parts[parts.length - 2] : undefined;
 }
 
-/**
- * Decrypt of one encrypted item, with its password. An item inside an encrypted folder cannot
- * be decrypted on its own: the service answers 409 with that folder's id, and the dialog says
- * which folder to decrypt instead.
- */
+/** An item inside an encrypted folder cannot be decrypted alone (409): the dialog names the folder to decrypt instead. */
 export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly onClose: () => void }) {
   const { t } = useI18n();
   const client = useQueryClient();

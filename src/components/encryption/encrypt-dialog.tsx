@@ -31,12 +31,7 @@ function problemsOf(password: string, confirm: string, tip: string, t: Messages)
   };
 }
 
-/**
- * FileEncrypt / FolderEncrypt of one item: a password typed twice (with a strength meter), an
- * optional hint, and the warning that a forgotten password cannot be recovered. The service's
- * rules (4–64 characters; a hint of at most 100 that does not contain the password) are checked
- * here first, next to the fields; the service's own refusal shows in the dialog.
- */
+/** The service's rules (4–64 characters; a hint of at most 100 without the password) are checked here first, next to the fields. */
 export function EncryptDialog({ item, onClose }: { readonly item: Item; readonly onClose: () => void }) {
   const { t } = useI18n();
   const encrypt = useEncryptItem();

@@ -1,8 +1,4 @@
-/**
- * A list of files from all over the account (search results, recent uploads): each shows the
- * folder it is in, and opening one shows it in its folder. Rename, move, delete and download work
- * as in a folder.
- */
+/** Files from all over the account (search, recent uploads): each shows its folder, and opening one shows it there. */
 import { useCallback, useId, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import type { Sort, SortKey } from '../../api/files';

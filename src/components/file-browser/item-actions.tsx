@@ -1,8 +1,4 @@
-/**
- * What can be done with the selected items, shared by the folder, search and recent-uploads
- * pages: the actions of the toolbar, the "More actions" menu and the right-click menu, and the
- * dialogs they open.
- */
+/** The actions on the selection (toolbar, menus) and their dialogs, shared by the folder, search and recent pages. */
 import { Suspense, useMemo, useState, type ReactNode } from 'react';
 import { useRenameItem } from '../../api/files';
 import type { FolderItem, Item } from '../../api/results';

@@ -1,10 +1,5 @@
-/**
- * The items of a folder, a search or the bin, as a list or a grid, virtualized: only the rows on
- * screen (and a few beyond) are in the DOM, so 100,000 items scroll like 100. One listbox, its
- * options the items; the selection is a Set of keys (hooks/use-selection.ts) and rows are memoized
- * with plain props, so a click re-renders the rows whose state changed. Pointer events are handled
- * once, on the list, from the row's data-index: no closures per row.
- */
+// A virtualized listbox (list or grid), so 100,000 items scroll like 100. Rows are memoized with plain props and pointer events handled once,
+// on the list, from the row's data-index, so a click re-renders only the rows whose state changed.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useId, useRef, useState, type DragEvent, type FocusEvent, type MouseEvent, type PointerEvent } from 'react';
 import type { Sort, SortKey } from '../../api/files';
@@ -32,10 +27,7 @@ export interface FileListLayout {
 
 export interface FileListProps {
   readonly items: readonly Item[];
-  /**
-   * How many items the list will hold, when more are still arriving (a streamed listing): the
-   * list has their height from the start, and rows not read yet are grey placeholders.
-   */
+  /** The total when more items are still arriving: the list has their height at once, and unread rows are placeholders. */
   readonly total?: number;
   readonly controls: SelectionControls;
   readonly view: ViewMode;
@@ -118,10 +110,7 @@ export function FileList({
   }, [virtualizer, cursor, perRow]);
 
   const virtualRows = virtualizer.getVirtualItems();
-  // Rows are keyed by their slot on screen, not by item: a row scrolled out lends its element to
-  // the row scrolled in, which React updates in place (no element made or removed per row while
-  // scrolling). The number of slots only grows, so that rows staying on screen keep theirs, and
-  // consecutive rows never share one.
+  // Rows are keyed by their slot on screen, so scrolling reuses elements; slots only grow, so rows staying on screen keep theirs.
   const slotCount = useRef(0);
   slotCount.current = Math.max(slotCount.current, virtualRows.length);
   const slots = slotCount.current;

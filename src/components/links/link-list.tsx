@@ -1,10 +1,4 @@
-/**
- * The linked files, virtualized like the file list (only the rows on screen and a few beyond are
- * in the DOM), but a plain list rather than a listbox: each row has buttons of its own (copy,
- * open, remove), which options may not hold. The row that has focus stays rendered while it
- * scrolls away, so Tab never loses its place; the columns follow the list's width, not the
- * screen's, and so does the rows' height, which the virtualizer needs to know.
- */
+/** A virtualized plain list, not a listbox: rows hold buttons, which options may not. The focused row stays rendered, so Tab never loses its place. */
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState, type FocusEvent } from 'react';
 import type { Sort, SortKey } from '../../api/files';

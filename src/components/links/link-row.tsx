@@ -1,8 +1,4 @@
-/**
- * One linked file in the links view: its name and link, its folder (a link that shows it there),
- * size, modification time, how often the link was downloaded (`hits`), and Copy, Open, Remove.
- * Wide lists show columns; narrow ones (phones) three lines and the buttons as icons.
- */
+/** One linked file: columns on wide lists, three lines and icon buttons on phones. */
 import { memo } from 'react';
 import type { FileItem } from '../../api/results';
 import type { Messages } from '../../i18n';

@@ -1,11 +1,5 @@
-/**
- * A shared folder's contents, read-only: the listing of one folder of the share (ShareList), its
- * breadcrumbs, sorting, list or grid, and download. The folder and the order are in the address
- * (`?dir=12&order=name&desc=0`), so back/forward, reload and links work; the list is the file
- * manager's virtualized one, so a folder of 100,000 items scrolls like one of 100. Selecting is
- * for downloading: the Download button takes the selected files (folders are opened, not
- * downloaded), and opening a file (double-click, Enter, a tap) downloads it.
- */
+// A shared folder, read-only; folder and order are in the address (`?dir=12&order=name&desc=0`) so back/forward and reload work.
+// Selecting is for downloading: folders are opened, not downloaded, and opening a file downloads it.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';

@@ -1,11 +1,5 @@
-/**
- * The share dialog (docs/sharing.md §2, §4): for one or several items, the extraction code (none,
- * generated or typed), the download limit, the description and, for one file, the cover image.
- * Saving shares the items (FileShare/FolderShare) or updates their shares; then their links are
- * shown with "Copy link" and "Copy link with code", and "Stop sharing" ends them. Opened on items
- * that are already shared, it shows their links and current settings (looked up in
- * GetShareFiles when the listing did not carry them).
- */
+// The share dialog (docs/sharing.md §2, §4): shares the items or updates their shares, then shows their links;
+// on shared items it shows the current settings, from GetShareFiles when the listing lacks them.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { hasShareDetails, useShareDetails, useShareItems, useUploadShareImage } from '../../api/shares';
 import type { Item } from '../../api/results';
@@ -78,10 +72,7 @@ interface FormStart {
   readonly mixed: boolean;
 }
 
-/**
- * Where the form starts: the settings of the items' shares when they are all shared alike; else a
- * new share's defaults (a generated code, no limit, no description), as the netdisks do.
- */
+/** The items' shared settings when all alike, else a new share's defaults (a generated code, no limit), as the netdisks do. */
 function formStart(shares: readonly Item[]): FormStart {
   const shared = shares.filter((share) => share.shared);
   const [first] = shared;

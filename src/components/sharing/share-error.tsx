@@ -3,11 +3,7 @@ import type { Item } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
 import { describeError, type ErrorText } from '../error-text';
 
-/**
- * What to say when sharing fails. An encrypted item (423) cannot be shared even while unlocked
- * (docs/encryption.md), so the general "unlock it first" would mislead: the message names the
- * encrypted item when it is one of those being shared, or says that a folder above it is.
- */
+/** An encrypted item (423) cannot be shared even unlocked, so "unlock it first" would mislead: name the item or the folder above it. */
 export function shareErrorText(error: unknown, t: Messages, items: readonly Item[]): ErrorText {
   if (isApiError(error, 'Locked')) {
     // The refusal names the encrypted item by id (folder and file ids are separate counts, and

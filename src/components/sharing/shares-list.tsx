@@ -1,9 +1,4 @@
-/**
- * The shares page's list: one card per shared item (its cover, name, folder, extraction code,
- * download limit, downloads so far and description) with its link actions. Virtualized like the
- * file list, since an account may share any number of items; cards differ in height (a
- * description or none), so each is measured as it is rendered.
- */
+/** One card per shared item, virtualized (an account may share any number); cards differ in height, so each is measured. */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useId, useRef } from 'react';
 import { Link } from 'react-router';

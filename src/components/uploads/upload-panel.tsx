@@ -1,10 +1,4 @@
-/**
- * The upload panel: every queued file with its progress, speed and time left, and pause, resume,
- * cancel; the overall progress on top; collapsible; uploads remembered from an earlier page. Fixed
- * at the bottom of the screen (full width on a phone, a card on the right otherwise). Long lists
- * are virtualized: a dropped folder of 10,000 files renders only the rows on screen. A chunk of its
- * own with the upload engine (upload-root.tsx loads it).
- */
+/** The upload panel: each file with progress and pause, resume, cancel; virtualized, so a dropped folder of 10,000 files renders only the rows on screen. */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type CSSProperties, type ReactNode } from 'react';
 import { useUploads, useUploadSnapshot } from '../../uploads/use-uploads';
