@@ -6,10 +6,8 @@ import { FolderPage } from './pages/folder-page';
 import { LoginPage } from './pages/login-page';
 import { NotFoundPage } from './pages/not-found-page';
 
-// Client routes: /login, / and /folder/:id, /search?q=, /recent, /bin, /links, /shares, and /s/:code (the public share page).
-// None starts with a service path (/…Service.asmx, /upload, /d/, /l/, /files/): the server answers those itself.
-// The pages people land on (a folder, the login) come with the first load; every other page is a
-// chunk of its own, fetched when it is first visited (the router keeps the old page until then).
+// None of the routes starts with a service path (/…Service.asmx, /upload, /d/, /l/, /files/): the server answers those itself.
+// Landing pages (a folder, the login) come with the first load; the rest are chunks fetched on first visit.
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
   { path: '/s/:code', lazy: () => import('./pages/share-page').then((page) => ({ Component: page.SharePage })) },

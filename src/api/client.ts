@@ -38,6 +38,5 @@ export function createApi(transport: Transport): Api {
   return api as unknown as Api;
 }
 
-/** The app's transport (same origin) and client. */
 export const transport: Transport = createTransport();
 export const api: Api = createApi(transport);

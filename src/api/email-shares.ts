@@ -15,7 +15,6 @@ export interface EmailShareTarget {
 
 export const emailShareKeys = {
   all: ['email-shares'] as const,
-  /** Get*EmailShareInfo of one folder or file. */
   info: (target: EmailShareTarget) => [...emailShareKeys.all, target.type, target.id] as const,
 };
 
@@ -45,8 +44,7 @@ export function useSendEmailShare(target: EmailShareTarget) {
       return target.type === 'folder' ? api.folderEmailShare({ dirid: target.id, to }) : api.fileEmailShare({ fid: target.id, to });
     },
     onSuccess: () => {
-      // The item may have just been shared: its listings' `shared` flag and the shares page change.
-      // Not awaited: a big listing need not keep the dialog busy.
+      // Not awaited: the item may just have been shared, and a big listing need not keep the dialog busy.
       void client.invalidateQueries({ queryKey: shareKeys.all });
       void invalidateFiles(client);
       // Awaited: the dialog shows the new messages (queued) as soon as it says they were accepted.

@@ -7,8 +7,6 @@ import { isApiError } from './errors';
 import { fileKeys, invalidateFiles } from './files';
 import type { Item, Listing } from './results';
 
-// ---- Locks -----------------------------------------------------------------------------------------
-
 /** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
 export interface ItemLock {
   readonly type: 'folder' | 'file';
@@ -44,8 +42,6 @@ export function cachedItemName(client: QueryClient, item: { readonly type: 'fold
   }
   return undefined;
 }
-
-// ---- Mutations ---------------------------------------------------------------------------------------
 
 export interface EncryptVariables {
   readonly item: Item;
@@ -92,8 +88,6 @@ export function useUnlockItem({ onUnlocked }: { readonly onUnlocked?: () => void
     },
   });
 }
-
-// ---- Unlock requests --------------------------------------------------------------------------------
 
 /** Unlock requests from code outside React, answered by UnlockRequests (unlock-dialog.tsx); several for one item share one dialog. */
 export type UnlockAnswer = 'unlocked' | 'cancelled' | 'unavailable';
@@ -165,7 +159,6 @@ const subscribe = (listener: () => void) => {
 /** The request to show now: the oldest one waiting, or null. */
 export const currentUnlockRequest = (): UnlockRequest | null => requests[0] ?? null;
 
-/** currentUnlockRequest, re-rendering the host when it changes. */
 export function useUnlockRequest(): UnlockRequest | null {
   return useSyncExternalStore(subscribe, currentUnlockRequest, currentUnlockRequest);
 }

@@ -13,7 +13,6 @@ export interface Sort {
 }
 
 export const DEFAULT_SORT: Sort = { order: 'name', desc: false };
-/** Recent uploads: the newest first. */
 export const RECENT_SORT: Sort = { order: 'time', desc: true };
 
 export const isSortKey = (value: unknown): value is SortKey => SORT_KEYS.includes(value as SortKey);
@@ -26,7 +25,6 @@ export const fileKeys = {
   listings: () => [...fileKeys.all, 'listing'] as const,
   /** Every listing of one folder (with or without its path, every sort order); 0 is the root. */
   folder: (dir: number) => [...fileKeys.listings(), dir] as const,
-  /** GetFiles of one folder in one order. */
   listing: (dir: number, sort: Sort) => [...fileKeys.folder(dir), sortKey(sort)] as const,
   /** GetFilesWhitPath of one folder in one order: the listing and the breadcrumbs. */
   withPath: (dir: number, sort: Sort) => [...fileKeys.folder(dir), 'path', sortKey(sort)] as const,
@@ -66,7 +64,6 @@ function progressInto(client: QueryClient, queryKey: readonly unknown[]): ((list
 }
 
 export const fileQueries = {
-  /** GetFiles: the folders, then the files, of one folder. */
   listing: (dir: number, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.listing(dir, sort),
@@ -112,8 +109,6 @@ export function itemsOf(listing: Listing): readonly Item[] {
   return items;
 }
 
-// ---- Mutations -----------------------------------------------------------------------------------
-
 /** The service takes at most 1,000 ids per list (docs/protocol.md §10.3). */
 export const MAX_IDS_PER_CALL = 1000;
 
@@ -136,7 +131,6 @@ export function invalidateFiles(client: QueryClient) {
   return client.invalidateQueries({ queryKey: fileKeys.all });
 }
 
-/** FolderAdd: a new folder in `dir`. */
 export function useCreateFolder() {
   const client = useQueryClient();
   return useMutation({
@@ -185,7 +179,6 @@ export function useRenameItem(options: { readonly onError?: (error: Error, varia
   });
 }
 
-/** Move: items into `to` (0 is the root). */
 export function useMoveItems() {
   const client = useQueryClient();
   return useMutation({

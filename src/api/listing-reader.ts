@@ -10,8 +10,6 @@ function malformed(what: string): ApiError {
   return new ApiError('Protocol', `The service's answer is not understood: ${what}.`);
 }
 
-// ---- Attribute values ----------------------------------------------------------------------------
-
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** Whether a code point may appear in an XML 1.0 document (the Char production). */
@@ -52,15 +50,10 @@ export function attributeValue(raw: string): string {
   });
 }
 
-// ---- The reader ----------------------------------------------------------------------------------
-
-/** Where the reader is in the document. */
 const Place = {
   /** Before the top element: the declaration, comments, whitespace. */
   Prolog: 0,
-  /** Inside `<result>`. */
   Result: 1,
-  /** Inside `<path>`. */
   Path: 2,
   /** After `</result>` (or a self-closing `<result/>`). */
   Epilog: 3,
@@ -282,7 +275,6 @@ function readStartTag(buffer: string, open: number): { readonly tag: StartTag; r
     if (Object.hasOwn(attributes, attribute)) throw malformed(`<${name}> has ${attribute} twice`);
     attributes[attribute] = attributeValue(buffer.slice(at + 1, close));
     at = close + 1;
-    // Attributes are separated by whitespace.
     if (at < length && !isSpace(buffer.charCodeAt(at)) && buffer[at] !== '>' && buffer[at] !== '/') {
       throw malformed(`<${name}> has attributes without space between them`);
     }

@@ -48,7 +48,6 @@ export async function readListingStream(body: ReadableStream<Uint8Array>, option
   const progress = (force: boolean) => {
     if (!onProgress || reader.settled || !reader.root) return;
     const items = itemsRead();
-    // Nothing to show yet, or nothing new.
     if (items === 0 || items === handedOut) return;
     const now = performance.now();
     if (!force && handedOut >= 0 && now - lastProgress < PROGRESS_INTERVAL_MS) return;

@@ -4,7 +4,6 @@ import { api } from './client';
 import { idBatches, invalidateFiles, type Sort } from './files';
 import type { Item, Items } from './results';
 
-/** The newest deletions first. */
 export const BIN_SORT: Sort = { order: 'time', desc: true };
 
 /** How long the bin keeps items when the service's data does not say (FSS_RECYCLE_RETENTION_DAYS). */

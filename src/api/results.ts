@@ -21,8 +21,6 @@ export type { EmailRecipient, FileItem, FolderItem, Item, PathSegment, TokenResu
 /** One parsed element: attributes by name, child elements by name (items as arrays), text as '#text'. */
 export type XmlElement = Readonly<Record<string, unknown>>;
 
-// ---- Documents --------------------------------------------------------------------------------
-
 /** GetFilesWhitPath: `<path value="/A/B"><dir id name/>…</path>`, the root first. */
 export interface FolderPath {
   readonly value: string;
@@ -86,8 +84,6 @@ export interface ResultTypes {
 
 export type ResultOf<R extends ResultKind> = ResultTypes[R];
 
-// ---- Reading attributes -----------------------------------------------------------------------
-
 function malformed(what: string): ApiError {
   return new ApiError('Protocol', `The service's answer is not understood: ${what}.`);
 }
@@ -110,7 +106,6 @@ function optionalNumber(element: XmlElement, name: string): number | undefined {
   if (!Number.isFinite(number)) throw malformed(`${name}="${value}" is not a number`);
   return number;
 }
-
 
 const flag = (element: XmlElement, name: string) => text(element, name) === '1';
 
@@ -173,8 +168,6 @@ function parsePath(result: XmlElement): FolderPath | undefined {
   if (!path) return undefined;
   return readAttributes(path, PATH_ATTRIBUTES, 'path', { dirs: children(path, 'dir').map(parsePathSegment) }) as unknown as FolderPath;
 }
-
-// ---- Parsers per result kind ------------------------------------------------------------------
 
 export function parseToken(token: XmlElement): TokenResult {
   return readAttributes(token, TOKEN_ATTRIBUTES, 'token', { token: elementText(token) }) as unknown as TokenResult;

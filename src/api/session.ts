@@ -18,11 +18,9 @@ export interface SessionStore {
   get(): Session | null;
   /** Starts a session; `remember` keeps it across browser restarts (localStorage). */
   set(session: Session, options?: { remember?: boolean }): void;
-  /** Ends the session (logout). */
   clear(): void;
   /** Why the session last ended, null while one is active or none ever was. */
   lastEnd(): SessionEnd | null;
-  /** Calls `listener` on every change; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
   /** Ends the session only if `token` is still current: an old request must not end a newer session. */
   unauthorized(token: string): void;
@@ -150,5 +148,4 @@ export function createSessionStore(
   };
 }
 
-/** The app's session. */
 export const session: SessionStore = createSessionStore();

@@ -8,7 +8,6 @@ import type { Sort } from './files';
 
 export const visitorShareKeys = {
   all: ['share-page'] as const,
-  /** Everything of one share. */
   share: (code: string) => [...visitorShareKeys.all, code] as const,
   /** ShareOpen of one share, with any extraction code. */
   opens: (code: string) => [...visitorShareKeys.share(code), 'open'] as const,

@@ -12,7 +12,6 @@ export const SHARES_SORT: Sort = DEFAULT_SORT;
 export const shareKeys = {
   all: ['shares'] as const,
   lists: () => [...shareKeys.all, 'list'] as const,
-  /** GetShareFiles in one order. */
   list: (sort: Sort) => [...shareKeys.lists(), { order: sort.order, desc: sort.desc }] as const,
 };
 

@@ -22,14 +22,11 @@ export interface Transport {
 }
 
 export interface TransportOptions {
-  /** Defaults to the global fetch. */
   readonly fetch?: typeof globalThis.fetch;
   /** Prefix of the service paths; '' (the default) is the page's own origin. */
   readonly baseUrl?: string;
   readonly session?: SessionStore;
 }
-
-// ---- sign (DECISIONS.md §5) ------------------------------------------------------------------------
 
 function encode(value: string): string {
   try {
@@ -66,8 +63,6 @@ export async function computeSign(key: string, operation: string, values: Readon
   return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-// ---- Parameters ----------------------------------------------------------------------------------
-
 function base64(bytes: Uint8Array): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) {
@@ -91,10 +86,7 @@ function wireText(operation: string, name: string, type: WireType, value: unknow
   return value;
 }
 
-// ---- Answers -------------------------------------------------------------------------------------
-
-// The predefined entities and character references, nothing else: the service escapes newlines in
-// attributes as &#xA;, and no answer has a DTD whose entities would need expanding.
+// Only the predefined entities and character references: newlines come as &#xA;, and no answer has a DTD.
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const xmlEntities = {
   decode: (text: string) =>
@@ -175,8 +167,6 @@ function plainTextMessage(response: Response, body: string): string {
   if (text && !type.includes('html') && text.length <= 2000) return text;
   return `The service answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`;
 }
-
-// ---- The transport -------------------------------------------------------------------------------
 
 export function createTransport(options: TransportOptions = {}): Transport {
   // Looked up per call and called unbound-safe: window.fetch throws "Illegal invocation" when detached.
@@ -259,7 +249,6 @@ export function createTransport(options: TransportOptions = {}): Transport {
         reader = await readListingStream(response.body, { onProgress: callOptions.onProgress, signal: callOptions.signal });
       } catch (error) {
         if (callOptions.signal?.aborted || error instanceof ApiError) throw error;
-        // The connection broke while the answer was arriving.
         throw new ApiError('Network', 'Cannot reach the service. Check the connection and try again.');
       }
       if (reader.rootName !== 'result' || !reader.root) {

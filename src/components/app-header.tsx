@@ -8,7 +8,6 @@ import { Button } from './ui/button';
 import { selectClass } from './ui/field';
 import { Icon, type IconName } from './ui/icons';
 
-/** The header: the app's name, the sections, theme and language, the account and Log out. */
 export function AppHeader() {
   const { t } = useI18n();
   const current = useSession();

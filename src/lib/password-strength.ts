@@ -76,8 +76,7 @@ function poolSize(classes: Classes): number {
     (classes.upper ? 26 : 0) +
     (classes.digit ? 10 : 0) +
     (classes.symbol ? 33 : 0) +
-    // Letters of other scripts (Chinese, Cyrillic, accented Latin…): a large alphabet, but people
-    // pick words from it, so count it as a modest one.
+    // Other scripts: a large alphabet, but people pick words from it, so count it as a modest one.
     (classes.other ? 100 : 0)
   );
 }

@@ -84,8 +84,7 @@ export function LinksPage() {
           files={[removing.item]}
           onClose={() => setRemoving(null)}
           onRemoved={() => {
-            // The row goes away with its buttons: focus goes to the row that takes its place, or
-            // to the heading when the list is empty now.
+            // The row goes away with its buttons: focus the row that takes its place, or the heading when the list is empty.
             if (files.length > 1) setFocusIndex(removing.index);
             else requestAnimationFrame(() => heading.current?.focus());
           }}

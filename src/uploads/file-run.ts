@@ -43,8 +43,7 @@ export async function runFile(engine: Engine, entry: Entry, signal: AbortSignal)
   if (entry.sha256 && record?.sha256 && record.sha256 !== entry.sha256) record = undefined;
   if (!entry.sha256 && record?.sha256) entry.sha256 = record.sha256;
 
-  // One chunk or less (and no upload of it under way): hashing takes a moment, and if the account
-  // has the content nothing goes to /upload/ at all. A bigger file is sent at once (below).
+  // One chunk or less: hash first, since an owned content then sends nothing to /upload/; a bigger file is sent at once (below).
   if (!entry.sha256 && !record && source.size <= engine.chunkBytes) {
     enter(engine, entry, 'hashing', signal);
     await hashFirst(engine, entry, signal);

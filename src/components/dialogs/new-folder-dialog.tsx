@@ -28,7 +28,6 @@ export function NewFolderDialog({
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim() || create.isPending) return;
-    // The service's own rule: a name it would refuse is not sent, and the dialog says why.
     const found = checkName(name);
     if (found) {
       setProblem(found);

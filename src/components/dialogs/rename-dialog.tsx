@@ -31,7 +31,6 @@ export function RenameDialog({
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) return;
-    // The service's own rule: a name it would refuse is not sent, and the dialog says why.
     const found = name === item.name ? null : checkName(name);
     if (found) {
       setProblem(found);

@@ -38,7 +38,6 @@ export function HistoryList({
   readonly retrying: boolean;
   /** "this folder" / "this file", for error messages. */
   readonly subject: string;
-  /** "folder" / "file". */
   readonly what: string;
 }) {
   const { t, language } = useI18n();

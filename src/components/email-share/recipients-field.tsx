@@ -10,7 +10,6 @@ interface RecipientsState {
   readonly draft: string;
   /** Set once a commit left something in the field: from then on the field says what is wrong with it. */
   readonly checked: boolean;
-  /** Send was pressed with no recipient. */
   readonly missing: boolean;
   /** What the last action did, for screen readers (polite). */
   readonly announcement: string;

@@ -18,7 +18,6 @@ export interface UnlockFormProps {
   readonly opened?: OpenedItem;
   /** After the Unlock, once the listings have been fetched again. */
   readonly onUnlocked: () => void;
-  /** In a dialog: the Cancel button. */
   readonly onCancel?: () => void;
   /** What the form is for, when the caller knows better than "to open it". */
   readonly explain?: string;

@@ -42,7 +42,6 @@ export interface ItemActions {
   readonly move: () => void;
   readonly remove: (permanent: boolean) => void;
   readonly download: () => void;
-  /** Opens the share dialog for the selected items. */
   readonly share: () => void;
   readonly hasFiles: boolean;
   readonly menu: readonly MenuAction[];
@@ -125,7 +124,6 @@ export function useItemActions(
     { id: 'move', label: t.moveTo, icon: 'move', disabled: count === 0, onSelect: move },
     { id: 'share', label: t.sharingMenu, icon: 'share', disabled: count === 0, onSelect: share },
     {
-      // FolderEmailShare / FileEmailShare take one item.
       id: 'email-share',
       label: t.emailShareAction,
       icon: 'mail',

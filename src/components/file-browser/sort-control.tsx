@@ -67,7 +67,6 @@ export function SortControl({
   );
 }
 
-/** List or grid, as two toggle buttons. */
 export function ViewToggle({ view, onChange }: { readonly view: ViewMode; readonly onChange: (view: ViewMode) => void }) {
   const { t } = useI18n();
   const button = (mode: ViewMode, label: string, icon: 'list' | 'grid') => (

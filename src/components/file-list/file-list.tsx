@@ -180,8 +180,7 @@ export function FileList({
   };
 
   const onFocus = (event: FocusEvent<HTMLDivElement>) => {
-    // Tabbing in puts the cursor on the first item in view, without selecting it. (Not a click:
-    // the click says where the cursor goes.)
+    // Tabbing in puts the cursor on the first item in view without selecting it (a click says where the cursor goes).
     if (cursor >= 0 || items.length === 0 || event.target !== event.currentTarget || !event.currentTarget.matches(':focus-visible')) return;
     const firstInView = virtualRows.find((row) => row.end > (scrollRef.current?.scrollTop ?? 0));
     controls.moveTo((firstInView?.index ?? 0) * perRow, { toggle: true });

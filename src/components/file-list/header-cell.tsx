@@ -60,5 +60,4 @@ export function HeaderBar({ children }: { readonly children: ReactNode }) {
   );
 }
 
-/** A row of a virtualized list, placed by its `top`. */
 export const ROW_CLASS = 'absolute inset-x-0 flex items-center gap-3 border-b border-gray-100 px-3 text-sm dark:border-gray-800';

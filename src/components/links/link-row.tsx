@@ -12,7 +12,6 @@ import { LinkOpenAnchor, iconButtonClass } from './link-open-anchor';
 export interface LinkRowLayout {
   /** Three lines instead of columns. */
   readonly narrow: boolean;
-  /** The modification time's column. */
   readonly time: boolean;
   readonly rowHeight: number;
 }

@@ -154,8 +154,7 @@ function ShareForm({
   const downloads = single?.downloads ?? 0;
   const closesShare = parsedLimit.ok && parsedLimit.value > 0 && single?.shared && parsedLimit.value <= downloads;
 
-  // The dialog focuses [data-autofocus] when it opens; when the share had to be looked up first,
-  // the form appears later and does so itself.
+  // The dialog focuses [data-autofocus] on opening; a form that appears later (after a lookup) does so itself.
   useEffect(() => {
     form.current?.closest('dialog')?.querySelector<HTMLElement>('[data-autofocus]')?.focus();
   }, []);
@@ -194,8 +193,7 @@ function ShareForm({
     setOutcome(firstShare ? 'shared' : 'saved');
   };
 
-  // A new share: the next thing to do is to copy its link. After the commit that shows the link
-  // (an effect, not a frame callback: under load the render may come later than the next frame).
+  // A new share: focus its link to copy, in an effect after the commit (under load the render may come after the next frame).
   useEffect(() => {
     if (outcome === 'shared') copyButtons.current?.querySelector('button')?.focus();
   }, [outcome]);

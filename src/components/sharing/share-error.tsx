@@ -6,8 +6,7 @@ import { describeError, type ErrorText } from '../error-text';
 /** An encrypted item (423) cannot be shared even unlocked, so "unlock it first" would mislead: name the item or the folder above it. */
 export function shareErrorText(error: unknown, t: Messages, items: readonly Item[]): ErrorText {
   if (isApiError(error, 'Locked')) {
-    // The refusal names the encrypted item by id (folder and file ids are separate counts, and
-    // ShareImageUpload's gives none): one of ours only if it is flagged encrypted itself.
+    // Folder and file ids are separate counts (and ShareImageUpload's refusal names none): ours only if flagged encrypted itself.
     const { id, type } = error.details;
     const locked = items.find((item) => item.encrypted && (id === undefined || item.id === id) && (type === undefined || item.type === type));
     return { title: t.sharingLockedTitle, message: locked ? t.sharingLocked(locked.name) : t.sharingLockedAbove };

@@ -147,7 +147,6 @@ export function Menu({ label, actions, anchor, onClose, id }: MenuProps) {
   );
 }
 
-/** A button that opens a menu of actions below it. */
 export function MenuButton({
   label,
   actions,

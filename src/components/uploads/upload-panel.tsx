@@ -115,8 +115,7 @@ export function UploadPanel() {
   const now = useTicker(snapshot.items.some((item) => item.retryAt !== undefined));
 
   const { items, totals, interrupted } = snapshot;
-  // The live region lives in the panel: the panel shows as soon as a file is added, well before
-  // the first thing worth announcing (a file done or failed).
+  // The live region is in the panel, which shows as soon as a file is added, well before the first announcement.
   if (items.length === 0 && interrupted.length === 0) return null;
 
   const anyActive = totals.active > 0;
