@@ -100,7 +100,9 @@ export function useFolderListing(dir: number, sort: Sort = DEFAULT_SORT) {
 
 /** A listing's items in display order: the folders, then the files. One array per listing. */
 const itemLists = new WeakMap<Listing, readonly Item[]>();
-export function itemsOf(listing: Listing): readonly Item[] {
+const NO_ITEMS: readonly Item[] = [];
+export function itemsOf(listing: Listing | undefined): readonly Item[] {
+  if (!listing) return NO_ITEMS;
   let items = itemLists.get(listing);
   if (!items) {
     items = listing.folders.length === 0 ? listing.files : listing.files.length === 0 ? listing.folders : [...listing.folders, ...listing.files];

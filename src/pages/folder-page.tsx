@@ -29,7 +29,6 @@ import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 
 const COLUMNS: readonly ColumnId[] = ['size', 'time'];
-const NO_ITEMS: readonly Item[] = [];
 
 /** What other pages may ask of the folder page when they link to it. */
 export interface FolderLinkState {
@@ -74,7 +73,7 @@ function FolderView({ dir }: { readonly dir: number }) {
   const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
   const [view, setView] = useViewMode();
   const listing = useQuery({ ...fileQueries.withPath(dir, sort), placeholderData: (previous) => previous });
-  const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  const items = itemsOf(listing.data);
   // A big listing shows its first items while the rest arrive (api/files.ts).
   const arriving = listing.data?.partial ? listing.data.count : undefined;
   // A locked folder (423) asks for its password in place of the listing.

@@ -27,7 +27,6 @@ import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 
 const COLUMNS: readonly ColumnId[] = ['from', 'deleted', 'purge', 'size'];
-const NO_ITEMS: readonly Item[] = [];
 const nothing = () => {};
 
 type Confirm = { readonly kind: 'forever'; readonly items: readonly Item[] } | { readonly kind: 'empty' };
@@ -38,7 +37,7 @@ export function RecycleBinPage() {
   const { sort, setSort, sortBy } = useSortParam(BIN_SORT);
   const [view, setView] = useViewMode();
   const bin = useQuery({ ...binQueries.list(sort), placeholderData: (previous) => previous });
-  const items = bin.data ? itemsOf(bin.data) : NO_ITEMS;
+  const items = itemsOf(bin.data);
   const controls = useSelection(items);
   const listId = useId();
   const [confirm, setConfirm] = useState<Confirm | null>(null);

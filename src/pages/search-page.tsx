@@ -57,7 +57,7 @@ export function SearchPage() {
     placeholderData: (previous) => previous,
   });
   useDocumentTitle(keyword ? t.searchResultsFor(keyword) : t.search);
-  const items = search.data ? itemsOf(search.data) : [];
+  const items = itemsOf(search.data);
 
   return (
     <section aria-labelledby="search-title" className="flex min-h-0 flex-1 flex-col gap-3">

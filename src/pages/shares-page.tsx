@@ -19,7 +19,6 @@ import { useSortParam } from '../hooks/use-sort-param';
 import { useI18n } from '../i18n';
 import { filterByName } from '../lib/name-filter';
 
-const NO_ITEMS: readonly Item[] = [];
 /** "Shared" and "Link" sort nothing here: every item is shared. */
 const SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
 
@@ -31,7 +30,7 @@ export function SharesPage() {
   const sort = SORT_KEYS.includes(param.sort.order) ? param.sort : SHARES_SORT;
   const setSort = param.setSort;
   const shares = useQuery({ ...shareQueries.list(sort), placeholderData: (previous) => previous });
-  const all = shares.data ? itemsOf(shares.data) : NO_ITEMS;
+  const all = itemsOf(shares.data);
   const [filter, setFilter] = useFilterParam();
   const items = useMemo(() => filterByName(all, filter), [all, filter]);
   const [editing, setEditing] = useState<Item | null>(null);

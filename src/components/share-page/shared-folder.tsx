@@ -19,14 +19,14 @@ import type { ColumnId } from '../file-list/columns';
 import { EmptyState } from '../file-list/empty-state';
 import { FileList } from '../file-list/file-list';
 import { ListingStates, StatusLine } from '../file-list/listing-states';
-import { Spinner, ToolButton } from '../ui/button';
+import { ToolButton } from '../ui/button';
+import { UpdatingNote } from '../page-heading';
 import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
 import { ShareState } from './share-state';
 
 const COLUMNS: readonly ColumnId[] = ['size', 'time'];
 /** Visitors sort by what they can see: the owner's shared and linked marks are not shown. */
 const VISITOR_SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
-const NO_ITEMS: readonly Item[] = [];
 
 export function SharedFolder({ code, downpwd, root }: { readonly code: string; readonly downpwd: string; readonly root: FolderItem }) {
   const [params] = useSearchParams();
@@ -41,7 +41,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
   const [view, setView] = useViewMode();
   const listing = useQuery({ ...visitorShareQueries.list(code, downpwd, dir, sort), placeholderData: (previous) => previous });
-  const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  const items = itemsOf(listing.data);
   const controls = useSelection(items);
   const listId = useId();
   const download = useShareDownload(code, downpwd);
@@ -135,11 +135,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
             onClick={() => void downloadFiles(selectedFiles)}
           />
         </div>
-        {listing.isFetching && !listing.isPending && (
-          <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
-            <Spinner /> {t.updating}
-          </span>
-        )}
+        {listing.isFetching && !listing.isPending && <UpdatingNote />}
       </ListToolbar>
 
       <ListingStates
