@@ -1,7 +1,4 @@
-/**
- * Logging in and out: mutations that call the service and keep the session in step. The query
- * cache follows the session (src/api/query-client.ts), so these need not touch it.
- */
+/** Login and logout as mutations; the query cache follows the session (query-client.ts), so these need not touch it. */
 import { useMutation } from '@tanstack/react-query';
 import { api } from './client';
 import { session } from './session';
@@ -31,10 +28,7 @@ export function useLogin() {
   });
 }
 
-/**
- * Logout: revokes the token at the service, then ends the session here whatever the answer (an
- * unreachable service or an already expired token must not keep the user logged in).
- */
+/** Revokes the token, then ends the session whatever the answer: an unreachable service must not keep the user logged in. */
 export function useLogout() {
   return useMutation({
     mutationKey: [...authKeys.all, 'logout'],

@@ -1,8 +1,4 @@
-/**
- * The typed client: one method per catalog operation, derived from the generated descriptors and
- * their result kinds (nothing here is written per operation). `api.getFiles({ dir, order, desc })`
- * resolves to a typed Listing or rejects with an ApiError.
- */
+/** The typed client: one method per catalog operation, derived from the generated descriptors (nothing written per operation). */
 import { ApiError } from './errors';
 import { operations, type OperationDescriptor, type ResultKind } from './generated/operations';
 import { resultParsers, type ResultOf } from './results';
@@ -42,6 +38,5 @@ export function createApi(transport: Transport): Api {
   return api as unknown as Api;
 }
 
-/** The app's transport (same origin) and client. */
 export const transport: Transport = createTransport();
 export const api: Api = createApi(transport);

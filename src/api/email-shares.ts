@@ -1,9 +1,4 @@
-/**
- * E-mail sharing (docs/protocol.md §16): the query keys, the history of an item's messages
- * (Get*EmailShareInfo, asked for again while any message is on its way) and sending
- * (FolderEmailShare / FileEmailShare). Sending queues the messages and shares the item if it was
- * not shared, so it invalidates the item's history, the shares and the file listings.
- */
+/** E-mail sharing (docs/protocol.md §16). Sending also shares the item, so it invalidates the history, the shares and the listings. */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { pollInterval } from '../lib/email-deliveries';
 import { recipientsParam } from '../lib/email-addresses';
@@ -14,26 +9,22 @@ import { shareKeys } from './shares';
 
 /** The item whose e-mail share is meant: folders and files have separate ids. */
 export interface EmailShareTarget {
-  readonly kind: Item['kind'];
+  readonly type: Item['type'];
   readonly id: number;
 }
 
 export const emailShareKeys = {
   all: ['email-shares'] as const,
-  /** Get*EmailShareInfo of one folder or file. */
-  info: (target: EmailShareTarget) => [...emailShareKeys.all, target.kind, target.id] as const,
+  info: (target: EmailShareTarget) => [...emailShareKeys.all, target.type, target.id] as const,
 };
 
 export const emailShareQueries = {
-  /**
-   * The item with its share attributes and one entry per message, oldest first. Refetched every
-   * few seconds while a message is queued or being retried, and no more once all are sent or failed.
-   */
+  /** The item and its messages, oldest first; polled while any message is queued or being retried. */
   info: (target: EmailShareTarget) =>
     queryOptions({
       queryKey: emailShareKeys.info(target),
       queryFn: ({ signal }): Promise<EmailShareInfo> =>
-        target.kind === 'folder'
+        target.type === 'folder'
           ? api.getFolderEmailShareInfo({ dirid: target.id }, { signal })
           : api.getFileEmailShareInfo({ fid: target.id }, { signal }),
       refetchInterval: (query) => pollInterval(query.state.data?.emails),
@@ -44,20 +35,16 @@ export function useEmailShareInfo(target: EmailShareTarget) {
   return useQuery(emailShareQueries.info(target));
 }
 
-/**
- * FolderEmailShare / FileEmailShare: one message per recipient, queued (not yet sent) when the
- * call succeeds. The history is fetched again at once, and then polled until every message is final.
- */
+/** One message per recipient, queued when the call succeeds; the history is then polled until every message is final. */
 export function useSendEmailShare(target: EmailShareTarget) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (recipients: readonly string[]) => {
       const to = recipientsParam(recipients);
-      return target.kind === 'folder' ? api.folderEmailShare({ dirid: target.id, to }) : api.fileEmailShare({ fid: target.id, to });
+      return target.type === 'folder' ? api.folderEmailShare({ dirid: target.id, to }) : api.fileEmailShare({ fid: target.id, to });
     },
     onSuccess: () => {
-      // The item may have just been shared: its listings' `shared` flag and the shares page change.
-      // Not awaited: a big listing need not keep the dialog busy.
+      // Not awaited: the item may just have been shared, and a big listing need not keep the dialog busy.
       void client.invalidateQueries({ queryKey: shareKeys.all });
       void invalidateFiles(client);
       // Awaited: the dialog shows the new messages (queued) as soon as it says they were accepted.

@@ -15,10 +15,10 @@ import { DEFAULT_SORT, fileKeys, hasRunningJobs } from './files';
 import type { FileItem, FolderItem, Listing, PathListing } from './results';
 
 const folder = (id: number, name: string, extra: Partial<FolderItem> = {}): FolderItem => ({
-  kind: 'folder', id, dir: 0, name, time: '', size: 0, shared: false, linked: false, encrypted: false, ...extra,
+  type: 'folder', id, dir: 0, name, time: '', size: 0, shared: false, linked: false, encrypted: false, ...extra,
 });
 const file = (id: number, name: string): FileItem => ({
-  kind: 'file', id, dir: 0, name, ext: 'txt', hash: '', time: '', size: 0, shared: false, linked: false, encrypted: false,
+  type: 'file', id, dir: 0, name, ext: 'txt', hash: '', time: '', size: 0, shared: false, linked: false, encrypted: false,
 });
 const listing = (folders: FolderItem[], files: FileItem[] = []): Listing => ({ count: folders.length + files.length, folders, files, truncated: false });
 

@@ -1,17 +1,11 @@
-/**
- * Encryption (docs/encryption.md): FileEncrypt / FolderEncrypt, Unlock and Decrypt as mutations,
- * which invalidate through `fileKeys` (there is no query of its own: encryption shows in the
- * listings, as `encrypted`, `tip` and a background job's `progress`); what a 423 says is locked;
- * and the unlock requests by which code outside React (a download) asks the user for a password.
- */
+// Encryption (docs/encryption.md): no query of its own (it shows in the listings), what a 423 says is locked,
+// and unlock requests by which code outside React (a download) asks the user for a password.
 import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useSyncExternalStore } from 'react';
 import { api } from './client';
 import { isApiError } from './errors';
 import { fileKeys, invalidateFiles } from './files';
 import type { Item, Listing } from './results';
-
-// ---- Locks -----------------------------------------------------------------------------------------
 
 /** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
 export interface ItemLock {
@@ -21,10 +15,7 @@ export interface ItemLock {
   readonly tip: string;
 }
 
-/**
- * The item a refusal asks to unlock: a 423 with `id` and `type`. Null for anything else, including
- * the 423 "already encrypted" of FileEncrypt and FolderEncrypt, which names no type.
- */
+/** The item a 423 asks to unlock; null otherwise, including FileEncrypt's "already encrypted", which names no type. */
 export function lockOf(error: unknown): ItemLock | null {
   if (!isApiError(error, 'Locked')) return null;
   const { id, type, tip } = error.details;
@@ -36,13 +27,9 @@ export function lockOf(error: unknown): ItemLock | null {
 const targetParams = (item: { readonly type: 'folder' | 'file'; readonly id: number }) =>
   item.type === 'folder' ? { dirid: item.id, fid: 0 } : { dirid: 0, fid: item.id };
 
-const refOf = (item: Item) => ({ type: item.kind, id: item.id }) as const;
+const refOf = (item: Item) => ({ type: item.type, id: item.id }) as const;
 
-/**
- * The name of a folder or file, if a listing in the cache shows it (as an item, or as a folder
- * on a breadcrumb path). The service's 423 and 409 name an item by id only; a name the user saw
- * is better than none.
- */
+/** An item's name from any cached listing or path: the service's 423 and 409 name items by id only. */
 export function cachedItemName(client: QueryClient, item: { readonly type: 'folder' | 'file'; readonly id: number }): string | undefined {
   for (const [, listing] of client.getQueriesData<Listing>({ queryKey: fileKeys.all })) {
     if (!listing || typeof listing !== 'object' || !('folders' in listing)) continue;
@@ -56,34 +43,25 @@ export function cachedItemName(client: QueryClient, item: { readonly type: 'fold
   return undefined;
 }
 
-// ---- Mutations ---------------------------------------------------------------------------------------
-
 export interface EncryptVariables {
   readonly item: Item;
   readonly password: string;
   readonly tip: string;
 }
 
-/**
- * FileEncrypt / FolderEncrypt. A small folder is done within the call; a big one goes on in the
- * background, and its listing shows `progress` until it is done (fileQueries refetch meanwhile).
- * Either way the item is locked at once: encrypting does not unlock it for this session.
- */
+/** A big folder goes on in the background (its listing shows `progress`); either way the item is locked at once. */
 export function useEncryptItem() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ item, password, tip }: EncryptVariables) =>
-      item.kind === 'folder'
+      item.type === 'folder'
         ? api.folderEncrypt({ dirid: item.id, password, password_tip: tip })
         : api.fileEncrypt({ fid: item.id, password, password_tip: tip }),
     onSettled: () => invalidateFiles(client),
   });
 }
 
-/**
- * Decrypt: the encryption is removed (a big folder's files in the background, with `progress`).
- * An item inside an encrypted folder answers 409 with that folder's `id` (see `insideFolderOf`).
- */
+/** An item inside an encrypted folder answers 409 with that folder's `id` (see `insideFolderOf`). */
 export function useDecryptItem() {
   const client = useQueryClient();
   return useMutation({
@@ -99,12 +77,7 @@ export function insideFolderOf(error: unknown): number | undefined {
   return typeof id === 'number' ? id : undefined;
 }
 
-/**
- * Unlock, for this session (until it ends). Every listing is fetched again (the locked folder's
- * own, and searches, which now find files beneath it); then `onUnlocked` runs. It is given here,
- * not to mutate(), because the form that asked is often gone by then (the listing replaced it),
- * and mutate()'s callbacks do not run for an unmounted component.
- */
+/** Unlock for this session, then refetch every listing. `onUnlocked` is given here, not to mutate(): the asking form is often unmounted by then. */
 export function useUnlockItem({ onUnlocked }: { readonly onUnlocked?: () => void } = {}) {
   const client = useQueryClient();
   return useMutation({
@@ -116,14 +89,7 @@ export function useUnlockItem({ onUnlocked }: { readonly onUnlocked?: () => void
   });
 }
 
-// ---- Unlock requests --------------------------------------------------------------------------------
-
-/**
- * Code outside React (downloadFile) that meets a locked item asks the user to unlock it here; the
- * UnlockRequests component (components/encryption/unlock-dialog.tsx), mounted with every page's
- * dialogs, shows the request and answers it. Requests wait in turn; several for the same item
- * share one dialog.
- */
+/** Unlock requests from code outside React, answered by UnlockRequests (unlock-dialog.tsx); several for one item share one dialog. */
 export type UnlockAnswer = 'unlocked' | 'cancelled' | 'unavailable';
 
 export interface UnlockRequest {
@@ -171,11 +137,7 @@ export function requestUnlock(lock: ItemLock): Promise<UnlockAnswer> {
 /** Passwords one call may ask for in turn: a file with its own password in an encrypted folder needs two. */
 const MAX_UNLOCKS_PER_CALL = 3;
 
-/**
- * Runs `call`; when the service answers that an item is locked, asks the user to unlock it and,
- * once unlocked, runs `call` again (again asking, when another password on the way is needed).
- * Undefined when the user chose not to unlock; the original error when no dialog can be shown.
- */
+/** Runs `call`, asking to unlock and retrying while it meets locked items; undefined when the user declines. */
 export async function withUnlock<T>(call: () => Promise<T>): Promise<T | undefined> {
   for (let unlocks = 0; ; unlocks++) {
     try {
@@ -197,7 +159,6 @@ const subscribe = (listener: () => void) => {
 /** The request to show now: the oldest one waiting, or null. */
 export const currentUnlockRequest = (): UnlockRequest | null => requests[0] ?? null;
 
-/** currentUnlockRequest, re-rendering the host when it changes. */
 export function useUnlockRequest(): UnlockRequest | null {
   return useSyncExternalStore(subscribe, currentUnlockRequest, currentUnlockRequest);
 }

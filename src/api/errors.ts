@@ -1,18 +1,7 @@
-/**
- * Errors of the typed client: one class, a code from one table. Components decide on `code`,
- * never on message text.
- */
+/** Errors of the typed client: components decide on `code`, never on message text. */
 import { ResultCodes, type ResultCodeName } from './generated/operations';
 
-/**
- * - a ResultCode name ('Unauthorized', 'NotFound', 'Locked', …): the service refused the call
- *   with <result code msg/> (DECISIONS.md §3, layer 2);
- * - 'LoginRefused': Login or APILogin answered <token>0</token> (details: reason, retryAfter);
- * - 'Protocol': the call could not be bound or the service failed (non-200, plain-text answer),
- *   or the answer was not a document the client understands;
- * - 'Network': the service could not be reached;
- * - 'Unknown': a result code this client does not know (a newer service).
- */
+/** A ResultCode name (the service refused), 'LoginRefused', 'Protocol' (unbindable or unreadable answer), 'Network', or 'Unknown' (a newer service's code). */
 export type ApiErrorCode = ResultCodeName | 'LoginRefused' | 'Protocol' | 'Network' | 'Unknown';
 
 export type ApiErrorDetails = Readonly<Record<string, string | number>>;

@@ -1,8 +1,4 @@
-/**
- * Folders and files: the query-key factory, the query options that loaders and components share,
- * and the mutations, which invalidate through `fileKeys`. One truth for order: the service sorts
- * (docs/protocol.md §11.1), so each sort order is its own cache entry.
- */
+/** Folders and files: query keys, shared query options and mutations. The service sorts, so each order is its own cache entry. */
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { SORT_KEYS, type SortKey } from './generated/results';
@@ -17,7 +13,6 @@ export interface Sort {
 }
 
 export const DEFAULT_SORT: Sort = { order: 'name', desc: false };
-/** Recent uploads: the newest first. */
 export const RECENT_SORT: Sort = { order: 'time', desc: true };
 
 export const isSortKey = (value: unknown): value is SortKey => SORT_KEYS.includes(value as SortKey);
@@ -30,7 +25,6 @@ export const fileKeys = {
   listings: () => [...fileKeys.all, 'listing'] as const,
   /** Every listing of one folder (with or without its path, every sort order); 0 is the root. */
   folder: (dir: number) => [...fileKeys.listings(), dir] as const,
-  /** GetFiles of one folder in one order. */
   listing: (dir: number, sort: Sort) => [...fileKeys.folder(dir), sortKey(sort)] as const,
   /** GetFilesWhitPath of one folder in one order: the listing and the breadcrumbs. */
   withPath: (dir: number, sort: Sort) => [...fileKeys.folder(dir), 'path', sortKey(sort)] as const,
@@ -54,14 +48,8 @@ const whileJobsRun = (query: { readonly state: { readonly data?: Listing } }) =>
 /** How long a complete listing counts as fresh: the app's default (api/query-client.ts). */
 const LISTING_FRESH_MS = 30_000;
 
-/**
- * A folder's listing may be 100,000 items (22 MB of XML). The first time it is fetched, the
- * items read so far go into the cache as they arrive (`partial`), so that the first screen shows
- * before the last byte; a refetch keeps the complete listing on screen until the new one is
- * whole. A partial listing left behind by an interrupted fetch is stale at once, so it is fetched
- * again when next shown. No structural sharing: comparing 100,000 items with the previous ones,
- * on every update, would cost more than it could save.
- */
+// A first fetch streams items into the cache (`partial`) so the first screen shows early; a refetch keeps the old listing until the new one is whole.
+// No structural sharing: comparing 100,000 items on every update would cost more than it saves.
 const folderListing = {
   structuralSharing: false,
   staleTime: (query: { readonly state: { readonly data?: Listing } }) => (query.state.data?.partial ? 0 : LISTING_FRESH_MS),
@@ -76,7 +64,6 @@ function progressInto(client: QueryClient, queryKey: readonly unknown[]): ((list
 }
 
 export const fileQueries = {
-  /** GetFiles: the folders, then the files, of one folder. */
   listing: (dir: number, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.listing(dir, sort),
@@ -113,7 +100,9 @@ export function useFolderListing(dir: number, sort: Sort = DEFAULT_SORT) {
 
 /** A listing's items in display order: the folders, then the files. One array per listing. */
 const itemLists = new WeakMap<Listing, readonly Item[]>();
-export function itemsOf(listing: Listing): readonly Item[] {
+const NO_ITEMS: readonly Item[] = [];
+export function itemsOf(listing: Listing | undefined): readonly Item[] {
+  if (!listing) return NO_ITEMS;
   let items = itemLists.get(listing);
   if (!items) {
     items = listing.folders.length === 0 ? listing.files : listing.files.length === 0 ? listing.folders : [...listing.folders, ...listing.files];
@@ -122,18 +111,13 @@ export function itemsOf(listing: Listing): readonly Item[] {
   return items;
 }
 
-// ---- Mutations -----------------------------------------------------------------------------------
-
 /** The service takes at most 1,000 ids per list (docs/protocol.md §10.3). */
 export const MAX_IDS_PER_CALL = 1000;
 
-/**
- * Id lists of any length as calls of at most 1,000 folder ids and 1,000 file ids each. Each call
- * is all or nothing; a very large selection takes several calls, made one after another.
- */
+/** Ids in calls of at most 1,000 folders and 1,000 files, one after another; each call is all or nothing. */
 export function idBatches(items: readonly Item[]): { readonly dirids: string; readonly fids: string }[] {
-  const folders = items.filter((item) => item.kind === 'folder').map((item) => item.id);
-  const files = items.filter((item) => item.kind === 'file').map((item) => item.id);
+  const folders = items.filter((item) => item.type === 'folder').map((item) => item.id);
+  const files = items.filter((item) => item.type === 'file').map((item) => item.id);
   const batches: { dirids: string; fids: string }[] = [];
   for (let i = 0; i < Math.max(folders.length, files.length); i += MAX_IDS_PER_CALL) {
     batches.push({
@@ -149,7 +133,6 @@ export function invalidateFiles(client: QueryClient) {
   return client.invalidateQueries({ queryKey: fileKeys.all });
 }
 
-/** FolderAdd: a new folder in `dir`. */
 export function useCreateFolder() {
   const client = useQueryClient();
   return useMutation({
@@ -168,21 +151,17 @@ function renamedIn(listing: Listing, item: Item, name: string): Listing {
     copy[index] = { ...items[index], name };
     return copy;
   };
-  const folders = item.kind === 'folder' ? rename(listing.folders) : listing.folders;
-  const files = item.kind === 'file' ? rename(listing.files) : listing.files;
+  const folders = item.type === 'folder' ? rename(listing.folders) : listing.folders;
+  const files = item.type === 'file' ? rename(listing.files) : listing.files;
   return folders === listing.folders && files === listing.files ? listing : { ...listing, folders, files };
 }
 
-/**
- * FolderRename / FileRename, optimistic: every cached listing shows the new name at once; an
- * error puts the old listings back. Then the listings are fetched again (the service may sort the
- * item elsewhere, and descendants' paths changed).
- */
+/** Optimistic rename: cached listings show the new name at once, restored on error, then refetched (order and paths may change). */
 export function useRenameItem(options: { readonly onError?: (error: Error, variables: { readonly item: Item; readonly name: string }) => void } = {}) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ item, name }: { readonly item: Item; readonly name: string }): Promise<Item> =>
-      item.kind === 'folder' ? api.folderRename({ dirid: item.id, newname: name }) : api.fileRename({ fid: item.id, newname: name }),
+      item.type === 'folder' ? api.folderRename({ dirid: item.id, newname: name }) : api.fileRename({ fid: item.id, newname: name }),
     onMutate: async ({ item, name }) => {
       await client.cancelQueries({ queryKey: fileKeys.all });
       const snapshot: Snapshot = client.getQueriesData<Listing>({ queryKey: fileKeys.all });
@@ -202,7 +181,6 @@ export function useRenameItem(options: { readonly onError?: (error: Error, varia
   });
 }
 
-/** Move: items into `to` (0 is the root). */
 export function useMoveItems() {
   const client = useQueryClient();
   return useMutation({

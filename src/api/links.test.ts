@@ -17,9 +17,9 @@ function linkListing() {
 }
 
 const file = (id: number, linked: boolean): FileItem => ({
-  kind: 'file', id, dir: 0, name: `f${id}`, time: '', size: 0, shared: false, linked, encrypted: false, ext: '', hash: '',
+  type: 'file', id, dir: 0, name: `f${id}`, time: '', size: 0, shared: false, linked, encrypted: false, ext: '', hash: '',
 });
-const folder = (id: number): FolderItem => ({ kind: 'folder', id, dir: 0, name: `d${id}`, time: '', size: 0, shared: false, linked: false, encrypted: false });
+const folder = (id: number): FolderItem => ({ type: 'folder', id, dir: 0, name: `d${id}`, time: '', size: 0, shared: false, linked: false, encrypted: false });
 
 describe('direct links', () => {
   it('GetLinkFiles gives each file its link and the downloads counted (hits)', () => {

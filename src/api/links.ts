@@ -1,9 +1,4 @@
-/**
- * Direct links (docs/protocol.md §17): the linked files (GetLinkFiles) with their query keys, and
- * FileLink / FileUnlink. A link is public and permanent until removed; a file has one at most, and
- * FileLink on a linked file answers the same URL. Both mutations invalidate the links and every
- * file listing (the `linked` flag shows there).
- */
+/** Direct links (docs/protocol.md §17). Both mutations invalidate the links and every listing, where `linked` shows. */
 import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { DEFAULT_SORT, invalidateFiles, type Sort, type SortKey } from './files';
@@ -20,10 +15,7 @@ export const linkKeys = {
 };
 
 export const linkQueries = {
-  /**
-   * GetLinkFiles: the caller's linked live files with `path`, `url` and `hits`. Hits change with
-   * every download by anyone, so the view asks again whenever it is shown.
-   */
+  /** Hits change with anyone's download, so the view asks again whenever it is shown. */
   list: (sort: Sort = LINKS_SORT) =>
     queryOptions({
       queryKey: linkKeys.list(sort),
@@ -48,18 +40,14 @@ export function linkSummary(items: readonly Item[]): LinkSummary {
   let files = 0;
   let linked = 0;
   for (const item of items) {
-    if (item.kind !== 'file') continue;
+    if (item.type !== 'file') continue;
     files++;
     if (item.linked) linked++;
   }
   return { files, linked, folders: items.length - files };
 }
 
-/**
- * The current URLs of linked files, from GetLinkFiles (a listing seen in the last few seconds
- * will do: a code never changes while the link lives). Read, never FileLink: a file whose link
- * was removed meanwhile (in another tab) must not get one back without being asked.
- */
+/** Linked files' URLs, read (never FileLink): a link removed in another tab must not come back unasked. */
 export async function currentLinkUrls(client: QueryClient, fileIds: readonly number[]): Promise<Map<number, string>> {
   const listing = await client.fetchQuery({ ...linkQueries.list(), staleTime: 10_000 });
   const wanted = new Set(fileIds);
@@ -75,10 +63,7 @@ export type LinkOutcome =
 /** Calls in flight at once when many files are linked together. */
 const LINK_CONCURRENCY = 4;
 
-/**
- * FileLink for each file (a linked file answers its URL again). Each file succeeds or fails on its
- * own (one encrypted file does not stop the others); `onOutcome` reports each as it comes.
- */
+/** Each file succeeds or fails on its own (one encrypted file does not stop the others). */
 export function useCreateLinks() {
   const client = useQueryClient();
   return useMutation({
@@ -112,10 +97,7 @@ export function useCreateLinks() {
   });
 }
 
-/**
- * FileUnlink for each file, one after another; stops at the first refusal (the links removed
- * before it stay removed; FileUnlink of a file without a link succeeds, so trying again is safe).
- */
+/** One after another, stopping at the first refusal; unlinking twice succeeds, so trying again is safe. */
 export function useRemoveLinks() {
   const client = useQueryClient();
   return useMutation({

@@ -53,7 +53,7 @@ describe('ListingReader', () => {
     const listing = readText(PATH_LISTING).listing(false);
     expect(listing).toEqual(wholeDocument(PATH_LISTING));
     expect(listing.path).toEqual({ value: '/Docs & more', dirs: [{ id: 0, name: '' }, { id: 1, name: 'Docs & more' }] });
-    expect(listing.folders[0]).toMatchObject({ kind: 'folder', id: 2, name: 'Q3 & Q4 <draft>', tip: 'a "hint"\nline two', shared: true, encrypted: true });
+    expect(listing.folders[0]).toMatchObject({ type: 'folder', id: 2, name: 'Q3 & Q4 <draft>', tip: 'a "hint"\nline two', shared: true, encrypted: true });
     expect(listing.files.map((file) => file.name)).toEqual(['季度报告 😀.txt', "tab\tcr\rlf\napos'dec&", '007']);
     expect(listing.count).toBe(4);
     expect(listing.partial).toBeUndefined();

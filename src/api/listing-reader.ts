@@ -1,16 +1,5 @@
-/**
- * Reads a listing answer (`<result code count>` with `<path>`, `<folder/>` and `<file/>` children,
- * DECISIONS.md §2) incrementally, from the bytes as they arrive: a small scanner for exactly that
- * flat shape, not a general XML parser. Items come out typed (results.ts), one chunk at a time, so
- * that a 100,000-item folder can show its first screen before its 22 MB have arrived, and no chunk
- * costs more than its own bytes (chunks may end anywhere: inside a tag, an attribute, an entity or
- * a UTF-8 character).
- *
- * What it accepts: an XML declaration, comments and processing instructions anywhere, whitespace
- * between elements, `<result>` whose children are `<folder/>`, `<file/>` and `<path>` (of
- * `<dir/>`s). Anything else (text, CDATA, a DTD, another element) is a Protocol error: the service
- * never sends it, and silently dropping it would hide a broken answer.
- */
+// Reads a listing answer incrementally, chunk by chunk (chunks may end anywhere, even inside a character): a scanner for exactly that flat shape,
+// so a 100,000-item folder shows early. Anything the service never sends (text, CDATA, a DTD, other elements) is a Protocol error.
 import { ApiError } from './errors';
 import { parseFile, parseFolder, parsePathSegment, type FileItem, type FolderItem, type FolderPath, type Listing, type PathSegment } from './results';
 
@@ -20,8 +9,6 @@ export type Attributes = Record<string, string>;
 function malformed(what: string): ApiError {
   return new ApiError('Protocol', `The service's answer is not understood: ${what}.`);
 }
-
-// ---- Attribute values ----------------------------------------------------------------------------
 
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -41,12 +28,7 @@ const REFERENCE = /&(?:#([0-9]+)|#x([0-9a-fA-F]+)|([A-Za-z_][\w.-]*))?;?/g;
 const LITERAL_WHITESPACE = /\r\n|[\t\n\r]/g;
 const SPECIAL_IN_VALUE = /[<&\t\n\r]/;
 
-/**
- * An attribute value as XML 1.0 defines it (§3.3.3): references replaced (the five predefined
- * entities and character references; there is no DTD to define others), literal tabs and line
- * ends (CRLF counting as one) become spaces, while characters written as references stay as they
- * are (`&#xA;` is a newline: that is how the service sends one).
- */
+/** An attribute value as XML 1.0 §3.3.3 normalizes it: literal tabs and line ends become spaces, but `&#xA;` stays a newline. */
 export function attributeValue(raw: string): string {
   // Most values have nothing to replace: one scan tells.
   if (!SPECIAL_IN_VALUE.test(raw)) return raw;
@@ -68,15 +50,10 @@ export function attributeValue(raw: string): string {
   });
 }
 
-// ---- The reader ----------------------------------------------------------------------------------
-
-/** Where the reader is in the document. */
 const Place = {
   /** Before the top element: the declaration, comments, whitespace. */
   Prolog: 0,
-  /** Inside `<result>`. */
   Result: 1,
-  /** Inside `<path>`. */
   Path: 2,
   /** After `</result>` (or a self-closing `<result/>`). */
   Epilog: 3,
@@ -137,10 +114,7 @@ export class ListingReader {
     return this.rootName === 'result' && (this.root?.code ?? '0').trim() !== '0';
   }
 
-  /**
-   * Whether the top element is all the caller needs: a refusal, or no listing at all (another
-   * element than `<result>`). The rest of the answer is not read.
-   */
+  /** A refusal, or no `<result>` at all: the rest of the answer is not read. */
   get settled(): boolean {
     return this.rootName !== undefined && (this.rootName !== 'result' || this.refused);
   }
@@ -157,10 +131,7 @@ export class ListingReader {
     return Number.isFinite(number) ? number : this.folders.length + this.files.length;
   }
 
-  /**
-   * The listing as read so far (`partial` until the end): fresh arrays, so that what was handed
-   * out does not change afterwards.
-   */
+  /** Fresh arrays, so that what was handed out does not change afterwards. */
   listing(partial: boolean): Listing {
     const path: FolderPath | undefined = this.path ? { value: this.path.value, dirs: this.path.dirs.slice() } : undefined;
     return {
@@ -264,10 +235,7 @@ export class ListingReader {
   }
 }
 
-/**
- * The start tag at `open` (`<name a="1" b='2' />`), or undefined when it is not all in `buffer`
- * yet. A `>` inside a quoted value does not end the tag.
- */
+/** The start tag at `open`, or undefined while incomplete; a quoted `>` does not end it. */
 function readStartTag(buffer: string, open: number): { readonly tag: StartTag; readonly end: number } | undefined {
   const length = buffer.length;
   let at = open + 1;
@@ -307,7 +275,6 @@ function readStartTag(buffer: string, open: number): { readonly tag: StartTag; r
     if (Object.hasOwn(attributes, attribute)) throw malformed(`<${name}> has ${attribute} twice`);
     attributes[attribute] = attributeValue(buffer.slice(at + 1, close));
     at = close + 1;
-    // Attributes are separated by whitespace.
     if (at < length && !isSpace(buffer.charCodeAt(at)) && buffer[at] !== '>' && buffer[at] !== '/') {
       throw malformed(`<${name}> has attributes without space between them`);
     }

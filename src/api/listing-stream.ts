@@ -1,10 +1,5 @@
-/**
- * Reads a listing answer from the response body as it arrives (api/listing-reader.ts), without
- * holding the page: the work is cut into slices of a few milliseconds with the event loop in
- * between, so that frames, input and React keep running while 100,000 items stream in. The items
- * read so far are handed out now and then (`onProgress`), the first of them as soon as there are
- * any: the first screen does not wait for the last byte.
- */
+// Reads a listing from the response body in slices of a few milliseconds, yielding between them so the page stays responsive;
+// the items so far are handed out now and then (`onProgress`), the first as soon as there are any.
 import type { Listing } from './results';
 import { ListingReader } from './listing-reader';
 
@@ -40,10 +35,7 @@ function nextTask(): Promise<void> {
   });
 }
 
-/**
- * Reads the whole body into a ListingReader; stops early once its top element settles the call
- * (a refusal). The caller makes the result or the error out of the reader.
- */
+/** Stops early once the top element settles the call (a refusal). */
 export async function readListingStream(body: ReadableStream<Uint8Array>, options: ListingStreamOptions = {}): Promise<ListingReader> {
   const { onProgress, signal } = options;
   const reader = new ListingReader();
@@ -56,7 +48,6 @@ export async function readListingStream(body: ReadableStream<Uint8Array>, option
   const progress = (force: boolean) => {
     if (!onProgress || reader.settled || !reader.root) return;
     const items = itemsRead();
-    // Nothing to show yet, or nothing new.
     if (items === 0 || items === handedOut) return;
     const now = performance.now();
     if (!force && handedOut >= 0 && now - lastProgress < PROGRESS_INTERVAL_MS) return;

@@ -1,17 +1,10 @@
-/**
- * The service's name rule in the app (docs/protocol.md §10.1): the generated copy of the service's
- * own rule (src/api/generated/name-rule.ts), so that a name the service would refuse is refused
- * here first, with the same reason, before anything is sent.
- */
+/** The service's name rule (generated copy), so a name it would refuse is refused here first, with the same reason. */
 import { nameProblem, type NameProblem } from './generated/name-rule';
 
 export type { NameProblem } from './generated/name-rule';
 export { nameProblemMessage } from './generated/name-rule';
 
-/**
- * The service's default name limit (FSS_MAX_NAME_LENGTH). A service set otherwise still has the last
- * word: its refusal is shown as any other.
- */
+/** The service's default limit; a service set otherwise still has the last word. */
 export const MAX_NAME_LENGTH = 255;
 
 /** Why the service would refuse `name` (as typed: it checks the NFC form), or null. */

@@ -1,13 +1,9 @@
-/**
- * The recycle bin: its query keys, its listing, and restore, delete for good and empty, each of
- * which invalidates the bin (and, where items come back, the file listings).
- */
+/** The recycle bin: listing, restore, delete for good and empty; restores also invalidate the file listings. */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { idBatches, invalidateFiles, type Sort } from './files';
 import type { Item, Items } from './results';
 
-/** The newest deletions first. */
 export const BIN_SORT: Sort = { order: 'time', desc: true };
 
 /** How long the bin keeps items when the service's data does not say (FSS_RECYCLE_RETENTION_DAYS). */
@@ -38,10 +34,7 @@ export function useDeleteItems() {
   });
 }
 
-/**
- * How many days the bin keeps items: read from an entry's `deleted` and `purge` when the bin has
- * one (the service's setting may differ from the default), else the default of 30 days.
- */
+/** Days the bin keeps items, from an entry's `deleted` and `purge` (the service's setting may differ); else the default. */
 export function retentionDays(items: readonly Pick<Item, 'deleted' | 'purge'>[]): number | undefined {
   for (const item of items) {
     if (!item.deleted || !item.purge) continue;

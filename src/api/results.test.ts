@@ -23,7 +23,7 @@ describe('result documents', () => {
       truncated: false,
       folders: [
         {
-          kind: 'folder',
+          type: 'folder',
           id: 12,
           dir: 0,
           name: 'Photos & more',
@@ -36,7 +36,7 @@ describe('result documents', () => {
       ],
       files: [
         {
-          kind: 'file',
+          type: 'file',
           id: 40,
           dir: 0,
           name: '007',
@@ -49,7 +49,7 @@ describe('result documents', () => {
           encrypted: false,
         },
         {
-          kind: 'file',
+          type: 'file',
           id: 41,
           dir: 0,
           name: 'secret.txt',
@@ -138,7 +138,7 @@ describe('result documents', () => {
       resultParsers.folder(
         topElement('<result code="0" msg="">\n  <folder id="3" dir="0" name="B" time="t" size="0" shared="0" linked="0" encrypted="0" />\n</result>'),
       ),
-    ).toMatchObject({ kind: 'folder', id: 3, name: 'B' });
+    ).toMatchObject({ type: 'folder', id: 3, name: 'B' });
     expect(resultParsers.url(topElement('<result code="0" url="https://x/d/abc" expires="2026-11-22T10:05:00Z" />'))).toEqual({
       url: 'https://x/d/abc',
       expires: '2026-11-22T10:05:00Z',

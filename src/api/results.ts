@@ -1,9 +1,4 @@
-/**
- * The result documents of DECISIONS.md §2 as TypeScript types, and the parsers from the parsed XML
- * (fast-xml-parser output, attributes without prefix, repeated items as arrays) to those types.
- * The elements and their attributes are generated from the server's catalog (generated/results.ts);
- * this file puts them together. Numbers become numbers, 0/1 flags booleans; times stay ISO 8601.
- */
+/** Result types and parsers from fast-xml-parser output; elements and attributes are generated from the catalog (generated/results.ts). */
 import { ApiError } from './errors';
 import type { ResultKind } from './generated/operations';
 import {
@@ -28,8 +23,6 @@ export type { AccountInfo, EmailRecipient, FileItem, FolderItem, Item, PathSegme
 /** One parsed element: attributes by name, child elements by name (items as arrays), text as '#text'. */
 export type XmlElement = Readonly<Record<string, unknown>>;
 
-// ---- Documents --------------------------------------------------------------------------------
-
 /** GetFilesWhitPath: `<path value="/A/B"><dir id name/>…</path>`, the root first. */
 export interface FolderPath {
   readonly value: string;
@@ -44,10 +37,7 @@ export interface Listing {
   /** FileSearch stops at its hit limit and says so. */
   readonly truncated: boolean;
   readonly path?: FolderPath;
-  /**
-   * Set while a streamed listing is still arriving (api/listing-stream.ts): the items so far, in
-   * order, and `count` the number announced. A complete listing never has it.
-   */
+  /** Set while a streamed listing is still arriving: `count` is the number announced. */
   readonly partial?: true;
 }
 
@@ -97,8 +87,6 @@ export interface ResultTypes {
 
 export type ResultOf<R extends ResultKind> = ResultTypes[R];
 
-// ---- Reading attributes -----------------------------------------------------------------------
-
 function malformed(what: string): ApiError {
   return new ApiError('Protocol', `The service's answer is not understood: ${what}.`);
 }
@@ -122,7 +110,6 @@ function optionalNumber(element: XmlElement, name: string): number | undefined {
   return number;
 }
 
-
 const flag = (element: XmlElement, name: string) => text(element, name) === '1';
 
 /** The text content of an element (fast-xml-parser gives a bare string for text-only elements). */
@@ -138,12 +125,7 @@ export function children(element: XmlElement, name: string): XmlElement[] {
   return list.map((child) => (typeof child === 'object' && child !== null ? (child as XmlElement) : { '#text': String(child) }));
 }
 
-/**
- * Reads the attributes of one element as the catalog describes them into `out`: a required one
- * missing is a Protocol error, an always-written one defaults to 0, "" or false, an optional one is
- * set only when present (so that objects compare and print cleanly). One object per element, built
- * in place: a listing may hold 100,000 items, and every object made on the way is garbage.
- */
+/** Reads attributes as the catalog describes them, in place: a listing may hold 100,000 items, and every object made on the way is garbage. */
 function readAttributes(element: XmlElement, specs: readonly AttributeSpec[], where: string, out: Record<string, unknown>): Record<string, unknown> {
   for (const spec of specs) {
     if (spec.only !== undefined && spec.only !== where) continue;
@@ -160,11 +142,11 @@ function readAttributes(element: XmlElement, specs: readonly AttributeSpec[], wh
 }
 
 export function parseFolder(element: XmlElement): FolderItem {
-  return readAttributes(element, ITEM_ATTRIBUTES, 'folder', { kind: 'folder' }) as unknown as FolderItem;
+  return readAttributes(element, ITEM_ATTRIBUTES, 'folder', { type: 'folder' }) as unknown as FolderItem;
 }
 
 export function parseFile(element: XmlElement): FileItem {
-  return readAttributes(element, ITEM_ATTRIBUTES, 'file', { kind: 'file' }) as unknown as FileItem;
+  return readAttributes(element, ITEM_ATTRIBUTES, 'file', { type: 'file' }) as unknown as FileItem;
 }
 
 /** `<dir id name/>` of a path. */
@@ -190,8 +172,6 @@ function parsePath(result: XmlElement): FolderPath | undefined {
   return readAttributes(path, PATH_ATTRIBUTES, 'path', { dirs: children(path, 'dir').map(parsePathSegment) }) as unknown as FolderPath;
 }
 
-// ---- Parsers per result kind ------------------------------------------------------------------
-
 export function parseToken(token: XmlElement): TokenResult {
   return readAttributes(token, TOKEN_ATTRIBUTES, 'token', { token: elementText(token) }) as unknown as TokenResult;
 }
@@ -215,10 +195,7 @@ function parseSingle<K extends 'folder' | 'file'>(kind: K) {
   };
 }
 
-/**
- * From the answer's top element (`<token>`, `<result>`, or `<string>`) to the typed result. The
- * transport has already turned refusals into ApiErrors: these see successful answers only.
- */
+/** Successful answers only: the transport has already turned refusals into ApiErrors. */
 export const resultParsers: { readonly [R in ResultKind]: (element: XmlElement) => ResultTypes[R] } = {
   token: parseToken,
   empty: () => undefined,

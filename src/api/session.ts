@@ -1,9 +1,4 @@
-/**
- * The login session: what Login returned (uid, token, signing key, expiry) and the name the user
- * typed. Kept in sessionStorage (this tab), or in localStorage when the user asked to stay signed
- * in, so that a reload keeps the session. Components read it through a hook (useSession); the
- * transport reads it to fill uid, token and sign.
- */
+/** The login session, in sessionStorage, or localStorage when the user stays signed in, so that a reload keeps it. */
 
 export interface Session {
   readonly uid: number;
@@ -23,16 +18,11 @@ export interface SessionStore {
   get(): Session | null;
   /** Starts a session; `remember` keeps it across browser restarts (localStorage). */
   set(session: Session, options?: { remember?: boolean }): void;
-  /** Ends the session (logout). */
   clear(): void;
   /** Why the session last ended, null while one is active or none ever was. */
   lastEnd(): SessionEnd | null;
-  /** Calls `listener` on every change; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
-  /**
-   * The service answered 401 for `token`: ends the session if it is still the current one (an old
-   * request must not end a newer session) and tells the onUnauthorized listeners.
-   */
+  /** Ends the session only if `token` is still current: an old request must not end a newer session. */
   unauthorized(token: string): void;
   onUnauthorized(listener: () => void): () => void;
 }
@@ -158,5 +148,4 @@ export function createSessionStore(
   };
 }
 
-/** The app's session. */
 export const session: SessionStore = createSessionStore();

@@ -1,12 +1,4 @@
-/**
- * The anonymous ShareService of the public share page (docs/sharing.md §5): ShareOpen, ShareList
- * and ShareDownload. No uid, token or sign: the catalog marks them anonymous and the transport
- * sends only their own parameters, even when someone is logged in in this tab
- * (share-service.test.ts). Every call carries the share code and the extraction code.
- *
- * Query keys go through `visitorShareKeys`; a download refreshes ShareOpen, whose `downloads` the page
- * shows (a URL counts against the limit when it is issued).
- */
+/** The anonymous ShareService (docs/sharing.md §5): no uid, token or sign even when someone is logged in here. */
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { startBrowserDownload } from '../lib/browser-download';
 import { api } from './client';
@@ -16,7 +8,6 @@ import type { Sort } from './files';
 
 export const visitorShareKeys = {
   all: ['share-page'] as const,
-  /** Everything of one share. */
   share: (code: string) => [...visitorShareKeys.all, code] as const,
   /** ShareOpen of one share, with any extraction code. */
   opens: (code: string) => [...visitorShareKeys.share(code), 'open'] as const,
@@ -27,10 +18,7 @@ export const visitorShareKeys = {
     [...visitorShareKeys.lists(code), downpwd, dir, { order: sort.order, desc: sort.desc }] as const,
 };
 
-/**
- * What visitors see of an item: the owner's own marks (shared elsewhere, linked) are not theirs.
- * Encrypted stays: such a folder cannot be opened, and the list says so before it is tried.
- */
+/** Visitors do not see the owner's marks (shared, linked); encrypted stays, so the list says a folder cannot be opened. */
 function forVisitors<T extends Item>(item: T): T {
   return item.shared || item.linked ? { ...item, shared: false, linked: false } : item;
 }
@@ -90,10 +78,7 @@ export function shareProblem(error: unknown): ShareProblem {
   }
 }
 
-/**
- * ShareDownload of one file, then the browser's download. Settled either way, ShareOpen is fetched
- * again: a URL issued has used one download, and a refusal may mean the limit was reached.
- */
+/** ShareOpen is refetched either way: an issued URL uses one download, and a refusal may mean the limit was reached. */
 export function useShareDownload(code: string, downpwd: string) {
   const client = useQueryClient();
   return useMutation({

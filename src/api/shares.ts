@@ -1,7 +1,4 @@
-/**
- * Shares (docs/sharing.md): the query keys, GetShareFiles, and share, stop sharing and the cover
- * image. Every mutation invalidates the shares and every file listing, whose `shared` flags change.
- */
+/** Shares (docs/sharing.md); every mutation invalidates the shares and the listings, whose `shared` flags change. */
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { api } from './client';
@@ -15,7 +12,6 @@ export const SHARES_SORT: Sort = DEFAULT_SORT;
 export const shareKeys = {
   all: ['shares'] as const,
   lists: () => [...shareKeys.all, 'list'] as const,
-  /** GetShareFiles in one order. */
   list: (sort: Sort) => [...shareKeys.lists(), { order: sort.order, desc: sort.desc }] as const,
 };
 
@@ -40,12 +36,7 @@ export interface ShareSettings {
 /** An item that carries its share attributes (from FileShare/FolderShare or GetShareFiles). */
 export const hasShareDetails = (item: Item): boolean => item.shared && typeof item.code === 'string' && typeof item.url === 'string';
 
-/**
- * The items with their share attributes. Listings of folders carry only the `shared` flag: for
- * a shared item without its attributes, GetShareFiles is read (once, from the cache when fresh)
- * and the item found there. An item flagged shared that GetShareFiles does not list is taken as
- * not shared (it was unshared meanwhile).
- */
+/** Folder listings carry only `shared`, so the attributes come from GetShareFiles; an item it does not list was unshared meanwhile. */
 export function useShareDetails(items: readonly Item[]): {
   readonly items: readonly Item[] | undefined;
   readonly error: unknown;
@@ -65,18 +56,12 @@ export function useShareDetails(items: readonly Item[]): {
   return { items: query.data, error: query.error, refetch: () => void query.refetch() };
 }
 
-/**
- * Everything that shows shares or `shared` flags is stale. (api/email-shares.ts depends on this
- * module for its keys, so the e-mail histories are not invalidated from here: that would be a cycle.)
- */
+/** E-mail histories are not invalidated here: email-shares.ts imports this module, so that would be a cycle. */
 export function invalidateShares(client: QueryClient) {
   return Promise.all([client.invalidateQueries({ queryKey: shareKeys.all }), invalidateFiles(client)]);
 }
 
-/**
- * FolderShare and FileShare: shares the items, or updates the settings of their shares (their
- * links, download counts and cover images stay). Answers the items with their share attributes.
- */
+/** Shares the items or updates their shares' settings (links, download counts and covers stay). */
 export function useShareItems() {
   const client = useQueryClient();
   return useMutation({
@@ -104,11 +89,7 @@ export function useUnshareItems() {
   });
 }
 
-/**
- * ShareImageUpload: the cover image of a file's share (the file must be shared first: 409 otherwise).
- * The bytes go as one base64 value (the transport encodes Uint8Array parameters so). Answers the
- * image's URL.
- */
+/** The cover image of a file's share (409 until the file is shared), sent as one base64 value; answers its URL. */
 export function useUploadShareImage() {
   const client = useQueryClient();
   return useMutation({

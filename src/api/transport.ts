@@ -1,9 +1,5 @@
-/**
- * The one place that talks to the service. Every call is the HTTP POST form of ASMX:
- * `POST /<Service>.asmx/<Operation>`, form-encoded, every catalog parameter sent. uid and token
- * come from the session, and `sign` is computed here (DECISIONS.md §5). Answers are parsed from
- * XML and refusals become ApiErrors (§3); callers see typed results or typed errors, never HTTP.
- */
+// The one place that talks to the service: ASMX HTTP POST, uid and token from the session, `sign` computed here (DECISIONS.md §5).
+// Callers see typed results or ApiErrors, never HTTP.
 import { XMLParser } from 'fast-xml-parser';
 import { ApiError, detailsFrom, resultCodeName } from './errors';
 import type { ListingReader } from './listing-reader';
@@ -14,35 +10,23 @@ import { session as defaultSession, type Session, type SessionStore } from './se
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
-  /**
-   * Listings only (GetFiles, GetFilesWhitPath, …): the items read so far, now and then while a
-   * big answer arrives (`partial: true`); the promise still resolves to the whole listing.
-   */
+  /** Listings only: the items so far while a big answer arrives (`partial: true`); the promise still resolves to the whole listing. */
   readonly onProgress?: (listing: Listing) => void;
 }
 
 export interface Transport {
-  /**
-   * Calls an operation and returns the top element of a successful answer (`<token>`, `<result>`
-   * or `<string>`); throws ApiError for anything else.
-   */
+  /** The top element of a successful answer (`<token>`, `<result>` or `<string>`); ApiError for anything else. */
   call(descriptor: OperationDescriptor, params: Readonly<Record<string, unknown>>, options?: CallOptions): Promise<XmlElement>;
-  /**
-   * Calls an operation that answers a listing and reads it as it streams in (api/listing-stream.ts),
-   * typed; throws ApiError for anything else.
-   */
+  /** A listing, typed, read as it streams in (listing-stream.ts). */
   listing(descriptor: OperationDescriptor, params: Readonly<Record<string, unknown>>, options?: CallOptions): Promise<Listing>;
 }
 
 export interface TransportOptions {
-  /** Defaults to the global fetch. */
   readonly fetch?: typeof globalThis.fetch;
   /** Prefix of the service paths; '' (the default) is the page's own origin. */
   readonly baseUrl?: string;
   readonly session?: SessionStore;
 }
-
-// ---- sign (DECISIONS.md §5) ------------------------------------------------------------------------
 
 function encode(value: string): string {
   try {
@@ -53,10 +37,7 @@ function encode(value: string): string {
   }
 }
 
-/**
- * `Operation\nname=value&…`: every parameter but sign, sorted by name by UTF-16 code unit (the
- * default string order: `downValue` before `downpwd`), values encodeURIComponent'd.
- */
+/** `Operation\nname=value&…`: every parameter but sign, sorted by UTF-16 code unit (`downValue` before `downpwd`), values URI-encoded. */
 export function canonicalString(operation: string, values: Readonly<Record<string, string>>): string {
   const pairs = Object.keys(values)
     .filter((name) => name !== 'sign')
@@ -82,8 +63,6 @@ export async function computeSign(key: string, operation: string, values: Readon
   return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-// ---- Parameters ----------------------------------------------------------------------------------
-
 function base64(bytes: Uint8Array): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) {
@@ -107,10 +86,7 @@ function wireText(operation: string, name: string, type: WireType, value: unknow
   return value;
 }
 
-// ---- Answers -------------------------------------------------------------------------------------
-
-// The predefined entities and character references, nothing else: the service escapes newlines in
-// attributes as &#xA;, and no answer has a DTD whose entities would need expanding.
+// Only the predefined entities and character references: newlines come as &#xA;, and no answer has a DTD.
 const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const xmlEntities = {
   decode: (text: string) =>
@@ -191,8 +167,6 @@ function plainTextMessage(response: Response, body: string): string {
   if (text && !type.includes('html') && text.length <= 2000) return text;
   return `The service answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`;
 }
-
-// ---- The transport -------------------------------------------------------------------------------
 
 export function createTransport(options: TransportOptions = {}): Transport {
   // Looked up per call and called unbound-safe: window.fetch throws "Illegal invocation" when detached.
@@ -275,7 +249,6 @@ export function createTransport(options: TransportOptions = {}): Transport {
         reader = await readListingStream(response.body, { onProgress: callOptions.onProgress, signal: callOptions.signal });
       } catch (error) {
         if (callOptions.signal?.aborted || error instanceof ApiError) throw error;
-        // The connection broke while the answer was arriving.
         throw new ApiError('Network', 'Cannot reach the service. Check the connection and try again.');
       }
       if (reader.rootName !== 'result' || !reader.root) {

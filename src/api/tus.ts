@@ -1,14 +1,5 @@
-/**
- * The client of the tus 1.0 upload endpoint at /upload/ (docs/uploads-and-downloads.md §1): create,
- * HEAD, PATCH, DELETE, with `Authorization: Bearer <token>` from the session. The one place that
- * talks to /upload/, as transport.ts is for the operations. XMLHttpRequest rather than fetch: it
- * reports upload progress within a PATCH.
- *
- * Failures are ApiErrors: 'Network' when the request never got an answer (offline, connection
- * reset, or no progress for STALL_MS), otherwise the result code of the HTTP status (NotFound,
- * Conflict, TooLarge, Unauthorized, …, or 'Protocol') with `status` set. A 401 ends the session as
- * the transport does.
- */
+// The client of the tus 1.0 endpoint at /upload/ (docs/uploads-and-downloads.md §1). XMLHttpRequest, not fetch: it reports progress within a PATCH.
+// Failures are ApiErrors: 'Network' without an answer (or no progress for STALL_MS), else the HTTP status's result code; a 401 ends the session.
 import { ApiError, resultCodeName } from './errors';
 import { session as defaultSession, type SessionStore } from './session';
 

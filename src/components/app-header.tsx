@@ -9,7 +9,6 @@ import { Button } from './ui/button';
 import { selectClass } from './ui/field';
 import { Icon, type IconName } from './ui/icons';
 
-/** The header: the app's name, the sections, theme and language, the account and Log out. */
 export function AppHeader() {
   const { t } = useI18n();
   const current = useSession();
@@ -58,11 +57,7 @@ export function AppHeader() {
   );
 }
 
-/**
- * A section of the main navigation. On a phone the six sections share the width as icons over
- * short words ("Recent" for "Recent uploads"); the link's name stays the full label, which
- * contains the short word (WCAG 2.5.3, label in name).
- */
+/** On a phone, an icon over a short word; the link's name stays the full label, which contains it (WCAG 2.5.3). */
 function NavItem({
   to,
   icon,
@@ -102,10 +97,7 @@ function NavItem({
 const NEXT_THEME: Readonly<Record<Theme, Theme>> = { system: 'light', light: 'dark', dark: 'system' };
 const THEME_ICON: Readonly<Record<Theme, IconName>> = { system: 'monitor', light: 'sun', dark: 'moon' };
 
-/**
- * Theme and language, both remembered on this device. The theme is one button that goes round
- * system → light → dark (its name says which is on); the language a select.
- */
+/** Theme (system → light → dark, one button) and language, remembered on this device. */
 export function Preferences() {
   const { t, language } = useI18n();
   const theme = useTheme();

@@ -5,11 +5,7 @@ import { Notices } from './notices';
 import { RequireAuth } from './require-auth';
 import { UploadRoot } from './uploads/upload-root';
 
-/**
- * The signed-in frame: a skip link, the header, the page, notices, and the uploads (panel, drop
- * zone, pickers). The frame is exactly the screen's height: pages scroll their lists inside it,
- * which is what lets a list of 100,000 items be virtualized.
- */
+/** The signed-in frame, exactly the screen's height: pages scroll their lists inside it, which is what lets them be virtualized. */
 export function AppLayout() {
   const { t } = useI18n();
   return (

@@ -7,11 +7,7 @@ export interface ErrorText {
   readonly message: string;
 }
 
-/**
- * What to tell the user about a failed call, in their language. Decided on the error's code,
- * never its text; the service's own message is shown where it says something the user can act on
- * (a name already taken, a move into its own subfolder, …).
- */
+/** Decided on the error's code, never its text; the service's message is shown where the user can act on it (a name taken, …). */
 export function describeError(error: unknown, t: Messages, subject: string = t.subjectThis): ErrorText {
   if (!isApiError(error)) {
     return { title: t.errUnknownTitle, message: error instanceof Error ? error.message : String(error) };

@@ -2,10 +2,7 @@ import { useI18n } from '../i18n';
 import { dismissNotice, useNotices } from '../lib/notices';
 import { Icon } from './ui/icons';
 
-/**
- * Finished and failed actions, announced: errors as alerts (they stay until dismissed), the rest
- * politely (they go by themselves). Bottom left on wide screens (the upload panel is on the right), on top on phones.
- */
+/** Errors as alerts that stay until dismissed; the rest polite and going by themselves. */
 export function Notices() {
   const { t } = useI18n();
   const notices = useNotices();

@@ -2,11 +2,7 @@ import type { ReactNode, Ref } from 'react';
 import { useI18n } from '../i18n';
 import { Spinner } from './ui/button';
 
-/**
- * A page's title, with "Updating…" beside it while its list is fetched again, a line that says
- * what the page holds, and what goes above the title (breadcrumbs). With `headingRef`, the title
- * can take the focus (after its list's last row went away, after a folder was unlocked).
- */
+/** A page's title with "Updating…", a hint and what goes above (breadcrumbs); `headingRef` lets it take the focus. */
 export function PageHeading({
   id,
   title,
@@ -22,7 +18,6 @@ export function PageHeading({
   readonly above?: ReactNode;
   readonly headingRef?: Ref<HTMLHeadingElement>;
 }) {
-  const { t } = useI18n();
   return (
     <div className={above ? 'space-y-1' : undefined}>
       {above}
@@ -30,13 +25,19 @@ export function PageHeading({
         <h1 id={id} ref={headingRef} tabIndex={headingRef ? -1 : undefined} className="min-w-0 truncate text-xl font-semibold outline-none">
           {title}
         </h1>
-        {updating && (
-          <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
-            <Spinner /> {t.updating}
-          </span>
-        )}
+        {updating && <UpdatingNote />}
       </div>
       {hint && <p className="text-sm text-gray-700 dark:text-gray-300">{hint}</p>}
     </div>
+  );
+}
+
+/** "Updating…" while a list shown is fetched again. */
+export function UpdatingNote() {
+  const { t } = useI18n();
+  return (
+    <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
+      <Spinner /> {t.updating}
+    </span>
   );
 }

@@ -9,11 +9,7 @@ export interface LoginState {
   readonly reason?: SessionEnd | null;
 }
 
-/**
- * Shows its children only with a session. Without one (never logged in, logged out, or the
- * service refused the token) it sends the user to /login, which brings them back here afterwards
- * (but after a logout, to the home page).
- */
+/** Without a session, sends the user to /login, which brings them back here afterwards (after a logout, home). */
 export function RequireAuth({ children }: { readonly children: ReactNode }) {
   const current = useSession();
   const location = useLocation();

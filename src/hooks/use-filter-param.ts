@@ -1,10 +1,7 @@
 import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
 
-/**
- * A view's name filter, kept in the address (?filter=…) like its sort order: leaving the view for
- * an item and coming Back finds the same rows. Typing replaces the history entry.
- */
+/** The filter is in the address (?filter=…), so coming Back finds the same rows; typing replaces the history entry. */
 export function useFilterParam(): readonly [string, (filter: string) => void] {
   const [params, setParams] = useSearchParams();
   const filter = params.get('filter') ?? '';

@@ -1,8 +1,4 @@
-/**
- * The one keymap of a page: key bindings on the document, so that they work wherever focus is,
- * except where keys mean something else: while a dialog is open, in text fields and menus, and
- * (for Enter and Space) on buttons and links.
- */
+/** The page's keymap, on the document, quiet in dialogs, text fields and menus (and for Enter and Space, on buttons and links). */
 import { useEffect, useRef } from 'react';
 import { isDialogOpen } from '../lib/dialogs';
 
@@ -13,10 +9,7 @@ export interface KeyInfo {
   readonly alt: boolean;
 }
 
-/**
- * Handlers by key name (KeyboardEvent.key: 'ArrowDown', 'Enter', 'F2', 'a', …). A handler
- * returns false when it did not use the key; otherwise the key's default action is prevented.
- */
+/** By KeyboardEvent.key; a handler returns false when it did not use the key, else the default is prevented. */
 export type Keymap = Readonly<Record<string, (info: KeyInfo, event: KeyboardEvent) => boolean | void>>;
 
 const EDITABLE = 'input, textarea, select, [contenteditable=""], [contenteditable="true"]';

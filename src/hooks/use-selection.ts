@@ -1,8 +1,4 @@
-/**
- * The selection of a file list as React state, over the pure model in lib/selection.ts. Keys are
- * indexed once per listing, on first use; the callbacks are stable, so memoized rows do not
- * re-render for them.
- */
+/** Selection state over lib/selection.ts; callbacks are stable, so memoized rows do not re-render for them. */
 import { useCallback, useMemo, useRef, useState } from 'react';
 import type { Item } from '../api/results';
 import { itemKey } from '../lib/items';

@@ -2,10 +2,7 @@ import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
 import { isSortKey, type Sort, type SortKey } from '../api/files';
 
-/**
- * Sort orders in the address (?order=size&desc=1), so that a reload, a bookmark and back/forward
- * keep them. The service sorts (docs/protocol.md §11.1); the client only says how.
- */
+/** The service sorts (docs/protocol.md §11.1); the client only says how. */
 export function sortFromParams(params: URLSearchParams, fallback: Sort): Sort {
   const order = params.get('order');
   if (!isSortKey(order)) return fallback;
@@ -21,19 +18,13 @@ export function withSort(params: URLSearchParams, sort: Sort): URLSearchParams {
   return next;
 }
 
-/**
- * Choosing a sort key: the key that is already in use turns around; a new key starts in the
- * direction people want first: names A to Z, the newest, the largest, the shared or linked first.
- */
+/** The key in use turns around; a new key starts the way people want first: A to Z, newest, largest, shared or linked first. */
 export function nextSort(current: Sort, order: SortKey): Sort {
   if (current.order === order) return { order, desc: !current.desc };
   return { order, desc: order !== 'name' };
 }
 
-/**
- * The page's sort order, kept in the address (?order=…&desc=…). Changing it replaces the history
- * entry: Back leaves the folder rather than stepping through sort orders.
- */
+/** In the address; changing it replaces the history entry, so Back leaves the folder rather than stepping through orders. */
 export function useSortParam(fallback: Sort): {
   readonly sort: Sort;
   readonly setSort: (sort: Sort) => void;

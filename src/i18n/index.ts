@@ -1,8 +1,4 @@
-/**
- * The app's languages: a tiny typed dictionary per language (no library), chosen from the
- * browser's languages unless the user picked one, which is remembered. `useI18n()` gives the
- * messages, the language for Intl formatting, and the switcher.
- */
+/** A tiny typed dictionary per language (no library), from the browser's languages unless the user picked one. */
 import { useSyncExternalStore } from 'react';
 import { en } from './en';
 import type { Messages } from './messages';

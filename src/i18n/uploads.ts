@@ -1,8 +1,4 @@
-/**
- * The upload panel's and the drop zone's messages, English and Simplified Chinese. Kept apart from
- * en.ts and zh-cn.ts so that they can be merged into them later; until then `useUploadText()`
- * picks the dictionary by the app's language (useI18n).
- */
+/** The upload panel's messages, apart from en.ts and zh-cn.ts until merged into them. */
 import { useI18n, type Language } from './index';
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;

@@ -1,17 +1,8 @@
-/**
- * Copying text to the clipboard, for any feature that hands out links. The Clipboard API first;
- * where it is missing or refused (an insecure origin, a browser policy), the old way: the text is
- * selected in a field and copied with execCommand. If even that fails, the text stays selected
- * in the visible field so that the user can press Ctrl+C (⌘C) themselves.
- */
+/** The Clipboard API, else execCommand on a selected field; if both fail, the text stays selected for Ctrl+C. */
 
 export type CopyResult = 'copied' | 'selected';
 
-/**
- * Copies `text`. `field`, when given, is a visible field that shows the same text: the fallback
- * selects it (and leaves it selected if copying fails). Without one, a hidden field is placed
- * inside the open modal dialog (the page behind it is inert and cannot take focus) or the body.
- */
+/** A hidden field goes inside the open modal dialog when there is one: the page behind is inert and cannot take focus. */
 export async function copyText(text: string, field?: HTMLInputElement | HTMLTextAreaElement | null): Promise<CopyResult> {
   try {
     if (navigator.clipboard?.writeText) {

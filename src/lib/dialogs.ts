@@ -1,7 +1,4 @@
-/**
- * How many modal dialogs are open. The keymap reads it and ignores keys while any is, so that
- * Delete in a dialog's text field never deletes the selection behind it.
- */
+/** Open modal dialogs; the keymap ignores keys while any is, so Delete in a field never deletes the selection behind. */
 let open = 0;
 
 /** Called by a dialog when it opens; the returned function is called when it closes. */

@@ -1,12 +1,5 @@
-/**
- * The recipients of an e-mail share: reading typed or pasted address lists, and the service's
- * rule for each address (server/src/operations/sharing/email-shares.ts addressProblem, docs/protocol.md
- * §16.1), so that the dialog refuses exactly what the service would refuse, while the user types.
- *
- * The field is more lenient about separators than the service: commas, semicolons, spaces and
- * line breaks all separate addresses, and a pasted `Name <address>` keeps only the address. What
- * is sent is always the plain addresses joined by commas (recipientsParam).
- */
+// E-mail share recipients, by the service's rule (addressProblem, docs/protocol.md §16.1), so the dialog refuses what the service would.
+// The field accepts more separators than the service; what is sent is always plain addresses joined by commas.
 
 /** The service's default of FSS_MAX_EMAIL_RECIPIENTS: distinct addresses in one call. */
 export const MAX_EMAIL_RECIPIENTS = 20;
@@ -30,17 +23,10 @@ const MAX_LABEL_LENGTH = 63;
 const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const DOMAIN_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-/**
- * ASCII that an internationalized domain may not hold: anything but letters, digits, dots and
- * hyphens. The URL host parser would stop at / ? # \ or decode %xx, and so check another domain
- * (the service refuses these the same way).
- */
+/** Only letters, digits, dots and hyphens: the URL parser would stop at / ? # \ or decode %xx, and so check another domain. */
 const ASCII_OUTSIDE_DOMAIN = /[^\x80-\u{10ffff}A-Za-z0-9.-]/u;
 
-/**
- * An internationalized domain in its ASCII (punycode) form, '' when it has none. The service uses
- * node's domainToASCII; the browser's URL parser applies the same UTS #46 mapping.
- */
+/** Punycode, '' when invalid; the browser's URL parser applies the same UTS #46 mapping as node's domainToASCII. */
 function domainToAscii(domain: string): string {
   if (/^[\x00-\x7f]*$/.test(domain)) return domain;
   if (ASCII_OUTSIDE_DOMAIN.test(domain)) return '';
@@ -95,11 +81,7 @@ function splitOutsideQuotes(text: string, separator: RegExp): string[] {
 
 const withoutMailto = (address: string) => address.replace(/^mailto:/i, '');
 
-/**
- * The addresses in typed or pasted text, in order: entries are separated by `,` `;` or line
- * breaks, an entry `Name <address>` (as mail programs copy them) is its address, and any other
- * entry is split on spaces. Nothing is checked or merged here.
- */
+/** Split on `,` `;` or line breaks, `Name <address>` as its address, other entries on spaces; nothing checked here. */
 export function splitAddressList(text: string): string[] {
   const addresses: string[] = [];
   for (const entry of splitOutsideQuotes(text, /[,;\r\n]/)) {
@@ -136,11 +118,7 @@ export interface RecipientsUpdate {
   readonly draft: string;
 }
 
-/**
- * Adds the addresses of `text` to `recipients`: valid new ones become recipients (up to `limit`),
- * duplicates of a recipient or of each other are merged (the first spelling stays), and what cannot
- * be added yet stays as the field's text, so that nothing typed is lost.
- */
+/** Valid new addresses become recipients (up to `limit`, first spelling kept); the rest stays as the field's text, so nothing typed is lost. */
 export function addRecipients(recipients: readonly string[], text: string, limit = MAX_EMAIL_RECIPIENTS): RecipientsUpdate {
   const next = [...recipients];
   const keys = new Set(recipients.map(addressKey));

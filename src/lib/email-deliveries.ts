@@ -1,9 +1,4 @@
-/**
- * What became of each message of an e-mail share, as Get*EmailShareInfo says it (docs/protocol.md
- * §16.5): `queued` (with the last attempt's error when one failed: it is being retried), `sent`,
- * `failed` (for good, with why). The service has no separate "sending" state: a message being
- * handed to the mail server is still `queued`.
- */
+/** Message states (docs/protocol.md §16.5): `queued` (with the last error while retried), `sent`, `failed`; no separate "sending" state. */
 
 /** What the state is read from (api/results.ts's EmailRecipient). */
 interface Delivery {

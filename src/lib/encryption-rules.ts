@@ -1,8 +1,4 @@
-/**
- * The service's rules for encryption passwords and hints (server/src/operations/encryption/encryption.ts,
- * docs/encryption.md §1), checked in the browser first so that the dialog can say what is wrong
- * next to the field. Lengths are in characters (code points) after NFC, as the service counts.
- */
+/** The service's password and hint rules (docs/encryption.md §1), in code points after NFC as the service counts. */
 
 export const PASSWORD_MIN_LENGTH = 4;
 export const PASSWORD_MAX_LENGTH = 64;
@@ -19,11 +15,7 @@ export function passwordProblem(password: string): PasswordProblem | null {
   return length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH ? 'length' : null;
 }
 
-/**
- * Whether the service takes `tip` with `password`: at most 100 characters, and it must not
- * contain the password, compared without regard to case (a hint that spells the password in
- * capitals gives it away as well).
- */
+/** At most 100 characters, not containing the password in any case (capitals would give it away as well). */
 export function tipProblem(tip: string, password: string): TipProblem | null {
   const value = tip.normalize('NFC');
   if (lengthOf(value) > TIP_MAX_LENGTH) return 'length';

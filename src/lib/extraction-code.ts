@@ -1,9 +1,4 @@
-/**
- * The settings of a share as the owner types them (docs/sharing.md §2): the extraction code, the
- * download limit and the description, checked in the browser by the service's own rules so that
- * the dialog can say what is wrong before anything is sent. Also the generated codes and the link
- * that carries its code.
- */
+/** Share settings checked by the service's own rules (docs/sharing.md §2), the generated codes, and the link that carries a code. */
 
 /** An extraction code is empty (an open share) or 4–32 characters (code points, after NFC). */
 export const EXTRACTION_CODE_MIN = 4;
@@ -15,12 +10,7 @@ export const DESCRIPTION_MAX = 500;
 /** downValue is an xsd:int. */
 export const DOWNLOAD_LIMIT_MAX = 2_147_483_647;
 
-/**
- * Lower-case letters and digits without the ones that are easily mistaken for each other when a
- * code is read aloud or copied by hand: 0 o, 1 l i. Lower case only, because the service compares
- * codes exactly and people retype what they see. 31 symbols: about 923,000 codes of 4, and the
- * service blocks guessing after 5 wrong tries per address (docs/sharing.md §5).
- */
+/** No 0 o 1 l i, which are mistaken when read aloud; lower case, as the service compares exactly. The service blocks guessing after 5 tries. */
 export const CODE_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
 /** The query parameter of a share link that carries the extraction code; the share page reads it. */
@@ -30,10 +20,7 @@ export type RandomBytes = (bytes: Uint8Array) => Uint8Array;
 
 const cryptoRandom: RandomBytes = (bytes) => crypto.getRandomValues(bytes);
 
-/**
- * A random code from CODE_ALPHABET. Bytes at or above the largest multiple of the alphabet's size
- * are drawn again, so that every symbol is equally likely (no modulo bias).
- */
+/** Bytes at or above the largest multiple of the alphabet's size are redrawn: no modulo bias. */
 export function generateExtractionCode(length: number = GENERATED_CODE_LENGTH, random: RandomBytes = cryptoRandom): string {
   const size = CODE_ALPHABET.length;
   const limit = 256 - (256 % size);
@@ -57,10 +44,7 @@ export function characterCount(text: string): number {
 
 export type ExtractionCodeProblem = 'empty' | 'too-short' | 'too-long' | 'control';
 
-/**
- * What is wrong with a code the owner typed, or null when the service will take it. The empty
- * code is a problem here: the dialog asks for a code only when the owner chose to have one.
- */
+/** Null when the service will take it; empty is a problem here, as the dialog asks only when the owner chose a code. */
 export function extractionCodeProblem(code: string): ExtractionCodeProblem | null {
   const normalized = code.normalize('NFC');
   if (normalized === '') return 'empty';

@@ -1,7 +1,4 @@
-/**
- * Numbers and times for people, in the app's language. The formatters are cached per language:
- * a 100,000-item list formats only the rows on screen, but does so on every scroll.
- */
+/** Numbers and times in the app's language; formatters are cached per language, as every scroll formats the rows on screen. */
 const sizeUnits = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
 
 const numberFormats = new Map<string, Intl.NumberFormat>();

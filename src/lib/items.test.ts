@@ -4,10 +4,10 @@ import { fileType } from './file-types';
 import { itemKey, nameStemLength, parentPath, splitIds } from './items';
 
 const folder = (id: number, name = `folder ${id}`): Item => ({
-  kind: 'folder', id, dir: 0, name, time: '', size: 0, shared: false, linked: false, encrypted: false,
+  type: 'folder', id, dir: 0, name, time: '', size: 0, shared: false, linked: false, encrypted: false,
 });
 const file = (id: number, name = `file ${id}.txt`): Item => ({
-  kind: 'file', id, dir: 0, name, ext: 'txt', hash: '', time: '', size: 0, shared: false, linked: false, encrypted: false,
+  type: 'file', id, dir: 0, name, ext: 'txt', hash: '', time: '', size: 0, shared: false, linked: false, encrypted: false,
 });
 
 describe('item helpers', () => {

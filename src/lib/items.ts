@@ -2,14 +2,14 @@
 
 /** What these helpers read of an item (api/results.ts's Item): lib does not depend on the api. */
 interface ItemFacts {
-  readonly kind: 'folder' | 'file';
+  readonly type: 'folder' | 'file';
   readonly id: number;
   readonly name: string;
 }
 
 /** A key unique among folders and files (their ids are counted separately). */
-export function itemKey(item: Pick<ItemFacts, 'kind' | 'id'>): string {
-  return `${item.kind === 'folder' ? 'd' : 'f'}${item.id}`;
+export function itemKey(item: Pick<ItemFacts, 'type' | 'id'>): string {
+  return `${item.type === 'folder' ? 'd' : 'f'}${item.id}`;
 }
 
 /** The folder part of an absolute path: "/A/B/x.txt" → "/A/B", "/x.txt" → "/". */
@@ -19,19 +19,16 @@ export function parentPath(path: string): string {
 }
 
 /** The folder and file ids of some items, split for the id-list parameters (dirids, fids). */
-export function splitIds(items: readonly Pick<ItemFacts, 'kind' | 'id'>[]): { readonly folders: number[]; readonly files: number[] } {
+export function splitIds(items: readonly Pick<ItemFacts, 'type' | 'id'>[]): { readonly folders: number[]; readonly files: number[] } {
   const folders: number[] = [];
   const files: number[] = [];
-  for (const item of items) (item.kind === 'folder' ? folders : files).push(item.id);
+  for (const item of items) (item.type === 'folder' ? folders : files).push(item.id);
   return { folders, files };
 }
 
-/**
- * The part of a name a rename should select: the name without its extension for a file
- * ("report.final.pdf" → 0..12), the whole name for a folder or a file without extension.
- */
-export function nameStemLength(item: Pick<ItemFacts, 'kind' | 'name'>): number {
-  if (item.kind === 'folder') return item.name.length;
+/** What a rename selects: a file's name without its extension ("report.final.pdf" → 0..12), else the whole name. */
+export function nameStemLength(item: Pick<ItemFacts, 'type' | 'name'>): number {
+  if (item.type === 'folder') return item.name.length;
   const dot = item.name.lastIndexOf('.');
   return dot > 0 && dot < item.name.length - 1 ? dot : item.name.length;
 }

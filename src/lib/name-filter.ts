@@ -1,8 +1,4 @@
-/**
- * The "Filter by name" box of the shares and links views: the items whose name contains every
- * word typed, ignoring case, accents-as-typed (NFC) and extra spaces. The views hold every shared
- * or linked item already, so filtering is done here rather than by another call.
- */
+/** Names containing every typed word, ignoring case and extra spaces; done here, since those views hold every item already. */
 export function nameFilter(query: string): ((name: string) => boolean) | null {
   const words = query.normalize('NFC').toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return null;

@@ -1,7 +1,4 @@
-/**
- * Short messages about finished or failed actions ("Moved 3 items to /Docs."), shown by the
- * Notices region of the layout. Errors stay until dismissed; the rest go after a few seconds.
- */
+/** Short messages about finished or failed actions; errors stay until dismissed, the rest go after a few seconds. */
 import { useSyncExternalStore } from 'react';
 
 export interface Notice {

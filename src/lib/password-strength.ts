@@ -1,11 +1,5 @@
-/**
- * A rough, honest estimate of how hard a password is to guess, for the meter of the encrypt
- * dialog. Not zxcvbn: a few rules that catch what people actually do (short passwords, one kind
- * of character, runs like "aaaa" or "1234" or "qwerty", a very common password with a digit on
- * the end). The estimate is in bits of guessing work; the level is what the user sees.
- *
- * The service only insists on 4–64 characters (docs/encryption.md §1); this meter advises.
- */
+// A rough, honest guessing estimate (in bits) for the encrypt dialog's meter: short, one class, runs, common passwords.
+// Not zxcvbn; the service only insists on 4–64 characters (docs/encryption.md §1), this meter advises.
 
 export type StrengthLevel = 'weak' | 'fair' | 'good' | 'strong';
 
@@ -29,11 +23,7 @@ const LEVEL_BOUNDS: readonly (readonly [number, StrengthLevel])[] = [
 /** Lengths below this always get the length hint. */
 const GOOD_LENGTH = 12;
 
-/**
- * Very common passwords and words (lower case, after undoing digit-for-letter swaps): lists of
- * leaked passwords start with these. Found anywhere in a password, one counts as a single guess
- * among a few thousand, not as its letters.
- */
+/** Common passwords (lower case, leetspeak undone): one found anywhere counts as one guess among thousands, not as its letters. */
 const COMMON_WORDS: readonly string[] = [
   'password', 'passwort', 'letmein', 'welcome', 'iloveyou', 'admin', 'administrator', 'login', 'qwerty',
   'monkey', 'dragon', 'football', 'baseball', 'soccer', 'hockey', 'master', 'shadow', 'sunshine',
@@ -86,8 +76,7 @@ function poolSize(classes: Classes): number {
     (classes.upper ? 26 : 0) +
     (classes.digit ? 10 : 0) +
     (classes.symbol ? 33 : 0) +
-    // Letters of other scripts (Chinese, Cyrillic, accented Latin…): a large alphabet, but people
-    // pick words from it, so count it as a modest one.
+    // Other scripts: a large alphabet, but people pick words from it, so count it as a modest one.
     (classes.other ? 100 : 0)
   );
 }
@@ -102,11 +91,7 @@ function keyboardNeighbours(a: string, b: string): boolean {
   });
 }
 
-/**
- * Per character, whether it is predictable from the ones before: the same as the previous one,
- * the next in an alphabetic, numeric or keyboard run, or part of a repeat of an earlier stretch
- * ("abcabc", "hello123hello").
- */
+/** Per character, whether it repeats the previous one, continues a run (abc, 123, qwerty) or repeats an earlier stretch. */
 function predictable(chars: readonly string[]): boolean[] {
   const marks = chars.map(() => false);
   for (let i = 1; i < chars.length; i++) {

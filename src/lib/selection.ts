@@ -1,9 +1,4 @@
-/**
- * The selection model of a file list, as pure functions over keys (React-free, so that it can be
- * tested on its own and kept cheap for 100,000 items): the selected keys as a Set, the anchor that
- * Shift ranges start from, and the cursor that the keyboard moves. Keys, not indexes, so that a
- * selection survives a refetch that reorders the list.
- */
+/** A file list's selection as pure functions over keys (cheap for 100,000 items); keys, not indexes, so it survives a reordering refetch. */
 
 export interface Selection {
   readonly selected: ReadonlySet<string>;
@@ -35,10 +30,7 @@ export function indexKeys(keys: readonly string[]): KeyIndex {
   return { size: keys.length, keys, position };
 }
 
-/**
- * The same index, made on first use: a listing of 100,000 items costs nothing here until someone
- * selects in it (an empty selection and no cursor never look keys up).
- */
+/** Made on first use: a listing costs nothing here until someone selects in it. */
 export function lazyIndexKeys(size: number, makeKeys: () => readonly string[]): KeyIndex {
   let index: KeyIndex | undefined;
   const built = () => (index ??= indexKeys(makeKeys()));
@@ -63,10 +55,7 @@ function clamp(list: KeyIndex, index: number): number {
   return Math.max(0, Math.min(list.keys.length - 1, index));
 }
 
-/**
- * A click on the item at `index`: alone, it selects that item only; with toggle, adds or removes
- * it; with Shift, selects the range from the anchor (added to the selection with toggle as well).
- */
+/** Alone selects only this item; toggle adds or removes it; Shift selects the range from the anchor. */
 export function click(selection: Selection, list: KeyIndex, index: number, modifiers: Modifiers = {}): Selection {
   if (list.keys.length === 0) return selection;
   const key = list.keys[clamp(list, index)];
@@ -86,11 +75,7 @@ export function click(selection: Selection, list: KeyIndex, index: number, modif
   return { selected: new Set([key]), anchor: key, cursor: key };
 }
 
-/**
- * The keyboard moves the cursor to `index` (arrows, Home, End, Page keys): alone it selects that
- * item only, with Shift it extends the range from the anchor, with toggle it moves the cursor and
- * leaves the selection as it is (Space then toggles).
- */
+/** Alone selects only the item at the cursor; Shift extends from the anchor; toggle leaves the selection (Space then toggles). */
 export function moveTo(selection: Selection, list: KeyIndex, index: number, modifiers: Modifiers = {}): Selection {
   if (list.keys.length === 0) return selection;
   const target = clamp(list, index);
@@ -122,10 +107,7 @@ export function selectOnly(list: KeyIndex, keys: readonly string[]): Selection {
   return { selected: new Set(present), anchor: last, cursor: last };
 }
 
-/**
- * After the list changed (a refetch, a delete): forgets the keys that are gone. Answers the same
- * object when nothing changed, so that React can skip the render.
- */
+/** Forgets keys that are gone; the same object when nothing changed, so React can skip the render. */
 export function retain(selection: Selection, list: KeyIndex): Selection {
   let selected: Set<string> | undefined;
   for (const key of selection.selected) {

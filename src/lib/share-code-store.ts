@@ -1,10 +1,5 @@
-/**
- * What the share page remembers for this tab (sessionStorage, per share code): the extraction
- * code the service accepted, so that a reload or Back does not ask again, and the folders the
- * visitor opened inside a shared folder (id → name and parent), so that the breadcrumbs of
- * `/s/:code?dir=12` can be drawn again. ShareList gives no paths (the owner's folders above the
- * share are not shown), so the trail is what the visitor walked. Nothing outlives the tab.
- */
+// Per share code, for this tab only (sessionStorage): the accepted extraction code, so reload does not ask again,
+// and the folders opened, so breadcrumbs can be drawn again (ShareList gives no paths).
 
 /** The part of the Web Storage API the store uses; tests give a Map-backed one. */
 type KeyValueStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
@@ -39,10 +34,7 @@ export interface ShareCodeStore {
   rememberCode(share: string, downpwd: string): void;
   forgetCode(share: string): void;
   rememberFolder(share: string, id: number, folder: KnownFolder): void;
-  /**
-   * The folders from the shared folder (`rootId`, shown as `rootName`) down to `dir`, as far as
-   * this tab knows them; an unknown stretch is one segment with id -1. `dir` 0 is the root.
-   */
+  /** From the shared folder to `dir` as far as this tab knows; an unknown stretch is one segment with id -1. */
   trail(share: string, rootId: number, rootName: string, dir: number): TrailSegment[];
 }
 

@@ -1,8 +1,4 @@
-/**
- * Light and dark: the system's choice by default (prefers-color-scheme, in CSS, so it holds
- * before any script runs), or the user's, remembered in localStorage and applied as a class on
- * <html> (src/index.css defines the dark variant for both).
- */
+/** The system's theme by default (in CSS, before any script runs), or the user's, stored and applied as a class on <html>. */
 import { useSyncExternalStore } from 'react';
 
 export const THEMES = ['system', 'light', 'dark'] as const;

@@ -1,9 +1,4 @@
-/**
- * A folder: /, or /folder/:id (so that reload, back/forward and bookmarks work), its sort order in
- * the query string. GetFilesWhitPath gives the items and the breadcrumbs in one call; the items
- * stay in the query cache, parsed once as they arrive (the first screen shows before a big
- * folder's last item has come), and only the rows on screen are rendered.
- */
+/** A folder: / or /folder/:id, sorted by the query string. GetFilesWhitPath gives items and breadcrumbs in one call. */
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
@@ -14,12 +9,12 @@ import { LockedFolderPrompt } from '../components/encryption/unlock-form';
 import { FolderBreadcrumbs, folderPath } from '../components/file-browser/breadcrumbs';
 import { useItemActions } from '../components/file-browser/item-actions';
 import { SelectionTools, useContextMenu } from '../components/file-browser/selection-tools';
-import { SortControl, ViewToggle } from '../components/file-browser/sort-control';
+import { ListToolbar } from '../components/file-browser/sort-control';
 import { useListKeys } from '../components/file-browser/use-list-keys';
 import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
-import { ListingStates } from '../components/file-list/listing-states';
+import { ListingStates, StatusLine } from '../components/file-list/listing-states';
 import { PageHeading } from '../components/page-heading';
 import { LineSkeleton } from '../components/file-list/skeleton';
 import { Spinner, ToolButton } from '../components/ui/button';
@@ -34,7 +29,6 @@ import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 
 const COLUMNS: readonly ColumnId[] = ['size', 'time'];
-const NO_ITEMS: readonly Item[] = [];
 
 /** What other pages may ask of the folder page when they link to it. */
 export interface FolderLinkState {
@@ -79,7 +73,7 @@ function FolderView({ dir }: { readonly dir: number }) {
   const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
   const [view, setView] = useViewMode();
   const listing = useQuery({ ...fileQueries.withPath(dir, sort), placeholderData: (previous) => previous });
-  const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  const items = itemsOf(listing.data);
   // A big listing shows its first items while the rest arrive (api/files.ts).
   const arriving = listing.data?.partial ? listing.data.count : undefined;
   // A locked folder (423) asks for its password in place of the listing.
@@ -111,7 +105,7 @@ function FolderView({ dir }: { readonly dir: number }) {
 
   const openItem = useCallback(
     (item: Item) => {
-      if (item.kind === 'folder') {
+      if (item.type === 'folder') {
         // navigate's promise settles once the route has loaded; the router shows its own errors.
         void navigate(folderPath(item.id), { state: { name: item.name } satisfies FolderLinkState });
       } else {
@@ -143,7 +137,7 @@ function FolderView({ dir }: { readonly dir: number }) {
         headingRef={heading}
       />
 
-      <div className="flex flex-wrap items-center gap-2">
+      <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView}>
         <div role="group" aria-label={t.folderActions} className="flex flex-wrap items-center gap-2">
           {/* Nothing can be added to a locked folder (423) until it is unlocked. */}
           <ToolButton icon="plusFolder" label={t.newFolder} variant="primary" disabled={lock !== null} onClick={() => actions.open({ kind: 'new-folder', dir })} />
@@ -153,11 +147,7 @@ function FolderView({ dir }: { readonly dir: number }) {
         <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
           <SelectionTools actions={actions} count={controls.count} />
         </div>
-        <div className="ml-auto flex items-center gap-2">
-          <SortControl sort={sort} onChange={setSort} />
-          <ViewToggle view={view} onChange={setView} />
-        </div>
-      </div>
+      </ListToolbar>
 
       <ListingStates
         query={listing}
@@ -190,7 +180,7 @@ function FolderView({ dir }: { readonly dir: number }) {
           onDropOnFolder={onDropOnFolder}
           onLayout={onLayout}
         />
-        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+        <StatusLine selected={controls.count}>
           {arriving === undefined ? (
             <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
           ) : (
@@ -199,8 +189,7 @@ function FolderView({ dir }: { readonly dir: number }) {
               <Spinner /> {t.itemsArriving(items.length, arriving)}
             </span>
           )}
-          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-        </p>
+        </StatusLine>
       </ListingStates>
       {actions.dialogs}
       {contextMenu.element}

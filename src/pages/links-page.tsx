@@ -1,9 +1,4 @@
-/**
- * The links view (/links): every file with a direct link (GetLinkFiles), where it is, its size,
- * its link and how often the link was downloaded; copy, open and remove each link. The service
- * sorts (name, time, size: ?order=…&desc=…). Hits change with every visitor's download, so the
- * list is asked for again whenever the page is shown, and on Refresh.
- */
+/** /links: every linked file; hits change with every visitor's download, so the list is asked for again whenever shown. */
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { LINKS_SORT, LINK_SORT_KEYS, linkQueries } from '../api/links';
@@ -89,8 +84,7 @@ export function LinksPage() {
           files={[removing.item]}
           onClose={() => setRemoving(null)}
           onRemoved={() => {
-            // The row goes away with its buttons: focus goes to the row that takes its place, or
-            // to the heading when the list is empty now.
+            // The row goes away with its buttons: focus the row that takes its place, or the heading when the list is empty.
             if (files.length > 1) setFocusIndex(removing.index);
             else requestAnimationFrame(() => heading.current?.focus());
           }}

@@ -14,7 +14,7 @@ export function RecentPage() {
   useDocumentTitle(t.recentUploads);
   const { sort, setSort, sortBy } = useSortParam(RECENT_SORT);
   const recent = useQuery({ ...fileQueries.recent(sort), placeholderData: (previous) => previous });
-  const items = recent.data ? itemsOf(recent.data) : [];
+  const items = itemsOf(recent.data);
 
   return (
     <section aria-labelledby="recent-title" className="flex min-h-0 flex-1 flex-col gap-3">

@@ -1,22 +1,18 @@
-/**
- * The recycle bin (GetRecycleFiles): where each entry came from, when it was deleted and when it
- * goes for good; restore (which says where each item went), delete forever, empty.
- */
+/** The recycle bin: restore (saying where each item went), delete forever, empty. */
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { Link } from 'react-router';
 import { itemsOf } from '../api/files';
 import { BIN_SORT, DEFAULT_RETENTION_DAYS, binQueries, retentionDays, useDeleteForever, useEmptyBin, useRestoreItems } from '../api/recycle-bin';
 import type { Item, Items } from '../api/results';
 import { ConfirmDialog } from '../components/dialogs/confirm-dialog';
-import { folderPath } from '../components/file-browser/breadcrumbs';
-import { SortControl, ViewToggle } from '../components/file-browser/sort-control';
+import { ContainingFolderLink } from '../components/file-browser/breadcrumbs';
+import { ListToolbar } from '../components/file-browser/sort-control';
 import { useListKeys } from '../components/file-browser/use-list-keys';
 import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
 import { ItemIcon } from '../components/file-list/item-icon';
-import { ListingStates } from '../components/file-list/listing-states';
+import { ListingStates, StatusLine } from '../components/file-list/listing-states';
 import { PageHeading } from '../components/page-heading';
 import { Button, ToolButton } from '../components/ui/button';
 import { Icon } from '../components/ui/icons';
@@ -27,11 +23,10 @@ import { useSortParam } from '../hooks/use-sort-param';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
 import { describeError } from '../components/error-text';
-import { itemKey, parentPath } from '../lib/items';
+import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 
 const COLUMNS: readonly ColumnId[] = ['from', 'deleted', 'purge', 'size'];
-const NO_ITEMS: readonly Item[] = [];
 const nothing = () => {};
 
 type Confirm = { readonly kind: 'forever'; readonly items: readonly Item[] } | { readonly kind: 'empty' };
@@ -42,7 +37,7 @@ export function RecycleBinPage() {
   const { sort, setSort, sortBy } = useSortParam(BIN_SORT);
   const [view, setView] = useViewMode();
   const bin = useQuery({ ...binQueries.list(sort), placeholderData: (previous) => previous });
-  const items = bin.data ? itemsOf(bin.data) : NO_ITEMS;
+  const items = itemsOf(bin.data);
   const controls = useSelection(items);
   const listId = useId();
   const [confirm, setConfirm] = useState<Confirm | null>(null);
@@ -84,7 +79,7 @@ export function RecycleBinPage() {
       {restored && <RestoredPanel restored={restored} onDismiss={() => setRestored(null)} />}
 
       {items.length > 0 && (
-        <div className="flex flex-wrap items-center gap-2">
+        <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView} timeIsDeletion>
           <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
             <ToolButton
               icon="restore"
@@ -98,11 +93,7 @@ export function RecycleBinPage() {
             <ToolButton icon="trash" label={t.deleteForever} disabled={controls.count === 0} onClick={askDeleteForever} />
             <ToolButton icon="bin" label={t.emptyBin} wide onClick={() => setConfirm({ kind: 'empty' })} />
           </div>
-          <div className="ml-auto flex items-center gap-2">
-            <SortControl sort={sort} onChange={setSort} timeIsDeletion />
-            <ViewToggle view={view} onChange={setView} />
-          </div>
-        </div>
+        </ListToolbar>
       )}
 
       <ListingStates query={bin} subject={t.subjectBin} empty={items.length === 0 && <EmptyState icon="bin" title={t.binEmpty} />}>
@@ -119,10 +110,9 @@ export function RecycleBinPage() {
           onContextMenu={(x, y) => setMenuAnchor({ x, y })}
           onLayout={onLayout}
         />
-        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+        <StatusLine selected={controls.count}>
           <span>{t.itemCounts(bin.data?.folders.length ?? 0, bin.data?.files.length ?? 0)}</span>
-          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-        </p>
+        </StatusLine>
       </ListingStates>
 
       {menuAnchor && <Menu label={t.selectionActions} actions={menu} anchor={menuAnchor} onClose={() => setMenuAnchor(null)} />}
@@ -189,23 +179,14 @@ function RestoredPanel({ restored, onDismiss }: { readonly restored: Items; read
         </Button>
       </div>
       <ul className="mt-1 max-h-40 space-y-1 overflow-auto">
-        {items.map((item) => {
-          const where = item.path ? parentPath(item.path) : '/';
-          return (
-            <li key={itemKey(item)} className="flex min-w-0 flex-wrap items-center gap-x-1.5">
-              <ItemIcon item={item} />
-              <span className="font-medium break-all">{item.name}</span>
-              <span>{t.restoredTo}</span>
-              <Link
-                to={folderPath(item.dir)}
-                state={{ select: itemKey(item) }}
-                className="break-all text-blue-800 underline underline-offset-2 dark:text-blue-200"
-              >
-                {where === '/' ? `${t.allFiles} (/)` : where}
-              </Link>
-            </li>
-          );
-        })}
+        {items.map((item) => (
+          <li key={itemKey(item)} className="flex min-w-0 flex-wrap items-center gap-x-1.5">
+            <ItemIcon item={item} />
+            <span className="font-medium break-all">{item.name}</span>
+            <span>{t.restoredTo}</span>
+            <ContainingFolderLink item={item} className="break-all text-blue-800 underline underline-offset-2 dark:text-blue-200" />
+          </li>
+        ))}
       </ul>
     </section>
   );

@@ -1,8 +1,4 @@
-/**
- * Search: file names containing what is typed (FileSearch), in the whole account. The keyword is
- * in the address (?q=), written once typing pauses, so a search can be reloaded and shared; each
- * result shows its folder's path and opens there.
- */
+/** Search file names in the whole account; the keyword is in the address (?q=), written once typing pauses. */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
@@ -61,7 +57,7 @@ export function SearchPage() {
     placeholderData: (previous) => previous,
   });
   useDocumentTitle(keyword ? t.searchResultsFor(keyword) : t.search);
-  const items = search.data ? itemsOf(search.data) : [];
+  const items = itemsOf(search.data);
 
   return (
     <section aria-labelledby="search-title" className="flex min-h-0 flex-1 flex-col gap-3">

@@ -1,19 +1,5 @@
-/**
- * The public share page, /s/:code: no login. ShareOpen says what the share is, or why it cannot be
- * shown, and the page has one state for each answer (docs/sharing.md §5, §7):
- *
- * - a protected share asks for its extraction code (403 downpwd-required); a wrong one says so and
- *   keeps the field (403 downpwd-wrong); too many attempts say how long to wait (429 retryAfter);
- * - a share that is gone (404), encrypted (423), at its download limit (downloads ≥ downValue > 0,
- *   or ShareDownload's 403 download-limit), and an unreachable service (with Try again);
- * - else the shared file (card with its download button) or folder (listing with breadcrumbs).
- *
- * The extraction code may come in the link (`?pwd=CODE`): it is used at once and then taken out
- * of the address (replaceState), so that it is not bookmarked, copied on or kept in the history.
- * The code the service accepted is remembered for this tab (sessionStorage, per share), so reload
- * and Back do not ask again. This module and its parts are a chunk of their own, loaded on demand
- * (App.tsx): the file manager's first load does not include them.
- */
+// The public share page, /s/:code: one state per ShareOpen answer (docs/sharing.md §5, §7). A `?pwd=` code is used, then taken out
+// of the address so it is not bookmarked or kept in history. A chunk of its own (App.tsx): the file manager's first load lacks it.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
@@ -171,7 +157,7 @@ function SharedView({ code, downpwd, item }: { readonly code: string; readonly d
     </ShareState>
   ) : null;
 
-  if (item.kind === 'file') {
+  if (item.type === 'file') {
     return <ShareSummary item={item}>{limit ?? <SharedFileDownload code={code} downpwd={downpwd} file={item} />}</ShareSummary>;
   }
   return (

@@ -1,9 +1,4 @@
-/**
- * /shares: everything the account has shared (GetShareFiles), each with its folder, extraction
- * code, download limit, downloads so far, description and cover, and its link actions: copy the
- * link (with or without its code), edit the share, stop sharing. The service sorts; the order is in
- * the address like every listing's.
- */
+/** /shares: everything the account has shared, with link actions; the service sorts, the order is in the address. */
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router';
@@ -24,7 +19,6 @@ import { useSortParam } from '../hooks/use-sort-param';
 import { useI18n } from '../i18n';
 import { filterByName } from '../lib/name-filter';
 
-const NO_ITEMS: readonly Item[] = [];
 /** "Shared" and "Link" sort nothing here: every item is shared. */
 const SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
 
@@ -36,7 +30,7 @@ export function SharesPage() {
   const sort = SORT_KEYS.includes(param.sort.order) ? param.sort : SHARES_SORT;
   const setSort = param.setSort;
   const shares = useQuery({ ...shareQueries.list(sort), placeholderData: (previous) => previous });
-  const all = shares.data ? itemsOf(shares.data) : NO_ITEMS;
+  const all = itemsOf(shares.data);
   const [filter, setFilter] = useFilterParam();
   const items = useMemo(() => filterByName(all, filter), [all, filter]);
   const [editing, setEditing] = useState<Item | null>(null);

@@ -1,8 +1,4 @@
-/**
- * The app's one upload queue, built from the browser parts (browser.ts), and what happens around
- * it: listings are refreshed as files and folders are added, and a change of account stops the
- * queue and empties the list (remembered uploads stay, per account, for 24 h).
- */
+/** The app's one upload queue: listings refresh as files are added; a change of account stops it (remembered uploads stay, per account). */
 import { api } from '../api/client';
 import { withUnlock } from '../api/encryption';
 import { bytesLeft, invalidateAccountInfo } from '../api/account';
@@ -83,11 +79,7 @@ export function uploadDropped(folderId: number, walk: () => Promise<DroppedTree>
   );
 }
 
-/**
- * Asks for a download URL (FileDownload) and lets the browser download it (Content-Disposition:
- * attachment). A locked file (423) asks for its password first; if the user cancels, nothing
- * happens (no error: it was their choice).
- */
+/** A locked file (423) asks for its password first; cancelling is the user's choice, not an error. */
 export async function downloadFile(fileId: number): Promise<void> {
   const answer = await withUnlock(() => api.fileDownload({ fid: fileId }));
   if (!answer) return;

@@ -1,7 +1,4 @@
-/**
- * The engine's parts in the browser: the transport (the tus client and the typed operations), a
- * hasher that runs in a Web Worker, and resume records in localStorage.
- */
+/** The engine's browser parts: the transport, a Web Worker hasher, and resume records in localStorage. */
 import type { Api } from '../api/client';
 import type { TusClient } from '../api/tus';
 import { hashBlob } from './hash';

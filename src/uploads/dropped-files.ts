@@ -1,8 +1,4 @@
-/**
- * Files and folders from a drop (DataTransfer) or a folder picker (webkitdirectory), as a list of
- * files each with the folders it lies in, plus every folder (empty ones too, where the browser
- * tells). DOM only; no React.
- */
+/** Files from a drop or a folder picker, each with its folders, plus every folder (empty ones too, where the browser tells). */
 import type { TreeFile } from './upload-queue';
 
 export interface DroppedTree {
@@ -10,16 +6,12 @@ export interface DroppedTree {
   readonly dirs: string[][];
 }
 
-/**
- * Takes what the drop holds *now* (a DataTransfer is readable only during its event) and returns
- * the function that walks the folders in it. Items without a file system entry (a DataTransfer
- * built by a script, older browsers) are taken from `dataTransfer.files`.
- */
+/** Takes what the drop holds now (a DataTransfer is readable only during its event); entries missing, falls back to `files`. */
 export function captureDrop(dataTransfer: DataTransfer): () => Promise<DroppedTree> {
   const entries: FileSystemEntry[] = [];
   const loose: File[] = [];
   const items = dataTransfer.items ? Array.from(dataTransfer.items) : [];
-  const fileItems = items.filter((item) => item.kind === 'file');
+  const fileItems = items.filter((item) => item.type === 'file');
   if (fileItems.length > 0) {
     for (const item of fileItems) {
       const entry = typeof item.webkitGetAsEntry === 'function' ? item.webkitGetAsEntry() : null;

@@ -1,8 +1,4 @@
-/**
- * One file's run, from its folder to FileAdd: the name is checked, the resume record claimed, the
- * content hashed and offered to FileAdd when that may spare the transfer (instant-upload.ts), the
- * bytes sent (transfer.ts), and the file added with the hash the server reports.
- */
+/** One file's run: name check, resume record, hash and instant upload (instant-upload.ts), transfer (transfer.ts), FileAdd. */
 import { ApiError } from '../api/errors';
 import { checkName, nameProblemMessage } from '../api/name-check';
 import { deleteUpload, enter, finish, type Engine } from './engine';
@@ -47,8 +43,7 @@ export async function runFile(engine: Engine, entry: Entry, signal: AbortSignal)
   if (entry.sha256 && record?.sha256 && record.sha256 !== entry.sha256) record = undefined;
   if (!entry.sha256 && record?.sha256) entry.sha256 = record.sha256;
 
-  // One chunk or less (and no upload of it under way): hashing takes a moment, and if the account
-  // has the content nothing goes to /upload/ at all. A bigger file is sent at once (below).
+  // One chunk or less: hash first, since an owned content then sends nothing to /upload/; a bigger file is sent at once (below).
   if (!entry.sha256 && !record && source.size <= engine.chunkBytes) {
     enter(engine, entry, 'hashing', signal);
     await hashFirst(engine, entry, signal);

@@ -1,12 +1,5 @@
-/**
- * Recreating a dropped or picked folder tree with FolderAdd before its files are uploaded into it.
- *
- * A folder whose name is already taken by a folder is reused (the files are merged into it, as a
- * desktop copy merges): dropping the same folder again after an interruption then targets the same
- * folders, so its files resume instead of starting over, and nothing is overwritten because FileAdd
- * numbers a taken file name (`a (1).txt`). When a *file* holds the name, the folder gets the first
- * free numbered name (`Photos (1)`), as FileAdd does for files.
- */
+// Recreates a dropped folder tree with FolderAdd. A taken folder name is reused, so dropping again after an interruption resumes;
+// a file holding the name gives the first free numbered name (`Photos (1)`), as FileAdd does.
 import { isApiError } from '../api/errors';
 import type { FolderItem } from '../api/results';
 import type { UploadTransport } from './types';
@@ -20,11 +13,7 @@ const MAX_NUMBERED_NAMES = 100;
 
 export type FolderResolver = (dirs: readonly string[]) => Promise<number>;
 
-/**
- * Returns a function from a path below `rootId` (folder names, outermost first) to the id of that
- * folder, creating what is missing. Each folder is made once however many files ask for it; a
- * failure is not remembered, so asking again tries again.
- */
+/** Each folder is made once however many files ask; a failure is not remembered, so asking again tries again. */
 export function createFolderResolver(
   transport: Pick<UploadTransport, 'folderAdd' | 'listFolder'>,
   rootId: number,

@@ -1,11 +1,5 @@
-/**
- * The hashing Web Worker: SHA-256 of one file per message, so that hashing a big file never
- * blocks the page. Started by createWorkerHasher (browser.ts), one worker per file, terminated
- * when done or cancelled.
- *
- * In:  { file: Blob }
- * Out: { type: 'progress', bytes } …, then { type: 'done', hash } or { type: 'error', message }
- */
+// SHA-256 of one file per message in a Web Worker, so hashing never blocks the page.
+// In: { file } · Out: { type: 'progress', bytes } …, then { type: 'done', hash } or { type: 'error', message }
 import { hashBlob } from './hash';
 
 export type HashWorkerRequest = { readonly file: Blob };

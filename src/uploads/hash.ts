@@ -1,7 +1,4 @@
-/**
- * SHA-256 of a Blob read in slices, so that memory stays flat whatever the file's size. Runs in
- * the hashing Web Worker (hash-worker.ts), and on the main thread where no worker can be started.
- */
+/** SHA-256 of a Blob in slices, so memory stays flat whatever the file's size. */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 

@@ -1,8 +1,4 @@
-/**
- * Instant upload (docs/web-uploads.md §1): FileAdd with the content's hash adds the file without
- * its bytes when the account already has that content. A file of one chunk or less is hashed
- * before anything is sent; a bigger one is sent at once while a hasher reads it alongside.
- */
+/** Instant upload (docs/web-uploads.md §1): FileAdd with the hash skips the bytes when the account already has the content. */
 import type { FileItem } from '../api/results';
 import { isApiError } from '../api/errors';
 import { extensionOf } from '../api/generated/name-rule';
@@ -12,13 +8,7 @@ import { speedOf } from './progress';
 import { transfer } from './transfer';
 import type { ResumeRecord } from './types';
 
-/**
- * Hashing alongside a transfer goes on for this long before it is judged: after it, it stops unless
- * it is expected to end before the transfer, in at most HASH_MARGIN of the transfer's time left.
- * On a fast line (the browser's CPU being the limit) it would only slow the transfer down, and the
- * server's Upload-SHA256 gives the hash anyway; on a slow line it costs the transfer nothing and
- * may spare most of it.
- */
+/** Hashing alongside is judged after this long: on a fast line it only slows the transfer (Upload-SHA256 gives the hash anyway). */
 export const HASH_GRACE_MS = 1_000;
 const HASH_MARGIN = 0.75;
 
@@ -38,15 +28,7 @@ export async function hashFirst(engine: Engine, entry: Entry, signal: AbortSigna
   entry.hashed = entry.source.size;
 }
 
-/**
- * A file whose hash is not known yet: the transfer starts at once and a hasher reads the file
- * alongside. If the hash is known before the last byte arrives, FileAdd is asked with it; when
- * the account already has that content, the transfer stops, its upload is deleted and the file
- * is done (answers null). Hashing stops when the transfer ends first, or when it can no longer
- * end well before it (hashingCanWin): the server's Upload-SHA256 is then the file's hash (a
- * browser refuses to read, and so to send, a file changed after it was picked). Answers the
- * server's SHA-256.
- */
+/** Sends at once while hashing alongside; a known hash the account owns stops the transfer (null). Answers the server's SHA-256. */
 export async function sendWhileHashing(engine: Engine, entry: Entry, record: ResumeRecord | undefined, signal: AbortSignal): Promise<string | null> {
   const { source } = entry;
   const { hasher, records, now } = engine;
@@ -105,10 +87,7 @@ export async function sendWhileHashing(engine: Engine, entry: Entry, record: Res
   }
 }
 
-/**
- * Whether hashing alongside the transfer is still worth its CPU: after HASH_GRACE_MS, only if
- * at the rates so far it ends in at most HASH_MARGIN of the time the transfer still needs.
- */
+/** After HASH_GRACE_MS, only if hashing ends within HASH_MARGIN of the transfer's time left. */
 function hashingCanWin(entry: Entry, startedAt: number, time: number): boolean {
   const elapsed = time - startedAt;
   if (elapsed < HASH_GRACE_MS || entry.hashed <= 0) return true;
@@ -132,10 +111,7 @@ async function probe(engine: Engine, entry: Entry, hash: string): Promise<FileIt
   }
 }
 
-/**
- * FileAdd, retried while the service is unreachable. Never aborted midway (see UploadTransport):
- * a pause takes effect once it answers. With `probe`, a 404 (content not owned) answers null.
- */
+/** Retried while unreachable, never aborted midway (a pause waits for the answer); with `probe`, 404 answers null. */
 export async function fileAdd(engine: Engine, entry: Entry, hash: string, signal: AbortSignal, probe: boolean): Promise<FileItem | null> {
   const { name, size } = entry.source;
   for (let failures = 0; ; failures++) {

@@ -1,8 +1,4 @@
-/**
- * What the queue shows: snapshots of its files for the components, announced through subscribe()
- * at most every `progressIntervalMs` for progress and within URGENT_DELAY_MS for a state change;
- * and each file's speed, measured over the last few seconds.
- */
+/** Snapshots of the queue for the components, announced at most every `progressIntervalMs`, and each file's recent speed. */
 import type { Entry } from './entry';
 import { ACTIVE_STATES, type InterruptedUpload, type UploadItem, type UploadSnapshot, type UploadTotals } from './types';
 
@@ -29,12 +25,7 @@ export function createProgress(options: {
   let dueAt = Infinity;
   const urgentDelayMs = Math.min(URGENT_DELAY_MS, progressIntervalMs);
 
-  /**
-   * Something changed (in `entry`, or in the list). A state change (`urgent`) is announced within
-   * URGENT_DELAY_MS of the last announcement, progress within `progressIntervalMs`; changes in
-   * between are announced together, so that 10,000 small files finishing one after another cost a
-   * few announcements a second.
-   */
+  /** Changes are batched, so 10,000 small files finishing one after another cost a few announcements a second. */
   function changed(entry: Entry | null, urgent: boolean) {
     if (entry) entry.dirty = true;
     const due = lastEmit + (urgent ? urgentDelayMs : progressIntervalMs);

@@ -1,9 +1,4 @@
-/**
- * Resume records (docs/web-uploads.md §2): once a tus upload is created, its URL (and the file's
- * hash, when known) are remembered under the file's fingerprint, so that adding the same file
- * again, in this page or after a reload, sends only the rest. An entry claims its fingerprint's
- * record while it runs; unclaimed records of this account are the "interrupted" uploads.
- */
+/** Resume records (docs/web-uploads.md §2): a tus URL per file fingerprint, so adding the file again sends only the rest. */
 import type { Entry } from './entry';
 import type { InterruptedUpload, ResumeRecord, ResumeStore, UploadSource, UploadTransport } from './types';
 

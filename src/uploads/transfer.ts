@@ -1,8 +1,4 @@
-/**
- * The tus transfer of one file: create the upload (or ask with HEAD how much of it the server has),
- * then PATCH it chunk by chunk. A broken connection is retried with growing delays, each time from
- * the offset HEAD reports; an upload the server no longer has is started again once.
- */
+/** One file's tus transfer; a broken connection retries from HEAD's offset, and an upload the server lost restarts once. */
 import { ApiError, isApiError } from '../api/errors';
 import { deleteUpload, type Engine } from './engine';
 import type { Entry } from './entry';
@@ -10,10 +6,7 @@ import { fileChanged, isGone, readable } from './failures';
 import { sample } from './progress';
 import type { ResumeRecord } from './types';
 
-/**
- * 8 MiB per PATCH: each request arrives well within the server's 120 s request timeout even on a
- * slow line (8 MiB at 1 Mbit/s is about 67 s), and a broken connection loses at most one chunk.
- */
+/** 8 MiB at 1 Mbit/s is about 67 s, within the server's 120 s request timeout; a break loses at most one chunk. */
 export const DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024;
 
 /** Sends the file, from where `record` (or an upload of this run) left it. Answers the server's SHA-256. */

@@ -1,26 +1,9 @@
-/**
- * The upload engine's vocabulary: what it needs from the outside (the transport, a hasher, a place
- * to remember unfinished uploads) and what it shows (immutable snapshots). No React, no DOM beyond
- * Blob and AbortSignal, so that the engine runs in node tests with fakes.
- */
+/** The upload engine's vocabulary; no React and no DOM beyond Blob and AbortSignal, so it runs in node tests. */
 import type { FileAddParams, FolderAddParams } from '../api/generated/operations';
 import type { FileItem, FolderItem, Listing } from '../api/results';
 
-/**
- * One file's life. A file of one chunk or less is hashed first:
- *
- *   queued → hashing → checking ─(FileAdd with the hash succeeded: instant)──────────→ done
- *                         └─(404: not owned yet)→ uploading (tus) → adding (FileAdd) → done
- *
- * A bigger one is sent at once, hashed alongside (docs/web-uploads.md §1):
- *
- *   queued → uploading ─(hash known, FileAdd with it succeeded: transfer stopped, instant)─→ done
- *               └─(the last byte arrived first, or FileAdd answered 404)→ adding → done
- *
- * and from any of them: paused (until resumed: back to queued), cancelled (for good), error (until
- * retried: back to queued). A file whose unfinished upload is remembered resumes from the offset
- * the server answers to HEAD (asking FileAdd first when its hash was remembered with it).
- */
+// One file's life (docs/web-uploads.md §1): small files hash, check with FileAdd, then upload and add; bigger ones upload while hashing.
+// Any state may go paused, cancelled or error; a remembered upload resumes from HEAD's offset.
 export type UploadState = 'queued' | 'hashing' | 'checking' | 'uploading' | 'adding' | 'done' | 'error' | 'paused' | 'cancelled';
 
 export const ACTIVE_STATES: ReadonlySet<UploadState> = new Set(['hashing', 'checking', 'uploading', 'adding']);
@@ -62,11 +45,7 @@ export interface PatchOptions {
   readonly onProgress?: (sent: number) => void;
 }
 
-/**
- * The tus 1.0 endpoint and the three operations an upload needs. Failures are ApiErrors: 'Network'
- * when the service could not be reached (or the connection broke), otherwise the code of the HTTP
- * status (NotFound, Conflict, TooLarge, Unauthorized, …) with `status` set.
- */
+/** The tus endpoint and the operations an upload needs; failures are ApiErrors ('Network' or the HTTP status's code). */
 export interface UploadTransport {
   createUpload(length: number, metadata: Readonly<Record<string, string>>, signal: AbortSignal): Promise<TusCreated>;
   headUpload(url: string, signal: AbortSignal): Promise<TusStatus>;

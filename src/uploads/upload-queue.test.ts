@@ -130,7 +130,7 @@ class FakeService implements UploadTransport {
     else if (!this.owned.has(params.hash)) throw new ApiError('NotFound', 'no completed upload or owned content with that hash and size', {}, 404);
     this.owned.add(params.hash);
     const file: FileItem = {
-      kind: 'file',
+      type: 'file',
       id: this.files.length + 1,
       dir: params.dirid,
       name: params.name,
@@ -150,7 +150,7 @@ class FakeService implements UploadTransport {
     this.calls.push(`FolderAdd ${dirid}/${name}`);
     const taken = [...this.folders, ...this.files].some((item) => item.dir === dirid && item.name.toLowerCase() === name.toLowerCase());
     if (taken) throw new ApiError('Conflict', `"${name}" already exists in this folder`, {}, 409);
-    const folder: FolderItem = { kind: 'folder', id: 100 + this.folders.length, dir: dirid, name, size: 0, time: '', shared: false, linked: false, encrypted: false };
+    const folder: FolderItem = { type: 'folder', id: 100 + this.folders.length, dir: dirid, name, size: 0, time: '', shared: false, linked: false, encrypted: false };
     this.folders.push(folder);
     return folder;
   }

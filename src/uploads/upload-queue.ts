@@ -1,13 +1,5 @@
-/**
- * The upload engine: a queue of files, at most `concurrency` of them under way at once, each going
- * through the states of types.ts. It knows nothing of React or the DOM: the transport (tus and the
- * operations), the hasher and the resume store are given to it, so tests drive it with fakes.
- * Components read `getSnapshot()` through `subscribe()` (progress.ts).
- *
- * Its parts: one file's run (file-run.ts) with instant upload (instant-upload.ts) and the tus
- * transfer (transfer.ts), resume records (resume-records.ts), retries (retries.ts), and what is
- * shown (progress.ts). docs/web-uploads.md tells the whole story.
- */
+// The upload engine: at most `concurrency` files under way, knowing nothing of React or the DOM, so tests drive it with fakes.
+// Its parts: file-run.ts, instant-upload.ts, transfer.ts, resume-records.ts, retries.ts, progress.ts (docs/web-uploads.md).
 import type { FileItem, FolderItem } from '../api/results';
 import type { Engine } from './engine';
 import type { Entry } from './entry';
@@ -44,10 +36,7 @@ export interface UploadQueueOptions {
 
 export interface UploadRequest {
   readonly source: UploadSource;
-  /**
-   * The destination folder (0 = the root), or a function that answers it once created (called
-   * when the file starts, and again when a failed file is retried).
-   */
+  /** The destination (0 = root), or a function answering it once created (called again on retry). */
   readonly folder: number | (() => Promise<number>);
   /** Shown instead of the name: the path below a dropped or picked folder. */
   readonly relativePath?: string;
@@ -63,10 +52,7 @@ export interface TreeFile {
 export interface UploadQueue {
   /** Queues files; returns their ids. */
   add(requests: readonly UploadRequest[]): string[];
-  /**
-   * Recreates folders under `folderId` (FolderAdd; see folder-tree.ts) and queues the files into
-   * them. `dirs` are folders to create even if no file lies in them (empty ones).
-   */
+  /** Recreates folders under `folderId` (folder-tree.ts), empty `dirs` too, and queues the files into them. */
   addTree(folderId: number, files: readonly TreeFile[], dirs?: ReadonlyArray<readonly string[]>): string[];
   pause(id: string): void;
   /** Resumes a paused file, or retries a failed one. */

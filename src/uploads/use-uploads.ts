@@ -1,9 +1,4 @@
-/**
- * Uploads and downloads for components: pick or drop files and folders into a folder, download a
- * file; and the queue's state for the upload panel. The engine (upload-queue.ts and its parts) knows no
- * React; this is its face. The engine is a chunk of its own, fetched just after the first render
- * (the layout subscribes to its state) rather than carried by the first load.
- */
+/** Uploads and downloads for components; the engine is a chunk of its own, fetched just after the first render. */
 import { useSyncExternalStore } from 'react';
 import { captureDrop } from './dropped-files';
 import type { UploadSnapshot } from './types';
@@ -39,11 +34,7 @@ export interface Uploads {
   pickFiles(folderId: number): void;
   /** Opens the folder picker; the chosen folder is recreated in `folderId` and its files uploaded. */
   pickFolder(folderId: number): void;
-  /**
-   * Uploads what was dropped (files and folders) into `folderId`. Call it synchronously from the
-   * drop handler (the DataTransfer is only readable during the event), and call preventDefault()
-   * on the event: that also tells the page-wide drop zone that the drop has been handled.
-   */
+  /** Call it during the drop event (the DataTransfer is readable only then) and preventDefault(), which tells the page-wide zone it was handled. */
   addDropped(folderId: number, dataTransfer: DataTransfer): void;
   /** Asks for a download URL (FileDownload) and starts the browser's download; rejects with an ApiError. */
   downloadFile(fileId: number): Promise<void>;

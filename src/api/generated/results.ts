@@ -120,11 +120,11 @@ export interface ItemBase {
 }
 /** `<folder/>`. */
 export interface FolderItem extends ItemBase {
-  readonly kind: 'folder';
+  readonly type: 'folder';
 }
 /** `<file/>`. */
 export interface FileItem extends ItemBase {
-  readonly kind: 'file';
+  readonly type: 'file';
   /** Lowercase extension without the dot; "" if none. */
   readonly ext: string;
   /** SHA-256 of the content, lowercase hex. */

@@ -6,10 +6,7 @@ import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 
-/**
- * FolderAndFileDelete: to the recycle bin (saying how long the bin keeps items, from the bin's
- * own purge dates when it has any), or permanently, which is said plainly and asked for again.
- */
+/** To the recycle bin (saying how long it keeps items), or permanently, which is said plainly and asked for again. */
 export function DeleteDialog({
   items,
   permanent,

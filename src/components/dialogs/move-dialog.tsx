@@ -1,8 +1,4 @@
-/**
- * Move, with a folder picker that browses folders lazily: each folder's listing is fetched when
- * the picker opens it (and cached like any listing). The folders being moved cannot be opened or
- * chosen, so nothing can be moved into itself; the service checks again (409).
- */
+/** Move with a lazy folder picker; the folders being moved cannot be opened or chosen (the service checks again: 409). */
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
@@ -25,7 +21,7 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
   const startDir = items.every((item) => item.dir === items[0]?.dir) ? (items[0]?.dir ?? 0) : 0;
   const [dir, setDir] = useState(startDir);
   const listing = useQuery({ ...fileQueries.withPath(dir, DEFAULT_SORT), placeholderData: (previous) => previous });
-  const moving = useMemo(() => new Set(items.filter((item) => item.kind === 'folder').map((item) => item.id)), [items]);
+  const moving = useMemo(() => new Set(items.filter((item) => item.type === 'folder').map((item) => item.id)), [items]);
   const what = t.itemsPhrase(items.length, items[0]?.name);
 
   const shown = listing.data && !listing.isPlaceholderData ? listing.data : undefined;

@@ -10,10 +10,7 @@ import { Dialog, DialogActions } from '../ui/dialog';
 import { TextField } from '../ui/field';
 import { NameProblemNotice } from './name-problem-notice';
 
-/**
- * FolderAdd in the current folder; a taken name shows the service's message and keeps the dialog,
- * and a name the service's rule refuses (api/name-check.ts) is not sent: the dialog says why.
- */
+/** A taken name shows the service's message and keeps the dialog; a name the rule refuses is never sent. */
 export function NewFolderDialog({
   dir,
   onClose,
@@ -31,7 +28,6 @@ export function NewFolderDialog({
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim() || create.isPending) return;
-    // The service's own rule: a name it would refuse is not sent, and the dialog says why.
     const found = checkName(name);
     if (found) {
       setProblem(found);

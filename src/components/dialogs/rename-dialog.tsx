@@ -8,12 +8,7 @@ import { Dialog, DialogActions } from '../ui/dialog';
 import { TextField } from '../ui/field';
 import { NameProblemNotice } from './name-problem-notice';
 
-/**
- * The new name for FolderRename / FileRename. The rename is optimistic (api/files.ts): the dialog
- * closes and the list shows the new name at once; if the service refuses, the old name comes back
- * and a notice says why, in the service's words (components/file-browser/item-actions.tsx). A name
- * the service's rule refuses (api/name-check.ts) keeps the dialog open, saying why, and sends nothing.
- */
+/** The rename is optimistic (api/files.ts): the dialog closes at once, and a refusal brings the old name back with a notice. */
 export function RenameDialog({
   item,
   onRename,
@@ -36,7 +31,6 @@ export function RenameDialog({
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) return;
-    // The service's own rule: a name it would refuse is not sent, and the dialog says why.
     const found = name === item.name ? null : checkName(name);
     if (found) {
       setProblem(found);

@@ -1,13 +1,5 @@
-/**
- * "Share by e-mail" for one folder or file (FolderEmailShare / FileEmailShare take one id): the
- * recipients, Send, and below them the history of the item's messages (Get*EmailShareInfo),
- * refreshed right after Send and then every few seconds while any message is on its way.
- *
- * Sending shares the item if it is not shared yet (an open share: no extraction code), and each
- * message carries the share page's link and, for a share with one, its extraction code; the
- * dialog says which before anything is sent. The messages are queued: the service sends them in
- * the background and retries failures for up to a day.
- */
+// "Share by e-mail" for one item: recipients, Send, and the history of its messages, polled while any is on its way.
+// Sending shares the item if needed (an open share); the dialog says so before anything is sent.
 import { useMemo, useRef, useState, type FormEvent } from 'react';
 import { useEmailShareInfo, useSendEmailShare } from '../../api/email-shares';
 import { isApiError } from '../../api/errors';
@@ -33,11 +25,7 @@ function shareExplanation(t: Messages, item: Item, what: string, knowsCode: bool
 const ALERT_CLASS =
   'rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100';
 
-/**
- * The sending limit (429) in the user's words, with when it lifts; a service that sends no share
- * e-mails (503: FSS_PUBLIC_URL not set) said as such; other refusals as everywhere (describeError:
- * 404 gone, 423 encrypted with its hint, 400 in the service's words).
- */
+/** The sending limit (429) with when it lifts, and 503 (FSS_PUBLIC_URL not set), in the user's words; other refusals as describeError says. */
 function SendError({ error, subject }: { readonly error: unknown; readonly subject: string }) {
   const { t } = useI18n();
   if (isApiError(error, 'TooManyAttempts')) {
@@ -60,7 +48,7 @@ function SendError({ error, subject }: { readonly error: unknown; readonly subje
 
 export function EmailShareDialog({ item, onClose }: { readonly item: Item; readonly onClose: () => void }) {
   const { t } = useI18n();
-  const target = useMemo(() => ({ kind: item.kind, id: item.id }), [item.kind, item.id]);
+  const target = useMemo(() => ({ type: item.type, id: item.id }), [item.type, item.id]);
   const info = useEmailShareInfo(target);
   const send = useSendEmailShare(target);
   const recipients = useRecipients(MAX_EMAIL_RECIPIENTS, t);
@@ -68,8 +56,8 @@ export function EmailShareDialog({ item, onClose }: { readonly item: Item; reado
   /** How many recipients the last Send queued, for the confirmation. */
   const [queued, setQueued] = useState<number | null>(null);
 
-  const what = item.kind === 'folder' ? t.emailWhatFolder : t.emailWhatFile;
-  const subject = item.kind === 'folder' ? t.subjectFolder : t.emailSubjectFile;
+  const what = item.type === 'folder' ? t.emailWhatFolder : t.emailWhatFile;
+  const subject = item.type === 'folder' ? t.subjectFolder : t.emailSubjectFile;
   // The history's item is fresh and carries the share's attributes; the listing's may be neither.
   const current = info.data?.item ?? item;
   const encrypted = current.encrypted;

@@ -1,8 +1,4 @@
-/**
- * The messages of an item's e-mail share, newest first: each recipient, what became of the
- * message (queued, being retried with the last error, sent, not delivered with why) and when. A
- * summary above the list is a polite live region, so that "2 sent" is heard when it changes.
- */
+/** An item's messages, newest first; the summary above is a polite live region, so "2 sent" is heard when it changes. */
 import { useId, useState } from 'react';
 import type { EmailRecipient } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
@@ -42,7 +38,6 @@ export function HistoryList({
   readonly retrying: boolean;
   /** "this folder" / "this file", for error messages. */
   readonly subject: string;
-  /** "folder" / "file". */
   readonly what: string;
 }) {
   const { t, language } = useI18n();

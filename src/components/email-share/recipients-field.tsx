@@ -1,11 +1,4 @@
-/**
- * The recipients of an e-mail share: addresses typed or pasted into one field become removable
- * chips. A separator (comma, semicolon, space, Enter), a paste of a list, or leaving the field
- * turns its text into recipients: valid addresses are added (duplicates merged, at most `limit`),
- * and what cannot be added stays in the field with a message saying why, checked again as it is
- * corrected. Backspace in the empty field removes the last recipient. The rules are those of the
- * service (lib/email-addresses.ts).
- */
+/** Addresses typed or pasted become removable chips (the service's rules, lib/email-addresses.ts); what cannot be added stays in the field, saying why. */
 import { useCallback, useId, useRef, useState, type ChangeEvent, type ClipboardEvent, type KeyboardEvent, type Ref } from 'react';
 import { useI18n, type Messages } from '../../i18n';
 import { addRecipients, addressKey, firstInvalidAddress, hasSeparator, splitAddressList, type AddressProblem } from '../../lib/email-addresses';
@@ -17,7 +10,6 @@ interface RecipientsState {
   readonly draft: string;
   /** Set once a commit left something in the field: from then on the field says what is wrong with it. */
   readonly checked: boolean;
-  /** Send was pressed with no recipient. */
   readonly missing: boolean;
   /** What the last action did, for screen readers (polite). */
   readonly announcement: string;
@@ -32,10 +24,7 @@ export interface Recipients {
   /** Turns `text` (the field's new text) into recipients; what cannot be added stays as the draft. */
   readonly commit: (text: string) => void;
   readonly remove: (address: string) => void;
-  /**
-   * For Send: commits the draft and answers the recipients, or null when something stays in the
-   * field or there is nobody to send to (the field then says why).
-   */
+  /** Commits the draft; null when something stays in the field or there is nobody (the field then says why). */
   readonly take: () => readonly string[] | null;
   readonly clear: () => void;
 }

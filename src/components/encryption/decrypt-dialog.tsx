@@ -15,11 +15,7 @@ function parentNameFromPath(item: Item): string | undefined {
   return parts && parts.length >= 2 ? parts[parts.length - 2] : undefined;
 }
 
-/**
- * Decrypt of one encrypted item, with its password. An item inside an encrypted folder cannot
- * be decrypted on its own: the service answers 409 with that folder's id, and the dialog says
- * which folder to decrypt instead.
- */
+/** An item inside an encrypted folder cannot be decrypted alone (409): the dialog names the folder to decrypt instead. */
 export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly onClose: () => void }) {
   const { t } = useI18n();
   const client = useQueryClient();
@@ -50,7 +46,7 @@ export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly
     <Dialog
       title={t.decryptTitle(item.name)}
       onClose={onClose}
-      description={<p>{item.kind === 'folder' ? t.decryptExplainFolder : t.decryptExplainFile}</p>}
+      description={<p>{item.type === 'folder' ? t.decryptExplainFolder : t.decryptExplainFile}</p>}
     >
       <form onSubmit={onSubmit} noValidate className="space-y-4">
         <PasswordField

@@ -31,12 +31,7 @@ function problemsOf(password: string, confirm: string, tip: string, t: Messages)
   };
 }
 
-/**
- * FileEncrypt / FolderEncrypt of one item: a password typed twice (with a strength meter), an
- * optional hint, and the warning that a forgotten password cannot be recovered. The service's
- * rules (4–64 characters; a hint of at most 100 that does not contain the password) are checked
- * here first, next to the fields; the service's own refusal shows in the dialog.
- */
+/** The service's rules (4–64 characters; a hint of at most 100 without the password) are checked here first, next to the fields. */
 export function EncryptDialog({ item, onClose }: { readonly item: Item; readonly onClose: () => void }) {
   const { t } = useI18n();
   const encrypt = useEncryptItem();
@@ -81,7 +76,7 @@ export function EncryptDialog({ item, onClose }: { readonly item: Item; readonly
       onClose={onClose}
       description={
         <div className="space-y-3">
-          <p>{item.kind === 'folder' ? t.encryptExplainFolder : t.encryptExplainFile}</p>
+          <p>{item.type === 'folder' ? t.encryptExplainFolder : t.encryptExplainFile}</p>
           <p className="flex gap-2 rounded-md border border-amber-400 bg-amber-50 p-3 font-medium text-amber-950 dark:border-amber-600 dark:bg-amber-950 dark:text-amber-100">
             <Icon name="warning" className="mt-0.5 size-5" />
             <span>{t.encryptWarning}</span>

@@ -1,8 +1,4 @@
-/**
- * The password field of the encryption dialogs and the unlock prompt: masked, with a button that
- * shows what was typed (for checking it on a phone), its label, help and error tied to the input.
- * And what a refused password (403, 429) means for the forms that send one (Unlock, Decrypt).
- */
+/** The masked password field with a show button (for checking on a phone), and what a refused password (403, 429) means. */
 import {
   forwardRef,
   useEffect,
@@ -105,10 +101,7 @@ function refusalText(error: unknown, t: Messages): Omit<PasswordRefusal, 'blocke
   return { message: null, wrong: false, waitSeconds: 0 };
 }
 
-/**
- * What a refused Unlock or Decrypt means: a wrong password (403), or too many of them (429, with
- * the wait the service gave; the form's button stays disabled until it is over).
- */
+/** A wrong password (403), or too many (429, with the service's wait; the button stays disabled until it is over). */
 export function usePasswordRefusal(error: unknown): PasswordRefusal {
   const { t } = useI18n();
   const { message, wrong, waitSeconds } = refusalText(error, t);
@@ -129,11 +122,7 @@ interface PasswordMutation {
   readonly submittedAt: number;
 }
 
-/**
- * The password entry of a form that sends an existing password (Unlock, Decrypt): its value, the
- * length check before sending, what a refusal means, and after a wrong password the focus back in
- * the field with its text selected for typing again. `field` goes to the PasswordField.
- */
+/** After a wrong password, the focus goes back to the field with its text selected for typing again. */
 export function usePasswordEntry(mutation: PasswordMutation) {
   const { t } = useI18n();
   const [password, setPassword] = useState('');
@@ -168,11 +157,7 @@ export function usePasswordEntry(mutation: PasswordMutation) {
   return { password, refusal, readyToSend, field };
 }
 
-/**
- * What a sent password's refusal says below the form: a wrong one announced at once (the field's
- * own error text is read only when focus returns to it), a wait after too many, and any other
- * error as `other` says it (by default the error's own text).
- */
+/** A wrong password is announced at once: the field's own error is read only when focus returns to it. */
 export function PasswordRefusalNotice({
   mutation,
   refusal,

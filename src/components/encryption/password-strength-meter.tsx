@@ -17,11 +17,7 @@ const levelName = (level: StrengthLevel, t: Messages) =>
 const hintText = (hint: StrengthHint, t: Messages) =>
   ({ common: t.strengthHintCommon, pattern: t.strengthHintPattern, length: t.strengthHintLength, variety: t.strengthHintVariety })[hint];
 
-/**
- * How hard the password would be to guess (lib/password-strength.ts), as a bar of four steps and
- * in words, with the most useful advice while it is weak or fair. The words carry the meaning;
- * the colour only repeats it. The password field names this element in aria-describedby.
- */
+/** Strength in four steps and in words (the colour only repeats them), with advice while it is weak or fair. */
 export function PasswordStrengthMeter({ id, password }: { readonly id: string; readonly password: string }) {
   const { t } = useI18n();
   const strength = useMemo(() => estimateStrength(password), [password]);

@@ -22,10 +22,7 @@ export function UnlockDialog({ lock, onUnlocked, onCancel }: { readonly lock: It
   );
 }
 
-/**
- * Shows the unlock requests of code outside React (api/encryption.ts requestUnlock: a download of
- * a locked file), one at a time. Mounted with each page's dialogs (file-browser/item-actions.tsx).
- */
+/** Shows the unlock requests of code outside React (requestUnlock), one at a time. */
 export function UnlockRequests() {
   const request = useUnlockRequest();
   useEffect(() => registerUnlockHost(), []);

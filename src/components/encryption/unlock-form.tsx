@@ -18,18 +18,12 @@ export interface UnlockFormProps {
   readonly opened?: OpenedItem;
   /** After the Unlock, once the listings have been fetched again. */
   readonly onUnlocked: () => void;
-  /** In a dialog: the Cancel button. */
   readonly onCancel?: () => void;
   /** What the form is for, when the caller knows better than "to open it". */
   readonly explain?: string;
 }
 
-/**
- * Unlock with the item's password, for this session: the prompt a locked folder shows in place of
- * its listing, and the body of the unlock dialog. Says which folder it is when the lock is on a
- * folder above the one opened, and the password hint when there is one. A wrong password keeps
- * the form, with the focus back in the field; too many make it wait as long as the service says.
- */
+/** Unlock for this session: names the locked folder when it is above the one opened, and shows the hint. */
 export function UnlockForm({ lock, opened, onUnlocked, onCancel, explain: given }: UnlockFormProps) {
   const { t } = useI18n();
   const client = useQueryClient();
@@ -87,10 +81,7 @@ export function UnlockForm({ lock, opened, onUnlocked, onCancel, explain: given 
   );
 }
 
-/**
- * What a locked folder's page shows in place of its listing: that it is locked, and the unlock
- * form. The heading is announced as the page's content when the prompt appears.
- */
+/** In place of a locked folder's listing; its heading is announced when the prompt appears. */
 export function LockedFolderPrompt({ lock, folder, onUnlocked }: { readonly lock: ItemLock; readonly folder: OpenedItem; readonly onUnlocked: () => void }) {
   const { t } = useI18n();
   const headingId = useId();

@@ -1,8 +1,4 @@
-/**
- * A list of files from all over the account (search results, recent uploads): each shows the
- * folder it is in, and opening one shows it in its folder. Rename, move, delete and download work
- * as in a folder.
- */
+/** Files from all over the account (search, recent uploads): each shows its folder, and opening one shows it there. */
 import { useCallback, useId, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import type { Sort, SortKey } from '../../api/files';
@@ -13,10 +9,11 @@ import { useI18n } from '../../i18n';
 import { itemKey } from '../../lib/items';
 import type { ColumnId } from '../file-list/columns';
 import { FileList } from '../file-list/file-list';
+import { StatusLine } from '../file-list/listing-states';
 import { folderPath } from './breadcrumbs';
 import { useItemActions } from './item-actions';
 import { SelectionTools, useContextMenu } from './selection-tools';
-import { SortControl, ViewToggle } from './sort-control';
+import { ListToolbar } from './sort-control';
 import { useListKeys } from './use-list-keys';
 
 const COLUMNS: readonly ColumnId[] = ['location', 'size', 'time'];
@@ -53,15 +50,11 @@ export function FileResults({
 
   return (
     <>
-      <div className="flex flex-wrap items-center gap-2">
+      <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView}>
         <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
           <SelectionTools actions={actions} count={controls.count} />
         </div>
-        <div className="ml-auto flex items-center gap-2">
-          <SortControl sort={sort} onChange={setSort} />
-          <ViewToggle view={view} onChange={setView} />
-        </div>
-      </div>
+      </ListToolbar>
       <FileList
         id={listId}
         items={items}
@@ -75,11 +68,10 @@ export function FileResults({
         onContextMenu={contextMenu.openAt}
         onLayout={onLayout}
       />
-      <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+      <StatusLine selected={controls.count}>
         <span>{t.fileCount(items.length)}</span>
         {footer}
-        <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-      </p>
+      </StatusLine>
       {actions.dialogs}
       {contextMenu.element}
     </>

@@ -1,8 +1,4 @@
-/**
- * What can be done with the selected items, shared by the folder, search and recent-uploads
- * pages: the actions of the toolbar, the "More actions" menu and the right-click menu, and the
- * dialogs they open.
- */
+/** The actions on the selection (toolbar, menus) and their dialogs, shared by the folder, search and recent pages. */
 import { Suspense, useMemo, useState, type ReactNode } from 'react';
 import { useRenameItem } from '../../api/files';
 import type { FolderItem, Item } from '../../api/results';
@@ -46,7 +42,6 @@ export interface ItemActions {
   readonly move: () => void;
   readonly remove: (permanent: boolean) => void;
   readonly download: () => void;
-  /** Opens the share dialog for the selected items. */
   readonly share: () => void;
   readonly hasFiles: boolean;
   readonly menu: readonly MenuAction[];
@@ -89,7 +84,7 @@ export function useItemActions(
   const download = () => {
     void (async () => {
       for (const item of controls.selectedItems()) {
-        if (item.kind !== 'file') continue;
+        if (item.type !== 'file') continue;
         try {
           await uploads.downloadFile(item.id);
         } catch (error) {
@@ -129,7 +124,6 @@ export function useItemActions(
     { id: 'move', label: t.moveTo, icon: 'move', disabled: count === 0, onSelect: move },
     { id: 'share', label: t.sharingMenu, icon: 'share', disabled: count === 0, onSelect: share },
     {
-      // FolderEmailShare / FileEmailShare take one item.
       id: 'email-share',
       label: t.emailShareAction,
       icon: 'mail',

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { SORT_KEYS, isSortKey, type Sort, type SortKey } from '../../api/files';
 import type { ViewMode } from '../../hooks/use-view-mode';
 import { useI18n, type Messages } from '../../i18n';
@@ -67,7 +67,6 @@ export function SortControl({
   );
 }
 
-/** List or grid, as two toggle buttons. */
 export function ViewToggle({ view, onChange }: { readonly view: ViewMode; readonly onChange: (view: ViewMode) => void }) {
   const { t } = useI18n();
   const button = (mode: ViewMode, label: string, icon: 'list' | 'grid') => (
@@ -88,6 +87,35 @@ export function ViewToggle({ view, onChange }: { readonly view: ViewMode; readon
     <div role="group" aria-label={t.view} className="flex overflow-hidden rounded-md border border-gray-400 dark:border-gray-500">
       {button('list', t.listView, 'list')}
       {button('grid', t.gridView, 'grid')}
+    </div>
+  );
+}
+
+/** A listing's toolbar: its actions (the children), then sort and view at the end. */
+export function ListToolbar({
+  sort,
+  setSort,
+  view,
+  setView,
+  keys,
+  timeIsDeletion,
+  children,
+}: {
+  readonly sort: Sort;
+  readonly setSort: (sort: Sort) => void;
+  readonly view: ViewMode;
+  readonly setView: (view: ViewMode) => void;
+  readonly keys?: readonly SortKey[];
+  readonly timeIsDeletion?: boolean;
+  readonly children: ReactNode;
+}) {
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      {children}
+      <div className="ml-auto flex items-center gap-2">
+        <SortControl sort={sort} onChange={setSort} keys={keys} timeIsDeletion={timeIsDeletion} />
+        <ViewToggle view={view} onChange={setView} />
+      </div>
     </div>
   );
 }

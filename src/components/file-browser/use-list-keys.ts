@@ -1,9 +1,4 @@
-/**
- * The keyboard of a file list, as one keymap (hooks/use-keymap.ts): arrows (by rows in the
- * grid), Home, End, Page Up/Down, with Shift to extend and Ctrl/Cmd to move without selecting;
- * Space, Enter opens, Backspace goes up, Delete (Shift+Delete: permanently), F2 renames,
- * Ctrl/Cmd+A selects all, Escape clears the selection.
- */
+/** A file list's keyboard: arrows, Home, End, Page Up/Down (Shift extends, Ctrl moves), Space, Enter, Backspace, Delete, F2, Ctrl+A, Escape. */
 import { useCallback, useRef } from 'react';
 import type { Item } from '../../api/results';
 import { useKeymap, type KeyInfo } from '../../hooks/use-keymap';

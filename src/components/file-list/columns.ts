@@ -61,10 +61,7 @@ export const COLUMNS: Readonly<Record<ColumnId, ColumnSpec>> = {
   },
 };
 
-/**
- * What goes under the name on narrow screens: the values of the columns hidden at that width,
- * each with the class that hides it once its column shows.
- */
+/** On narrow screens, the values of the hidden columns go under the name, each hidden again once its column shows. */
 export function underName(item: Item, columns: readonly ColumnId[], t: Messages, locale: string): { readonly text: string; readonly className: string }[] {
   const parts: { text: string; className: string }[] = [];
   const places: { text: string; className: string }[] = [];

@@ -1,7 +1,6 @@
 import type { HTMLAttributes, ReactNode } from 'react';
 import { Icon, type IconName } from '../ui/icons';
 
-/** What an empty listing says, and what to do about it. */
 export function EmptyState({
   icon,
   title,

@@ -1,10 +1,5 @@
-/**
- * The items of a folder, a search or the bin, as a list or a grid, virtualized: only the rows on
- * screen (and a few beyond) are in the DOM, so 100,000 items scroll like 100. One listbox, its
- * options the items; the selection is a Set of keys (hooks/use-selection.ts) and rows are memoized
- * with plain props, so a click re-renders the rows whose state changed. Pointer events are handled
- * once, on the list, from the row's data-index: no closures per row.
- */
+// A virtualized listbox (list or grid), so 100,000 items scroll like 100. Rows are memoized with plain props and pointer events handled once,
+// on the list, from the row's data-index, so a click re-renders only the rows whose state changed.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useId, useRef, useState, type DragEvent, type FocusEvent, type MouseEvent, type PointerEvent } from 'react';
 import type { Sort, SortKey } from '../../api/files';
@@ -16,7 +11,7 @@ import { formatSize } from '../../lib/format';
 import { itemKey } from '../../lib/items';
 import { Icon } from '../ui/icons';
 import { COLUMNS, underName, type ColumnId } from './columns';
-import { HeaderCell } from './header-cell';
+import { HeaderBar, HeaderCell, ListFrame, ROW_CLASS } from './header-cell';
 import { useElementSize } from './use-element-size';
 import { ItemBadges, ItemIcon } from './item-icon';
 import { Thumbnail } from './thumbnail';
@@ -33,10 +28,7 @@ export interface FileListLayout {
 
 export interface FileListProps {
   readonly items: readonly Item[];
-  /**
-   * How many items the list will hold, when more are still arriving (a streamed listing): the
-   * list has their height from the start, and rows not read yet are grey placeholders.
-   */
+  /** The total when more items are still arriving: the list has their height at once, and unread rows are placeholders. */
   readonly total?: number;
   readonly controls: SelectionControls;
   readonly view: ViewMode;
@@ -119,10 +111,7 @@ export function FileList({
   }, [virtualizer, cursor, perRow]);
 
   const virtualRows = virtualizer.getVirtualItems();
-  // Rows are keyed by their slot on screen, not by item: a row scrolled out lends its element to
-  // the row scrolled in, which React updates in place (no element made or removed per row while
-  // scrolling). The number of slots only grows, so that rows staying on screen keep theirs, and
-  // consecutive rows never share one.
+  // Rows are keyed by their slot on screen, so scrolling reuses elements; slots only grow, so rows staying on screen keep theirs.
   const slotCount = useRef(0);
   slotCount.current = Math.max(slotCount.current, virtualRows.length);
   const slots = slotCount.current;
@@ -168,7 +157,7 @@ export function FileList({
 
   const dropTargetOf = (event: DragEvent): number => {
     const index = indexFrom(event.target);
-    return index >= 0 && items[index].kind === 'folder' && onDropOnFolder ? index : -1;
+    return index >= 0 && items[index].type === 'folder' && onDropOnFolder ? index : -1;
   };
   const acceptsDrops = Boolean(onDropOnFolder || onDropOnList);
   const onDragOver = (event: DragEvent<HTMLDivElement>) => {
@@ -192,16 +181,14 @@ export function FileList({
   };
 
   const onFocus = (event: FocusEvent<HTMLDivElement>) => {
-    // Tabbing in puts the cursor on the first item in view, without selecting it. (Not a click:
-    // the click says where the cursor goes.)
+    // Tabbing in puts the cursor on the first item in view without selecting it (a click says where the cursor goes).
     if (cursor >= 0 || items.length === 0 || event.target !== event.currentTarget || !event.currentTarget.matches(':focus-visible')) return;
     const firstInView = virtualRows.find((row) => row.end > (scrollRef.current?.scrollTop ?? 0));
     controls.moveTo((firstInView?.index ?? 0) * perRow, { toggle: true });
   };
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col overflow-hidden rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
-      {!grid && <ListHeader columns={columns} sort={sort} onSort={onSort} t={t} />}
+    <ListFrame header={!grid && <ListHeader columns={columns} sort={sort} onSort={onSort} t={t} />}>
       <div
         ref={scrollRef}
         id={listId}
@@ -279,7 +266,7 @@ export function FileList({
               })}
         </div>
       </div>
-    </div>
+    </ListFrame>
   );
 }
 
@@ -295,7 +282,7 @@ function ListHeader({
   readonly t: Messages;
 }) {
   return (
-    <div className="flex items-center gap-3 overflow-hidden border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
+    <HeaderBar>
       <span className="w-5 shrink-0" />
       <span className="w-6 shrink-0" />
       <HeaderCell className="min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
@@ -311,7 +298,7 @@ function ListHeader({
           alignEnd={column === 'size'}
         />
       ))}
-    </div>
+    </HeaderBar>
   );
 }
 
@@ -374,7 +361,7 @@ const ListRow = memo(function ListRow({
       aria-posinset={index + 1}
       data-index={index}
       style={{ top, height: LIST_ROW_HEIGHT, contain: 'strict' }}
-      className={`absolute inset-x-0 flex cursor-default items-center gap-3 border-b border-gray-100 px-3 text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
+      className={`${ROW_CLASS} cursor-default ${rowTone(selected, active, dropTarget)}`}
     >
       <CheckMark selected={selected} />
       <Thumbnail item={item}>
@@ -383,7 +370,7 @@ const ListRow = memo(function ListRow({
       <span className="min-w-0 flex-1">
         <span className="flex min-w-0 items-center">
           <span className="truncate font-medium" title={item.name}>
-            <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : ''}</span>
+            <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : ''}</span>
             {item.name}
           </span>
           <ItemBadges item={item} t={t} />
@@ -445,7 +432,7 @@ const GridCard = memo(function GridCard({ item, index, id, setSize, selected, ac
         <ItemIcon item={item} large />
       </Thumbnail>
       <span className="line-clamp-2 w-full font-medium break-words" title={item.name}>
-        <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : ''}</span>
+        <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : ''}</span>
         {item.name}
       </span>
       <span className="text-xs text-gray-600 dark:text-gray-400">{formatSize(item.size, locale)}</span>

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { Sort, SortKey } from '../../api/files';
 import type { Messages } from '../../i18n';
 import { Icon } from '../ui/icons';
@@ -40,3 +41,23 @@ export function HeaderCell({
     </span>
   );
 }
+
+/** The box of a virtualized list (files, links): its header row, then the scrolling rows. */
+export function ListFrame({ header, children }: { readonly header: ReactNode; readonly children: ReactNode }) {
+  return (
+    <div className="flex min-h-0 flex-1 flex-col overflow-hidden rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
+      {header}
+      {children}
+    </div>
+  );
+}
+
+export function HeaderBar({ children }: { readonly children: ReactNode }) {
+  return (
+    <div className="flex items-center gap-3 overflow-hidden border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
+      {children}
+    </div>
+  );
+}
+
+export const ROW_CLASS = 'absolute inset-x-0 flex items-center gap-3 border-b border-gray-100 px-3 text-sm dark:border-gray-800';

@@ -19,11 +19,7 @@ const typeStyle: Readonly<Record<FileType, { readonly color: string; readonly ma
   other: { color: 'text-gray-500 dark:text-gray-400' },
 };
 
-/**
- * A folder, or a file with a glyph for its type (decorative: the row says what the item is in
- * words); an encrypted item wears a lock, which is named (it says what nothing else in the row
- * says); in the grid, a folder being encrypted or decrypted shows how far the job is.
- */
+/** The type glyph is decorative (the row says what the item is); the lock is named; the grid shows an encryption job's progress. */
 export const ItemIcon = memo(function ItemIcon({ item, large = false }: { readonly item: Item; readonly large?: boolean }) {
   const glyph = <TypeGlyph item={item} large={large} />;
   const progress = jobProgress(item);
@@ -78,7 +74,7 @@ function ProgressPill({ item, progress }: { readonly item: Item; readonly progre
 
 function TypeGlyph({ item, large }: { readonly item: Item; readonly large: boolean }) {
   const size = large ? 'size-12' : 'size-6';
-  if (item.kind === 'folder') {
+  if (item.type === 'folder') {
     return (
       <svg aria-hidden="true" focusable="false" viewBox="0 0 24 24" className={`${size} shrink-0 text-amber-500 dark:text-amber-400`}>
         <path fill="currentColor" d="M3 6a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z" />
@@ -99,10 +95,7 @@ function TypeGlyph({ item, large }: { readonly item: Item; readonly large: boole
   );
 }
 
-/**
- * Small words after a name: a running encryption job, shared, linked. (That an item is encrypted
- * is said by the lock on its icon.)
- */
+/** A running encryption job, shared, linked (the lock on the icon says encrypted). */
 export function ItemBadges({ item, t }: { readonly item: Item; readonly t: Messages }) {
   const progress = jobProgress(item);
   const job = progress === undefined ? false : jobText(item, progress, t);

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useI18n } from '../../i18n';
 import { ErrorPanel } from '../error-panel';
 import { ListSkeleton } from './skeleton';
 
@@ -22,4 +23,15 @@ export function ListingStates({
   if (query.isPending) return <ListSkeleton />;
   if (query.isError) return failure || <ErrorPanel error={query.error} subject={subject} onRetry={() => void query.refetch()} retrying={query.isFetching} />;
   return empty || children;
+}
+
+/** Under a list: its counts (the children) and how many items are selected. */
+export function StatusLine({ selected, children }: { readonly selected: number; readonly children: ReactNode }) {
+  const { t } = useI18n();
+  return (
+    <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+      {children}
+      <span aria-live="polite">{selected > 0 ? t.selectedCount(selected) : ''}</span>
+    </p>
+  );
 }

@@ -27,7 +27,7 @@ const prefixQuery = (source: ThumbnailSource) =>
 
 export function Thumbnail({ item, large = false, children }: { readonly item: Item; readonly large?: boolean; readonly children: ReactNode }) {
   const source = useContext(ThumbnailSourceContext);
-  const wanted = item.kind === 'file' && !item.encrypted && IMAGE_EXTENSIONS.has(item.ext.toLowerCase());
+  const wanted = item.type === 'file' && !item.encrypted && IMAGE_EXTENSIONS.has(item.ext.toLowerCase());
   const prefix = useQuery({ ...prefixQuery(source), enabled: wanted }).data;
   if (!wanted || !prefix) return children;
   const src = `${prefix}${item.id}/${large ? 'large' : 'small'}`;

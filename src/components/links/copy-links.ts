@@ -4,11 +4,7 @@ import { copyText } from '../../lib/clipboard';
 import { describeError } from '../error-text';
 import { notify } from '../../lib/notices';
 
-/**
- * Safari lets a page write to the clipboard only during the click, and the links of the menu's
- * "Copy link" are looked up after it: a ClipboardItem takes the text as a promise, which the
- * browser waits for. Answers false where that is not supported or refused.
- */
+/** Safari allows clipboard writes only during the click: a ClipboardItem takes the text as a promise. False where unsupported or refused. */
 async function copyPromised(text: Promise<string>): Promise<boolean> {
   if (typeof ClipboardItem === 'undefined' || !navigator.clipboard?.write) return false;
   try {
@@ -19,11 +15,7 @@ async function copyPromised(text: Promise<string>): Promise<boolean> {
   }
 }
 
-/**
- * Copies one link or several (one a line); the links may still be on their way. `field` is the
- * visible field that shows the link, selected for copying by hand when the browser will not copy.
- * Answers whether they were copied; either way the user has been told.
- */
+/** When the browser will not copy, `field` is selected for copying by hand; the user is told either way. */
 export async function copyLinks(
   t: Messages,
   urls: readonly string[] | Promise<readonly string[]>,

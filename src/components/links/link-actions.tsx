@@ -1,11 +1,4 @@
-/**
- * The direct-link entries of the actions menu, as the selection calls for them, and their
- * dialogs (item-actions.tsx opens them with the others):
- * - "Create link" while a selected file has none ("Show link" once they all have one); disabled,
- *   with the reason as its tooltip, when only folders are selected: folders cannot be linked;
- * - "Copy link" when every selected file has one: copied at once, "Link copied.";
- * - "Remove link" when a selected file has one, after asking.
- */
+/** The direct-link menu entries (Create/Show, Copy, Remove link) as the selection calls for them, and their dialogs; folders cannot be linked. */
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { ApiError } from '../../api/errors';
@@ -27,7 +20,7 @@ export function useLinkMenu(controls: SelectionControls, open: (request: LinkDia
   const { selection, list, selectedItems } = controls;
   // Once per selection (selectedItems reads the current list; it is stable).
   const summary = useMemo(() => linkSummary(selectedItems()), [selection, list, selectedItems]);
-  const selectedFiles = () => selectedItems().filter((item): item is FileItem => item.kind === 'file');
+  const selectedFiles = () => selectedItems().filter((item): item is FileItem => item.type === 'file');
   const allLinked = summary.files > 0 && summary.linked === summary.files;
 
   const copy = () => {

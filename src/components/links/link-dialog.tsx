@@ -1,10 +1,4 @@
-/**
- * The direct links of some files: made on opening ("Create link": FileLink for each, which also
- * answers the link a file already has), or looked up ("Show link": GetLinkFiles, never FileLink,
- * so that a link removed meanwhile is not made again unasked). Each link with Copy, Open and
- * Remove link; several with "Copy all links". A file that fails (encrypted: 423) says why, and the
- * others still get their links.
- */
+/** Links made on opening (FileLink) or looked up (GetLinkFiles, so a link removed meanwhile is not made again); a file that fails says why. */
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { currentLinkUrls, useCreateLinks, type LinkOutcome } from '../../api/links';

@@ -1,16 +1,10 @@
-/**
- * The linked files, virtualized like the file list (only the rows on screen and a few beyond are
- * in the DOM), but a plain list rather than a listbox: each row has buttons of its own (copy,
- * open, remove), which options may not hold. The row that has focus stays rendered while it
- * scrolls away, so Tab never loses its place; the columns follow the list's width, not the
- * screen's, and so does the rows' height, which the virtualizer needs to know.
- */
+/** A virtualized plain list, not a listbox: rows hold buttons, which options may not. The focused row stays rendered, so Tab never loses its place. */
 import { defaultRangeExtractor, useVirtualizer, type Range } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState, type FocusEvent } from 'react';
 import type { Sort, SortKey } from '../../api/files';
 import type { FileItem } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
-import { HeaderCell } from '../file-list/header-cell';
+import { HeaderBar, HeaderCell, ListFrame } from '../file-list/header-cell';
 import { useElementSize } from '../file-list/use-element-size';
 import { LinkRow, layoutFor, type LinkRowLayout } from './link-row';
 
@@ -72,8 +66,7 @@ export function LinkList({ items, sort, onSort, onCopy, onRemove, focusIndex = n
   };
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col overflow-hidden rounded-md border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900">
-      {!layout.narrow && <ListHeader layout={layout} sort={sort} onSort={onSort} t={t} />}
+    <ListFrame header={!layout.narrow && <ListHeader layout={layout} sort={sort} onSort={onSort} t={t} />}>
       <div ref={scrollRef} className="relative min-h-0 flex-1 overflow-auto overscroll-contain [scrollbar-gutter:stable]">
         <ul
           aria-label={t.linksListLabel}
@@ -100,7 +93,7 @@ export function LinkList({ items, sort, onSort, onCopy, onRemove, focusIndex = n
           })}
         </ul>
       </div>
-    </div>
+    </ListFrame>
   );
 }
 
@@ -116,7 +109,7 @@ function ListHeader({
   readonly t: Messages;
 }) {
   return (
-    <div className="flex items-center gap-3 border-b border-gray-200 bg-gray-50 px-3 py-1.5 text-xs font-medium text-gray-700 [scrollbar-gutter:stable] dark:border-gray-800 dark:bg-gray-900 dark:text-gray-300">
+    <HeaderBar>
       <span className="w-6 shrink-0" />
       <HeaderCell className="flex min-w-0 flex-1" label={t.colName} sortKey="name" sort={sort} onSort={onSort} t={t} />
       <span className="w-48 shrink-0 py-1">{t.colLocation}</span>
@@ -124,6 +117,6 @@ function ListHeader({
       {layout.time && <HeaderCell className="flex w-44 shrink-0" label={t.colModified} sortKey="time" sort={sort} onSort={onSort} t={t} />}
       <span className="w-28 shrink-0 py-1 text-right">{t.linksColDownloads}</span>
       <span className="w-[6.25rem] shrink-0" />
-    </div>
+    </HeaderBar>
   );
 }

@@ -7,11 +7,7 @@ const frame =
 /** A secondary button that is only an icon (the rows of the links view). */
 export const iconButtonClass = `${frame} p-1.5`;
 
-/**
- * Opens a direct link in a new tab, as a visitor would (the service answers it as a download, so
- * the browser saves the file and the tab closes). A real link: middle-click and "Copy link
- * address" work too. No referrer and no opener: the link is a public address of its own.
- */
+/** A real link in a new tab (the service answers a download), with no referrer and no opener: the link is a public address of its own. */
 export function LinkOpenAnchor({
   url,
   label,

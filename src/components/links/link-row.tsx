@@ -1,15 +1,10 @@
-/**
- * One linked file in the links view: its name and link, its folder (a link that shows it there),
- * size, modification time, how often the link was downloaded (`hits`), and Copy, Open, Remove.
- * Wide lists show columns; narrow ones (phones) three lines and the buttons as icons.
- */
+/** One linked file: columns on wide lists, three lines and icon buttons on phones. */
 import { memo } from 'react';
-import { Link } from 'react-router';
 import type { FileItem } from '../../api/results';
 import type { Messages } from '../../i18n';
 import { formatSize, formatTime } from '../../lib/format';
-import { itemKey, parentPath } from '../../lib/items';
-import { folderPath } from '../file-browser/breadcrumbs';
+import { ContainingFolderLink } from '../file-browser/breadcrumbs';
+import { ROW_CLASS } from '../file-list/header-cell';
 import { ItemIcon } from '../file-list/item-icon';
 import { Icon, type IconName } from '../ui/icons';
 import { LinkOpenAnchor, iconButtonClass } from './link-open-anchor';
@@ -17,7 +12,6 @@ import { LinkOpenAnchor, iconButtonClass } from './link-open-anchor';
 export interface LinkRowLayout {
   /** Three lines instead of columns. */
   readonly narrow: boolean;
-  /** The modification time's column. */
   readonly time: boolean;
   readonly rowHeight: number;
 }
@@ -63,18 +57,14 @@ function IconButton({ icon, label, onClick, danger = false }: { readonly icon: I
 
 export const LinkRow = memo(function LinkRow({ item, index, setSize, top, layout, onCopy, onRemove, t, locale }: LinkRowProps) {
   const url = item.url ?? '';
-  const where = item.path ? parentPath(item.path) : '/';
   const hits = t.linksHits(item.hits ?? 0);
   const size = formatSize(item.size, locale);
   const folder = (
-    <Link
-      to={folderPath(item.dir)}
-      state={{ select: itemKey(item) }}
-      title={`${t.openContainingFolder}: ${where}`}
+    <ContainingFolderLink
+      item={item}
+      titled
       className="truncate rounded text-blue-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-blue-200"
-    >
-      {where === '/' ? `${t.allFiles} (/)` : where}
-    </Link>
+    />
   );
 
   return (
@@ -83,7 +73,7 @@ export const LinkRow = memo(function LinkRow({ item, index, setSize, top, layout
       aria-posinset={index + 1}
       data-index={index}
       style={{ top, height: layout.rowHeight }}
-      className="absolute inset-x-0 flex items-center gap-3 border-b border-gray-100 px-3 text-sm hover:bg-gray-50 dark:border-gray-800 dark:hover:bg-gray-800/60"
+      className={`${ROW_CLASS} hover:bg-gray-50 dark:hover:bg-gray-800/60`}
     >
       <ItemIcon item={item} />
       <div className="min-w-0 flex-1">

@@ -12,11 +12,7 @@ export type GateProblem =
   /** `until`: epoch ms when the service takes attempts again. */
   | { readonly kind: 'throttled'; readonly retryAfter: number; readonly until: number };
 
-/**
- * The extraction code form of a protected share. The field keeps what was typed when the code
- * is wrong, and the focus goes back to it (selected, to type over); while the service refuses
- * attempts (429) the form says how long, and Open waits until then.
- */
+/** A wrong code keeps the field, selected for typing over; while the service refuses attempts (429) Open waits and says how long. */
 export function CodeGate({
   initialCode,
   checking,

@@ -18,11 +18,7 @@ export function dirFromParams(params: URLSearchParams, rootId: number): number {
   return id === rootId ? 0 : id;
 }
 
-/**
- * From the shared folder down to the folder shown, each a link but the last. ShareList gives no
- * path, so the trail is what this tab walked (lib/share-code-store.ts): folders it never saw,
- * after a link from elsewhere, are one "…".
- */
+/** ShareList gives no path, so the trail is what this tab walked (share-code-store.ts); folders it never saw are one "…". */
 export function ShareBreadcrumbs({ trail, sort }: { readonly trail: readonly TrailSegment[]; readonly sort: Sort }) {
   const { t } = useI18n();
   const crumbs = trail.map((segment, index) => ({

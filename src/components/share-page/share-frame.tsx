@@ -3,12 +3,7 @@ import { useI18n } from '../../i18n';
 import { Preferences } from '../app-header';
 import { Notices } from '../notices';
 
-/**
- * The public share page's frame: no login, no navigation of the file manager. A skip link, the
- * app's name, theme and language, the page, and the notices (download started or failed). The
- * frame is the screen's height, so that a shared folder's list scrolls inside it like the file
- * manager's; on a small screen the page scrolls as a whole and the list keeps a usable height.
- */
+/** The public share page's frame (no login), the screen's height so a shared folder's list scrolls inside it like the file manager's. */
 export function ShareFrame({ children, mainRef }: { readonly children: ReactNode; readonly mainRef?: Ref<HTMLElement> }) {
   const { t } = useI18n();
   return (

@@ -7,11 +7,7 @@ const TONES = {
   error: 'bg-red-50 text-red-700 dark:bg-red-950 dark:text-red-300',
 } as const;
 
-/**
- * One state of the share page (asking for the code, not found, limit reached, …): an icon, the
- * page's heading saying what happened, the explanation, and what can be done. The heading takes
- * the focus when the page moves to this state (share-page.tsx), so screen readers hear it.
- */
+/** One state of the share page; its heading takes the focus when the page moves to it (share-page.tsx), so screen readers hear it. */
 export function ShareState({
   icon,
   tone = 'neutral',

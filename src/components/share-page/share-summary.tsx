@@ -15,18 +15,13 @@ export function limitReached(item: Item): boolean {
   return downloadsLeft(item) === 0;
 }
 
-/**
- * What is shared: the cover image (if the owner gave one), the type icon, the name (the page's
- * heading), what it is, its size and time, the downloads left, and the owner's description.
- * A file is shown as a card with its download button (`children`); a folder as a header above its
- * listing.
- */
+/** What is shared: a file as a card with its download button (`children`), a folder as a header above its listing. */
 export function ShareSummary({ item, children }: { readonly item: Item; readonly children?: ReactNode }) {
   const { t, language } = useI18n();
   const [coverFailed, setCoverFailed] = useState(false);
   const cover = item.image && !coverFailed ? item.image : undefined;
   const left = downloadsLeft(item);
-  const file = item.kind === 'file';
+  const file = item.type === 'file';
 
   const facts = [
     file ? t.sharePageSharedFile : t.sharePageSharedFolder,

@@ -7,11 +7,7 @@ import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Icon } from '../ui/icons';
 
-/**
- * The download button of a shared file. ShareDownload issues a URL (which counts one download)
- * and the browser downloads it; ShareOpen is fetched again before the button is free, so the
- * downloads left are current, and a share that has just reached its limit shows that state.
- */
+/** ShareOpen is refetched before the button is free, so the downloads left are current and a reached limit shows. */
 export function SharedFileDownload({ code, downpwd, file }: { readonly code: string; readonly downpwd: string; readonly file: FileItem }) {
   const { t, language } = useI18n();
   const download = useShareDownload(code, downpwd);

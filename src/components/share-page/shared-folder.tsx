@@ -1,11 +1,5 @@
-/**
- * A shared folder's contents, read-only: the listing of one folder of the share (ShareList), its
- * breadcrumbs, sorting, list or grid, and download. The folder and the order are in the address
- * (`?dir=12&order=name&desc=0`), so back/forward, reload and links work; the list is the file
- * manager's virtualized one, so a folder of 100,000 items scrolls like one of 100. Selecting is
- * for downloading: the Download button takes the selected files (folders are opened, not
- * downloaded), and opening a file (double-click, Enter, a tap) downloads it.
- */
+// A shared folder, read-only; folder and order are in the address (`?dir=12&order=name&desc=0`) so back/forward and reload work.
+// Selecting is for downloading: folders are opened, not downloaded, and opening a file downloads it.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
@@ -19,21 +13,21 @@ import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
 import { shareCodeStore } from '../../lib/share-code-store';
 import { describeError } from '../error-text';
-import { SortControl, ViewToggle } from '../file-browser/sort-control';
+import { ListToolbar } from '../file-browser/sort-control';
 import { useListKeys } from '../file-browser/use-list-keys';
 import type { ColumnId } from '../file-list/columns';
 import { EmptyState } from '../file-list/empty-state';
 import { FileList } from '../file-list/file-list';
-import { ListingStates } from '../file-list/listing-states';
+import { ListingStates, StatusLine } from '../file-list/listing-states';
 import { ThumbnailSourceContext } from '../file-list/thumbnail';
-import { Spinner, ToolButton } from '../ui/button';
+import { ToolButton } from '../ui/button';
+import { UpdatingNote } from '../page-heading';
 import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
 import { ShareState } from './share-state';
 
 const COLUMNS: readonly ColumnId[] = ['size', 'time'];
 /** Visitors sort by what they can see: the owner's shared and linked marks are not shown. */
 const VISITOR_SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
-const NO_ITEMS: readonly Item[] = [];
 
 export function SharedFolder({ code, downpwd, root }: { readonly code: string; readonly downpwd: string; readonly root: FolderItem }) {
   const [params] = useSearchParams();
@@ -48,7 +42,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
   const [view, setView] = useViewMode();
   const listing = useQuery({ ...visitorShareQueries.list(code, downpwd, dir, sort), placeholderData: (previous) => previous });
-  const items = listing.data ? itemsOf(listing.data) : NO_ITEMS;
+  const items = itemsOf(listing.data);
   const controls = useSelection(items);
   const listId = useId();
   const download = useShareDownload(code, downpwd);
@@ -103,7 +97,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
 
   const openItem = useCallback(
     (item: Item) => {
-      if (item.kind === 'folder') {
+      if (item.type === 'folder') {
         shareCodeStore.rememberFolder(code, item.id, { name: item.name, parent: item.dir });
         goTo(item.id);
       } else {
@@ -117,7 +111,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const goUp = dir !== 0 ? () => goTo(parent && parent.id > 0 ? parent.id : 0) : undefined;
   const onLayout = useListKeys(items, controls, { open: openItem, goUp }, listId);
 
-  const selectedFiles = controls.count > 0 ? controls.selectedItems().filter((item): item is FileItem => item.kind === 'file') : [];
+  const selectedFiles = controls.count > 0 ? controls.selectedItems().filter((item): item is FileItem => item.type === 'file') : [];
 
   return (
     <section aria-labelledby={dir === 0 ? 'share-title' : 'share-folder-title'} className="flex min-h-[26rem] flex-1 flex-col gap-3">
@@ -130,7 +124,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
         </div>
       )}
 
-      <div className="flex flex-wrap items-center gap-2">
+      <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView} keys={VISITOR_SORT_KEYS}>
         <div role="group" aria-label={t.selectionActions} className="flex items-center gap-2">
           <ToolButton
             icon="download"
@@ -143,16 +137,8 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
             onClick={() => void downloadFiles(selectedFiles)}
           />
         </div>
-        {listing.isFetching && !listing.isPending && (
-          <span role="status" className="inline-flex items-center gap-1 text-sm text-gray-700 dark:text-gray-300">
-            <Spinner /> {t.updating}
-          </span>
-        )}
-        <div className="ml-auto flex items-center gap-2">
-          <SortControl sort={sort} onChange={setSort} keys={VISITOR_SORT_KEYS} />
-          <ViewToggle view={view} onChange={setView} />
-        </div>
-      </div>
+        {listing.isFetching && !listing.isPending && <UpdatingNote />}
+      </ListToolbar>
 
       <ListingStates
         query={listing}
@@ -190,10 +176,9 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
             onLayout={onLayout}
           />
         </ThumbnailSourceContext>
-        <p className="flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+        <StatusLine selected={controls.count}>
           <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
-          <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
-        </p>
+        </StatusLine>
       </ListingStates>
     </section>
   );

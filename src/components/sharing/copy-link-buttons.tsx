@@ -8,11 +8,7 @@ import { Icon } from '../ui/icons';
 
 const SAID_MS = 4000;
 
-/**
- * "Copy link" and, for a share with an extraction code, "Copy link with code" (`{url}?pwd={code}`,
- * which the share page fills in). In a dialog the result is said in the dialog (the page behind a
- * modal dialog is inert, so its notices would not be announced); elsewhere as a notice.
- */
+/** In a dialog the result is said in the dialog: the page behind a modal is inert, so its notices would not be announced. */
 export function CopyLinkButtons({
   url,
   code,

@@ -30,12 +30,7 @@ function useObjectUrl(file: File | null): string | null {
   return url;
 }
 
-/**
- * The cover image of a file's share: the current one, and a new one chosen here, checked at once
- * (type by its first bytes, at most 5 MiB: the service's rules) and previewed. It is uploaded
- * after the share is saved: the service gives a cover only to a share that exists (a file that is
- * not shared yet gets 409), so for such a file the field says that the image follows the sharing.
- */
+/** Checked at once by the service's rules; uploaded after the share is saved, since the service covers only an existing share (409). */
 export function CoverImageField({
   current,
   shared,

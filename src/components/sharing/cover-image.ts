@@ -1,8 +1,4 @@
-/**
- * What the service takes as a share's cover image (docs/sharing.md §4): a PNG, JPEG, GIF or WebP
- * image, recognized by its first bytes (never by its name), of at most 5 MiB. Checked here
- * before anything is sent, by the same rules, so that a wrong file is refused at once.
- */
+/** The service's cover image rules (docs/sharing.md §4): PNG, JPEG, GIF or WebP by its first bytes, at most 5 MiB, checked here first. */
 
 export const MAX_COVER_BYTES = 5 * 1024 * 1024;
 export const COVER_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;

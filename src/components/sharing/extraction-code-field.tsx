@@ -9,11 +9,7 @@ export type CodeMode = 'none' | 'custom' | 'generated';
 
 const MODES: readonly CodeMode[] = ['none', 'generated', 'custom'];
 
-/**
- * The extraction code: a choice of none / generate one / type one (radio buttons in a group
- * named "Extraction code"), and the code itself in a field labelled "Extraction code": read-only
- * with "New code" when generated, editable when typed.
- */
+/** None, generated (read-only, with "New code") or typed. */
 export function ExtractionCodeField({
   mode,
   onMode,

@@ -1,11 +1,5 @@
-/**
- * The share dialog (docs/sharing.md §2, §4): for one or several items, the extraction code (none,
- * generated or typed), the download limit, the description and, for one file, the cover image.
- * Saving shares the items (FileShare/FolderShare) or updates their shares; then their links are
- * shown with "Copy link" and "Copy link with code", and "Stop sharing" ends them. Opened on items
- * that are already shared, it shows their links and current settings (looked up in
- * GetShareFiles when the listing did not carry them).
- */
+// The share dialog (docs/sharing.md §2, §4): shares the items or updates their shares, then shows their links;
+// on shared items it shows the current settings, from GetShareFiles when the listing lacks them.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { hasShareDetails, useShareDetails, useShareItems, useUploadShareImage } from '../../api/shares';
 import type { Item } from '../../api/results';
@@ -78,10 +72,7 @@ interface FormStart {
   readonly mixed: boolean;
 }
 
-/**
- * Where the form starts: the settings of the items' shares when they are all shared alike; else a
- * new share's defaults (a generated code, no limit, no description), as the netdisks do.
- */
+/** The items' shared settings when all alike, else a new share's defaults (a generated code, no limit), as the netdisks do. */
 function formStart(shares: readonly Item[]): FormStart {
   const shared = shares.filter((share) => share.shared);
   const [first] = shared;
@@ -163,8 +154,7 @@ function ShareForm({
   const downloads = single?.downloads ?? 0;
   const closesShare = parsedLimit.ok && parsedLimit.value > 0 && single?.shared && parsedLimit.value <= downloads;
 
-  // The dialog focuses [data-autofocus] when it opens; when the share had to be looked up first,
-  // the form appears later and does so itself.
+  // The dialog focuses [data-autofocus] on opening; a form that appears later (after a lookup) does so itself.
   useEffect(() => {
     form.current?.closest('dialog')?.querySelector<HTMLElement>('[data-autofocus]')?.focus();
   }, []);
@@ -191,10 +181,10 @@ function ShareForm({
       return; // Said by the error below the form.
     }
     // Only now: the service gives a cover to a share that exists, never to an unshared file (409).
-    if (cover && single?.kind === 'file') {
+    if (cover && single?.type === 'file') {
       try {
         const image = await upload.mutateAsync({ fid: single.id, image: cover });
-        setCurrent(next.map((item) => (item.kind === 'file' && item.id === single.id ? { ...item, image } : item)));
+        setCurrent(next.map((item) => (item.type === 'file' && item.id === single.id ? { ...item, image } : item)));
         setCover(null);
       } catch {
         // Said below the form; the share itself is saved.
@@ -203,8 +193,7 @@ function ShareForm({
     setOutcome(firstShare ? 'shared' : 'saved');
   };
 
-  // A new share: the next thing to do is to copy its link. After the commit that shows the link
-  // (an effect, not a frame callback: under load the render may come later than the next frame).
+  // A new share: focus its link to copy, in an effect after the commit (under load the render may come after the next frame).
   useEffect(() => {
     if (outcome === 'shared') copyButtons.current?.querySelector('button')?.focus();
   }, [outcome]);
@@ -292,7 +281,7 @@ function ShareForm({
         </p>
       </div>
 
-      {single?.kind === 'file' && <CoverImageField current={single.image ?? ''} shared={hasShareDetails(single)} file={cover} onFile={setCover} />}
+      {single?.type === 'file' && <CoverImageField current={single.image ?? ''} shared={hasShareDetails(single)} file={cover} onFile={setCover} />}
 
       {share.isError && <ShareError error={share.error} items={current} />}
       {upload.isError && <ShareError error={upload.error} items={current} lead={t.sharingCoverFailed} />}

@@ -3,17 +3,12 @@ import type { Item } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
 import { describeError, type ErrorText } from '../error-text';
 
-/**
- * What to say when sharing fails. An encrypted item (423) cannot be shared even while unlocked
- * (docs/encryption.md), so the general "unlock it first" would mislead: the message names the
- * encrypted item when it is one of those being shared, or says that a folder above it is.
- */
+/** An encrypted item (423) cannot be shared even unlocked, so "unlock it first" would mislead: name the item or the folder above it. */
 export function shareErrorText(error: unknown, t: Messages, items: readonly Item[]): ErrorText {
   if (isApiError(error, 'Locked')) {
-    // The refusal names the encrypted item by id (folder and file ids are separate counts, and
-    // ShareImageUpload's gives none): one of ours only if it is flagged encrypted itself.
+    // Folder and file ids are separate counts (and ShareImageUpload's refusal names none): ours only if flagged encrypted itself.
     const { id, type } = error.details;
-    const locked = items.find((item) => item.encrypted && (id === undefined || item.id === id) && (type === undefined || item.kind === type));
+    const locked = items.find((item) => item.encrypted && (id === undefined || item.id === id) && (type === undefined || item.type === type));
     return { title: t.sharingLockedTitle, message: locked ? t.sharingLocked(locked.name) : t.sharingLockedAbove };
   }
   return describeError(error, t, t.itemsPhrase(items.length, items[0]?.name));

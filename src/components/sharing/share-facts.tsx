@@ -10,10 +10,7 @@ export function downloadsText(t: Messages, share: Pick<Item, 'downValue' | 'down
   return limit > 0 ? t.sharingDownloadsOf(downloads, limit) : t.sharingDownloadsNoLimit(downloads);
 }
 
-/**
- * A share's settings and use at a glance: its extraction code (or "none"), optionally its
- * download limit, and the downloads so far, as a description list.
- */
+/** A share's code, limit and downloads, as a description list. */
 export function ShareFacts({ share, withLimit = false }: { readonly share: Item; readonly withLimit?: boolean }) {
   const { t, language } = useI18n();
   const limit = share.downValue ?? 0;

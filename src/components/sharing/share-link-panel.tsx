@@ -6,10 +6,7 @@ import { inputClass } from '../ui/field';
 import { CopyLinkButtons } from './copy-link-buttons';
 import { ShareFacts } from './share-facts';
 
-/**
- * The links of shared items, read-only (selected whole on focus, ready to copy), each with its
- * copy buttons, extraction code and downloads. One item: its link; several: a list.
- */
+/** Shared items' links, selected whole on focus, with copy buttons, code and downloads. */
 export function ShareLinkPanel({ shares, copyRef }: { readonly shares: readonly Item[]; readonly copyRef?: Ref<HTMLDivElement> }) {
   const { t } = useI18n();
   const headingId = useId();

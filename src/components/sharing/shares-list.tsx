@@ -1,9 +1,4 @@
-/**
- * The shares page's list: one card per shared item (its cover, name, folder, extraction code,
- * download limit, downloads so far and description) with its link actions. Virtualized like the
- * file list, since an account may share any number of items; cards differ in height (a
- * description or none), so each is measured as it is rendered.
- */
+/** One card per shared item, virtualized (an account may share any number); cards differ in height, so each is measured. */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useId, useRef } from 'react';
 import { Link } from 'react-router';
@@ -76,8 +71,8 @@ const ShareCard = memo(function ShareCard({
   const nameId = useId();
   const where = item.path ? parentPath(item.path) : undefined;
   // A folder opens; a file is shown selected in its folder.
-  const target = item.kind === 'folder' ? folderPath(item.id) : folderPath(item.dir);
-  const state = item.kind === 'folder' ? { name: item.name } : { select: itemKey(item) };
+  const target = item.type === 'folder' ? folderPath(item.id) : folderPath(item.dir);
+  const state = item.type === 'folder' ? { name: item.name } : { select: itemKey(item) };
 
   return (
     <article aria-labelledby={nameId} className="flex gap-3 border-b border-gray-100 p-3 dark:border-gray-800">
@@ -102,7 +97,7 @@ const ShareCard = memo(function ShareCard({
               className="min-w-0 truncate rounded text-blue-800 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:text-blue-200"
               title={item.name}
             >
-              <span className="sr-only">{item.kind === 'folder' ? `${t.folderWord}: ` : `${t.fileWord}: `}</span>
+              <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : `${t.fileWord}: `}</span>
               {item.name}
             </Link>
             {item.encrypted && (

@@ -7,7 +7,6 @@ export interface Crumb {
   readonly name: string;
   /** Where its link goes; null for folders in between that are not known (shown as one "…"). */
   readonly to: To | null;
-  /** The history state its link carries. */
   readonly state?: unknown;
 }
 

@@ -50,16 +50,7 @@ export function Button({
   );
 }
 
-/**
- * A toolbar button: an icon and a label; on narrow screens the label is for screen readers only,
- * so the button keeps its name.
- */
-/**
- * A toolbar button: an icon, and its label shown when there is room (`wide`: always; by default
- * from the lg breakpoint; `iconOnly`: never, with the label as the tooltip). Labels that appear
- * only when something is selected are iconOnly, so that selecting never makes the toolbar wrap
- * and push the list down under the pointer.
- */
+/** A toolbar button; selection-only buttons are iconOnly, so that selecting never makes the toolbar wrap and push the list down. */
 export function ToolButton({
   icon,
   label,

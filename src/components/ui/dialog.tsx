@@ -1,8 +1,4 @@
-/**
- * A modal dialog on the native <dialog>: showModal() makes the page behind inert, Escape closes
- * it (through onClose), Tab cycles within it, it is named by its title, and focus goes back to
- * where it was when it closes. The keymap sees it open (lib/dialogs.ts) and stays quiet.
- */
+/** A modal on the native <dialog> (inert page behind, Escape, focus returned); the keymap sees it open (lib/dialogs.ts) and stays quiet. */
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import { registerOpenDialog } from '../../lib/dialogs';
 

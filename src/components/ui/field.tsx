@@ -5,7 +5,6 @@ export const inputClass =
   'focus-visible:border-blue-600 focus-visible:outline-2 focus-visible:outline-blue-600 ' +
   'dark:border-gray-500 dark:bg-gray-800 dark:text-gray-100';
 
-/** A labelled text field. */
 export const TextField = forwardRef<HTMLInputElement, { readonly label: string } & InputHTMLAttributes<HTMLInputElement>>(
   function TextField({ label, id, className = '', ...rest }, ref) {
     const generated = useId();

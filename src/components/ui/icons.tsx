@@ -1,6 +1,4 @@
-/**
- * Line icons (24×24, stroke), decorative: every control that shows one also has a text name.
- */
+/** Line icons (24×24, stroke), decorative: every control that shows one also has a text name. */
 import type { SVGProps } from 'react';
 
 const paths = {
@@ -31,24 +29,19 @@ const paths = {
   sun: 'M12 16a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4',
   folderOpen: 'M3 6.5A1.5 1.5 0 0 1 4.5 5H9l2 2h8.5A1.5 1.5 0 0 1 21 8.5V10M3 17.5 5.5 11H22l-2.5 6.5A1.5 1.5 0 0 1 18 19H4.5A1.5 1.5 0 0 1 3 17.5z',
   warning: 'M12 9v4M12 17h.01M10.3 4.3 2.5 18a2 2 0 0 0 1.7 3h15.6a2 2 0 0 0 1.7-3L13.7 4.3a2 2 0 0 0-3.4 0z',
-  // Sharing
   share: 'M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 22a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4',
   shareCopyCode: 'M9 9h10v11H9zM5 15V4h10M12 13v3M10.7 13.75l2.6 1.5M10.7 15.25l2.6-1.5M16 13v3M14.7 13.75l2.6 1.5M14.7 15.25l2.6-1.5',
   shareStop: 'M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 10.5l6.8-4M14 17l5 5M19 17l-5 5',
-  // Direct links
   directLink: 'M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1',
   directUnlink: 'M15.5 13.5l2-2a3.5 3.5 0 0 0-5-5l-2 2M8.5 10.5l-2 2a3.5 3.5 0 0 0 5 5l2-2M4 4l16 16',
   copyText: 'M9 9h10v11H9zM5 15V4h10',
   openExternal: 'M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5',
   reload: 'M20 12a8 8 0 1 1-2.3-5.7M20 4v4h-4',
-  // Encryption
   lock: 'M6 11h12v9H6zM8.5 11V8a3.5 3.5 0 0 1 7 0v3M12 14.5v2',
   unlock: 'M6 11h12v9H6zM8.5 11V8a3.5 3.5 0 0 1 6.8-1.2M12 14.5v2',
   eye: 'M2.5 12S6 5.5 12 5.5 21.5 12 21.5 12 18 18.5 12 18.5 2.5 12 2.5 12zM12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6z',
   eyeOff: 'M4 4l16 16M10.6 6A9.7 9.7 0 0 1 12 5.5c6 0 9.5 6.5 9.5 6.5a16 16 0 0 1-2.6 3.4M6.5 7.5A15.5 15.5 0 0 0 2.5 12S6 18.5 12 18.5a9 9 0 0 0 4-.9M9.9 9.9a3 3 0 0 0 4.2 4.2',
-  // E-mail sharing
   mail: 'M3 6h18v12H3zM3.5 6.5 12 13l8.5-6.5',
-  // Share page
   key: 'M8 19a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM10.8 12.2 20 3M17 6l2.5 2.5M14.5 8.5l2 2',
   linkBroken: 'M9 15l-1.5 1.5a3.5 3.5 0 0 1-5-5L4 10M15 9l1.5-1.5a3.5 3.5 0 0 1 5 5L20 14M8 3v2M3 8h2M16 21v-2M21 16h-2',
   hourglass: 'M7 3h10M7 21h10M8 3c0 5 8 5 8 9s-8 4-8 9M16 3c0 5-8 5-8 9s8 4 8 9',

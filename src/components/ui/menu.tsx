@@ -1,8 +1,4 @@
-/**
- * A menu of actions (WAI-ARIA menu button pattern): opened from a button or at the pointer (a
- * right-click on a row), arrows move between items, Enter or a click runs one, Escape, Tab or a
- * click elsewhere closes it and focus goes back to where it came from.
- */
+/** A menu of actions (WAI-ARIA menu button), opened from a button or at the pointer; focus goes back to where it came from. */
 import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { Icon, type IconName } from './icons';
@@ -151,7 +147,6 @@ export function Menu({ label, actions, anchor, onClose, id }: MenuProps) {
   );
 }
 
-/** A button that opens a menu of actions below it. */
 export function MenuButton({
   label,
   actions,

@@ -1,10 +1,4 @@
-/**
- * The upload panel: every queued file with its progress, speed and time left, and pause, resume,
- * cancel; the overall progress on top; collapsible; uploads remembered from an earlier page. Fixed
- * at the bottom of the screen (full width on a phone, a card on the right otherwise). Long lists
- * are virtualized: a dropped folder of 10,000 files renders only the rows on screen. A chunk of its
- * own with the upload engine (upload-root.tsx loads it).
- */
+/** The upload panel: each file with progress and pause, resume, cancel; virtualized, so a dropped folder of 10,000 files renders only the rows on screen. */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type CSSProperties, type ReactNode } from 'react';
 import { useUploads, useUploadSnapshot } from '../../uploads/use-uploads';
@@ -121,8 +115,7 @@ export function UploadPanel() {
   const now = useTicker(snapshot.items.some((item) => item.retryAt !== undefined));
 
   const { items, totals, interrupted } = snapshot;
-  // The live region lives in the panel: the panel shows as soon as a file is added, well before
-  // the first thing worth announcing (a file done or failed).
+  // The live region is in the panel, which shows as soon as a file is added, well before the first announcement.
   if (items.length === 0 && interrupted.length === 0) return null;
 
   const anyActive = totals.active > 0;

@@ -1,8 +1,4 @@
-/**
- * The upload pieces that live once in the signed-in layout: the hidden file and folder pickers
- * (useUploads().pickFiles/pickFolder open them), the page-wide drop zone for the current folder,
- * and the upload panel.
- */
+/** The upload pieces that live once in the signed-in layout: the hidden pickers, the page-wide drop zone, and the panel. */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
 import { pickerCancelled, takePicked, useUploads, useUploadSnapshot } from '../../uploads/use-uploads';
@@ -34,10 +30,7 @@ export function UploadRoot() {
   );
 }
 
-/**
- * While files are being uploaded, closing or reloading the tab asks first. (Nothing is lost if
- * the user goes anyway: adding the same files again resumes them, for 24 hours.)
- */
+/** Closing the tab while uploading asks first (adding the same files again resumes them, for 24 hours). */
 function LeaveWarning() {
   const active = useUploadSnapshot().totals.active > 0;
   useEffect(() => {
@@ -78,12 +71,7 @@ function PickerInput({ kind, folderId }: { readonly kind: 'files' | 'folder'; re
 
 const carriesFiles = (event: DragEvent) => Array.from(event.dataTransfer?.types ?? []).includes('Files');
 
-/**
- * Files dragged anywhere over the page go into the current folder. A drop target inside the page
- * (a folder row) that takes the drop calls preventDefault() on its dragover and drop events; this
- * zone then stands aside. On pages that show no folder (search, the bin) a drop does nothing,
- * rather than the browser's default of opening the file in place of the app.
- */
+/** Drops anywhere go into the current folder unless a target inside (a folder row) took them; elsewhere a drop does nothing rather than open the file. */
 function PageDropZone({ folderId }: { readonly folderId: number | null }) {
   const { addDropped } = useUploads();
   const { u } = useUploadText();
