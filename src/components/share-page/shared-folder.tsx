@@ -4,7 +4,7 @@
  * (`?dir=12&order=name&desc=0`), so back/forward, reload and links work; the list is the file
  * manager's virtualized one, so a folder of 100,000 items scrolls like one of 100. Selecting is
  * for downloading: the Download button takes the selected files (folders are opened, not
- * downloaded), and opening a file (double-click, Enter, a tap) downloads it.
+ * downloaded), and opening a file (double-click, Enter, a tap) shows it in the viewer.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
@@ -26,6 +26,8 @@ import { EmptyState } from '../file-list/empty-state';
 import { FileList } from '../file-list/file-list';
 import { ListingStates } from '../file-list/listing-states';
 import { Spinner, ToolButton } from '../ui/button';
+import { useSharePreviewSource } from '../viewer/preview-sources';
+import { useViewer } from '../viewer/use-viewer';
 import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
 import { ShareState } from './share-state';
 
@@ -99,16 +101,18 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
     [download, downloading, t, client, code],
   );
 
+  const downloadFile = useCallback((file: FileItem) => void downloadFiles([file]), [downloadFiles]);
+  const viewer = useViewer(items, useSharePreviewSource(code, downpwd, downloadFile));
   const openItem = useCallback(
     (item: Item) => {
       if (item.kind === 'folder') {
         shareCodeStore.rememberFolder(code, item.id, { name: item.name, parent: item.dir });
         goTo(item.id);
       } else {
-        void downloadFiles([item]);
+        viewer.open(item);
       }
     },
-    [code, goTo, downloadFiles],
+    [code, goTo, viewer],
   );
 
   const parent = trail.length >= 2 ? trail[trail.length - 2] : undefined;
@@ -191,6 +195,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
           <span aria-live="polite">{controls.count > 0 ? t.selectedCount(controls.count) : ''}</span>
         </p>
       </ListingStates>
+      {viewer.element}
     </section>
   );
 }
