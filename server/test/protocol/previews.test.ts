@@ -239,6 +239,28 @@ describe('the preview URL', () => {
     }
   });
 
+  it('an SVG is rasterised: the view rendition as image/webp, never the SVG', async () => {
+    const svg = bytesOf('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><rect width="300" height="200" fill="#c33"/></svg>');
+    const answer = await preview('drawing.svg', svg);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('image/webp');
+    expect(await sharp(answer.body).metadata()).toMatchObject({ format: 'webp', width: 300, height: 200 });
+    expectSafetyHeaders(answer);
+  });
+
+  it('an image over 24 megapixels: the view rendition, at most 2048 px on the long edge; its ETag answers 304', async () => {
+    const large = await sharp({ create: { width: 6200, height: 4000, channels: 3, background: '#2a6' } }).png().toBuffer();
+    const url = await previewUrl(await addStoredFile(alice.uid, 'panorama.png', large));
+    const answer = await get(url);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('image/webp');
+    expect(await sharp(answer.body).metadata()).toMatchObject({ width: 2048, height: 1321 });
+    expectSafetyHeaders(answer);
+    const cached = await get(url, { 'If-None-Match': answer.headers.etag! });
+    expect(cached.status).toBe(304);
+    expectSafetyHeaders(cached);
+  });
+
   it('HEAD, 304, 416 and the refusals carry the safety headers too', async () => {
     const url = await previewUrl(await addStoredFile(alice.uid, 'notes.txt', samples['notes.txt']));
     const head = await get(url, {}, 'HEAD');
@@ -333,6 +355,26 @@ describe('SharePreview', () => {
     expect([answer.status, answer.headers['content-type']]).toEqual([200, 'application/pdf']);
     expect(await downloadsOf(code)).toBe(1);
     expect(await sharePreview(code, fid)).toMatchObject({ code: '403', reason: 'download-limit' });
+  });
+
+  it('an image: the view rendition (image/webp), never the original, and the download count unchanged', async () => {
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a52' } }).jpeg().toBuffer();
+    const { code, fid } = await share('holiday.jpg', photo, 1);
+    for (let i = 0; i < 3; i++) {
+      const result = await sharePreview(code, fid);
+      expect(result.code).toBe('0');
+      const answer = await get(result.url);
+      expect([answer.status, answer.headers['content-type']]).toEqual([200, 'image/webp']);
+      expect(answer.body.equals(photo)).toBe(false);
+    }
+    expect(await downloadsOf(code)).toBe(0);
+  });
+
+  it('an image that is really a PDF: not counted, and 415 rather than the PDF', async () => {
+    const { code, fid } = await share('fake.jpg', samples['paper.pdf'], 1);
+    const result = await sharePreview(code, fid);
+    expect((await get(result.url)).status).toBe(415);
+    expect(await downloadsOf(code)).toBe(0);
   });
 
   it('an unknown share code or a file outside the share: the not-found fault', async () => {

@@ -87,7 +87,7 @@ describe('routePath: the path as routes read it', () => {
 
 describe('loggablePath', () => {
   it('names a capability route only, in every spelling routePath reads as it', () => {
-    for (const route of ['s', 'l', 'd']) {
+    for (const route of ['s', 'l', 'd', 'v']) {
       for (const spelling of [`/${route}/SECRET`, `/${route.toUpperCase()}/SECRET`, `//${route}/SECRET`, `/${route}//SECRET`, `/%${route.charCodeAt(0).toString(16)}/SECRET`, `/${route}%2FSECRET`]) {
         expect(loggablePath(spelling)).toBe(`/${route}/…`);
       }
@@ -95,11 +95,11 @@ describe('loggablePath', () => {
   });
 
   it('hides exactly the paths routePath reads as a capability route, whatever the path', () => {
-    const segment = fc.constantFrom('s', 'S', 'l', 'd', 'D', 'files', 'Files', '%73', '%6C', 'sun', 'UserService.asmx', '', 'x%2F', 's%2Fy');
+    const segment = fc.constantFrom('s', 'S', 'l', 'd', 'D', 'v', 'V', '%76', 'files', 'Files', '%73', '%6C', 'sun', 'UserService.asmx', '', 'x%2F', 's%2Fy');
     fc.assert(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 4 }), (segments) => {
         const path = `/${segments.join('/')}`;
-        const capability = /^\/(s|l|d|files)\//.exec(routePath(path));
+        const capability = /^\/(s|l|d|v|files)\//.exec(routePath(path));
         expect(loggablePath(path)).toBe(capability ? `/${capability[1]}/…` : path);
       }),
       { numRuns: 2000 },

@@ -29,6 +29,7 @@ const op = (service: ServiceName, name: string): OperationSpec => findOperation(
 const GetFiles = op('UserService', 'GetFiles');
 const FileShare = op('FileService', 'FileShare');
 const FileDownload = op('FileService', 'FileDownload');
+const FilePreview = op('FileService', 'FilePreview');
 const FileLink = op('FileService', 'FileLink');
 const ShareImageUpload = op('FileService', 'ShareImageUpload');
 
@@ -52,7 +53,7 @@ let app: TestApp;
 let webRoot: string;
 let alice: Session;
 /** What the routes below need: made once, by the calls a client makes. */
-const made = { shareCode: '', imagePath: '', downloadPath: '', htmlDownloadPath: '', linkPath: '', uploadPath: '', etag: '' };
+const made = { shareCode: '', imagePath: '', downloadPath: '', htmlDownloadPath: '', linkPath: '', uploadPath: '', etag: '', previewPath: '', htmlPreviewPath: '' };
 /** The answer of `/` before the app was built (taken before index.html is written). */
 let notBuilt: HttpAnswer;
 
@@ -85,6 +86,8 @@ beforeAll(async () => {
   made.downloadPath = await urlOf(FileDownload, report);
   made.htmlDownloadPath = await urlOf(FileDownload, page);
   made.linkPath = await urlOf(FileLink, report);
+  made.previewPath = await urlOf(FilePreview, report);
+  made.htmlPreviewPath = await urlOf(FilePreview, page);
   made.etag = String((await send(app.url, 'HEAD', made.downloadPath, {})).headers.etag);
   const upload = await send(app.url, 'POST', '/upload/', { 'Tus-Resumable': '1.0.0', Authorization: `Bearer ${alice.token}`, 'Upload-Length': '5' });
   made.uploadPath = new URL(String(upload.headers.location)).pathname;
@@ -179,6 +182,9 @@ const otherRoutes: readonly Route[] = [
   { kind: 'a download of a range past the end (416)', status: 416, request: () => send(app.url, 'GET', made.downloadPath, { Range: 'bytes=999-' }) },
   { kind: 'a download URL that is not genuine (403)', status: 403, request: () => send(app.url, 'GET', '/d/forged/name.txt', {}) },
   { kind: 'a download with a wrong method (405)', status: 405, request: () => send(app.url, 'POST', made.downloadPath, {}) },
+  { kind: 'a preview', status: 200, request: () => send(app.url, 'GET', made.previewPath, {}) },
+  { kind: 'a preview of an HTML file (as text)', status: 200, request: () => send(app.url, 'GET', made.htmlPreviewPath, {}) },
+  { kind: 'a preview URL that is not genuine (403)', status: 403, request: () => send(app.url, 'GET', '/v/forged/name.txt', {}) },
   // Direct links and cover images.
   { kind: 'a direct link', status: 200, request: () => send(app.url, 'GET', made.linkPath, {}) },
   { kind: 'an unknown direct link (404)', status: 404, request: () => send(app.url, 'GET', '/l/AAAAAAAAAAAAAAAAAAAAAA/x.txt', {}) },
@@ -257,8 +263,8 @@ describe('every other answer', () => {
     expect(csp.get('script-src') ?? csp.get('default-src')).not.toContain("'unsafe-inline'");
   });
 
-  it('what users uploaded is never a page of this origin: downloads, links and cover images are sandboxed', async () => {
-    for (const path of [made.downloadPath, made.htmlDownloadPath, made.linkPath, made.imagePath]) {
+  it('what users uploaded is never a page of this origin: downloads, links, previews and cover images are sandboxed', async () => {
+    for (const path of [made.downloadPath, made.htmlDownloadPath, made.linkPath, made.imagePath, made.previewPath, made.htmlPreviewPath]) {
       const answer = await send(app.url, 'GET', path, {});
       expect(answer.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
       expect(answer.headers['x-content-type-options']).toBe('nosniff');

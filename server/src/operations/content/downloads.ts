@@ -27,7 +27,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { findLiveFileContent } from '../../storage/db/repositories/content-repository';
+import { findLiveFileContent, type LiveFileContent } from '../../storage/db/repositories/content-repository';
 import { contentStoreFor } from '../../storage/content/stores';
 import type { ByteRange } from '../../storage/content/content-store';
 import type { AuthenticatedContext, ParamsOf, Services, UrlResult } from '../context';
@@ -174,8 +174,8 @@ export interface Downloadable {
 }
 
 export type DownloadLookup =
-  /** `encrypted`: served decrypted on the fly, so nothing may be derived from it and stored. */
-  | { readonly kind: 'found'; readonly file: Downloadable; readonly encrypted?: true }
+  /** `content`: the stored content row the file points to (the previews derive images from it). */
+  | { readonly kind: 'found'; readonly file: Downloadable; readonly content: LiveFileContent }
   | { readonly kind: 'notFound' }
   | { readonly kind: 'locked' };
 
@@ -188,7 +188,7 @@ export async function openGrantedFile(services: Services, grant: DownloadGrant):
     const state = await shareGrantState(services, grant.share, grant.accountId, grant.fileId);
     if (state !== 'granted') return { kind: state === 'locked' ? 'locked' : 'notFound' };
   }
-  return { kind: 'found', file: storedPlaintext(services, file) };
+  return { kind: 'found', file: storedPlaintext(services, file), content: file };
 }
 
 /** A plaintext file served straight from the content store (downloads and direct links). */
@@ -214,13 +214,13 @@ export function storedPlaintext(
 async function openEncryptedGrant(
   services: Services,
   grant: DownloadGrant,
-  file: { readonly name: string; readonly ext: string; readonly sha256: string; readonly contentId: number },
+  file: LiveFileContent,
 ): Promise<DownloadLookup> {
   if (!grant.unlocked || grant.share) return { kind: 'locked' };
   const { tokenId, keyId, sealedKey } = grant.unlocked;
   const source = await openUnlockedDownload(services, { tokenId, keyId, sealedKey, context: unlockedContext(grant, tokenId, keyId) }, file.contentId);
   if (!source) return { kind: 'locked' };
-  return { kind: 'found', file: { name: file.name, ext: file.ext, size: source.size, sha256: file.sha256, open: source.open }, encrypted: true };
+  return { kind: 'found', file: { name: file.name, ext: file.ext, size: source.size, sha256: file.sha256, open: source.open }, content: file };
 }
 
 function mac(secret: Buffer, payload: string, route: GrantRoute): Buffer {

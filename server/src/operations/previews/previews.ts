@@ -4,24 +4,18 @@
  * bytes must agree, and the answer is the original with its sniffed type, the `view` rendition, or
  * nothing (unpreviewable → 415). The grant is checked exactly as a download's (downloads.ts).
  */
-import type { Readable } from 'node:stream';
 import type { Services } from '../context';
 import { openGrantedFile, type DownloadGrant, type Downloadable } from '../content/downloads';
 import { claimedKind, imagePixels, looksLikeText, sniff, SNIFF_BYTES } from './content-sniffing';
+import { openDerivedImage, type DerivedImage } from './derived-images';
 
 /** Images larger than this are shown through the rendition, never as they are. */
 export const MAX_ORIGINAL_IMAGE_PIXELS = 24_000_000;
 export const MAX_ORIGINAL_IMAGE_BYTES = 20 * 1024 * 1024;
 
-export interface Rendition {
-  readonly body: Readable;
-  readonly size: number;
-  readonly etag: string;
-}
-
 export type PreviewLookup =
   | { readonly kind: 'original'; readonly file: Downloadable; readonly contentType: string }
-  | { readonly kind: 'rendition'; readonly image: Rendition }
+  | { readonly kind: 'rendition'; readonly image: DerivedImage }
   | { readonly kind: 'unpreviewable' }
   | { readonly kind: 'notFound' }
   | { readonly kind: 'locked' };
@@ -38,8 +32,8 @@ export async function openPreview(services: Services, grant: DownloadGrant): Pro
     const pixels = sniffed && imagePixels(head, sniffed.type);
     const asItIs = sniffed && !grant.renditionOnly && file.size <= MAX_ORIGINAL_IMAGE_BYTES && pixels !== undefined && pixels <= MAX_ORIGINAL_IMAGE_PIXELS;
     if (asItIs) return { kind: 'original', file, contentType: sniffed.type };
-    // Never a stored rendition of encrypted content: it would be plaintext at rest.
-    const image = lookup.encrypted ? undefined : await openViewRendition(services, grant, file);
+    // Never for encrypted content (openDerivedImage answers undefined): it would be plaintext at rest.
+    const image = await openDerivedImage(services, lookup.content, 'view');
     return image ? { kind: 'rendition', image } : { kind: 'unpreviewable' };
   }
   if (grant.renditionOnly || claimed === undefined || claimed === 'image') return { kind: 'unpreviewable' };
@@ -52,9 +46,4 @@ async function readHead(file: Downloadable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of await file.open({ start: 0, end: Math.min(file.size, SNIFF_BYTES) - 1 })) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
-}
-
-/** The 2048 px WebP rendition of the derived-image store (operations/previews/derived-images.ts, i21-thumbs). */
-async function openViewRendition(_services: Services, _grant: DownloadGrant, _file: Downloadable): Promise<Rendition | undefined> {
-  return undefined;
 }
