@@ -50,8 +50,11 @@ export function pdf(pages: number): Buffer {
 export const png = (width: number, height: number, colour: string) =>
   sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
 
-/** A 2-second WebM (VP8, 64 × 48, a key frame every half second), made once with WebCodecs. */
-export const webm = () => readFileSync(new URL('./fixtures/clip.webm', import.meta.url));
+/**
+ * e2e/fixtures: 2-second clips (64 × 48, a key frame every half second) made once with Chromium's
+ * WebCodecs: clip.webm (VP8), clip.mp4 (VP9 in MP4).
+ */
+export const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 
 /** 你好，世界 in GB18030 (the same bytes in GBK). */
 export const NI_HAO_GB18030 = Buffer.from([0xc4, 0xe3, 0xba, 0xc3, 0xa3, 0xac, 0xca, 0xc0, 0xbd, 0xe7]);

@@ -5,7 +5,7 @@
 import type { Page } from '@playwright/test';
 import { addFile, shareItem, addFolder } from './files-api';
 import { expect, folderList, test } from './fixtures';
-import { NI_HAO_GB18030, pdf, png, wav, webm } from './preview-files';
+import { fixture, NI_HAO_GB18030, pdf, png, wav } from './preview-files';
 
 const viewer = (page: Page, name: string) => page.getByRole('dialog', { name: new RegExp(`^${name.replace(/[.]/g, '\\.')} \\(`) });
 
@@ -51,22 +51,24 @@ test.describe('the viewer of the owner', () => {
     await expect(list.getByRole('option', { name: /a\.png/ })).toHaveAttribute('aria-selected', 'true');
   });
 
-  test('a video streams with Range and can be sought', async ({ page, api, workspace }) => {
-    await addFile(api, workspace.id, 'clip.webm', webm());
-    await page.goto(workspace.url);
-    const dialog = await openByDoubleClick(page, workspace.name, 'clip.webm');
-    const video = dialog.locator('video');
-    await expect.poll(() => video.evaluate((element: HTMLVideoElement) => element.readyState)).toBeGreaterThanOrEqual(1);
-    expect(await video.evaluate((element: HTMLVideoElement) => element.duration)).toBeCloseTo(2, 0);
-    const sought = await video.evaluate(
-      (element: HTMLVideoElement) =>
-        new Promise<number>((resolve) => {
-          element.addEventListener('seeked', () => resolve(element.currentTime), { once: true });
-          element.currentTime = 1.5;
-        }),
-    );
-    expect(sought).toBeCloseTo(1.5, 0);
-  });
+  for (const name of ['clip.webm', 'clip.mp4']) {
+    test(`a video (${name}) streams with Range and can be sought`, async ({ page, api, workspace }) => {
+      await addFile(api, workspace.id, name, fixture(name));
+      await page.goto(workspace.url);
+      const dialog = await openByDoubleClick(page, workspace.name, name);
+      const video = dialog.locator('video');
+      await expect.poll(() => video.evaluate((element: HTMLVideoElement) => element.readyState)).toBeGreaterThanOrEqual(1);
+      expect(await video.evaluate((element: HTMLVideoElement) => element.duration)).toBeCloseTo(2, 0);
+      const sought = await video.evaluate(
+        (element: HTMLVideoElement) =>
+          new Promise<number>((resolve) => {
+            element.addEventListener('seeked', () => resolve(element.currentTime), { once: true });
+            element.currentTime = 1.5;
+          }),
+      );
+      expect(sought).toBeCloseTo(1.5, 0);
+    });
+  }
 
   test('audio plays in an audio element', async ({ page, api, workspace }) => {
     await addFile(api, workspace.id, 'tone.wav', wav(1));
@@ -158,6 +160,26 @@ test.describe('the viewer on the share page', () => {
       await visitor.close();
     }
   });
+});
+
+test('a visitor sees an image as its scaled rendition, and previewing it uses no download', async ({ api, workspace, browser }) => {
+  const folder = await addFolder(api, workspace.id, 'Lake');
+  await addFile(api, folder, 'lake.png', await png(300, 200, '#0a0'));
+  const shared = await shareItem(api, { folder }, { downValue: 1 });
+  const visitor = await browser.newPage();
+  try {
+    await visitor.goto(`/s/${shared.code}`);
+    await folderList(visitor, 'Lake').getByRole('option', { name: /lake\.png/ }).dblclick();
+    const image = viewer(visitor, 'lake.png').getByRole('img', { name: 'lake.png' });
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(300);
+    await visitor.keyboard.press('Escape');
+    // The one download the share allows is still there.
+    await expect(folderList(visitor, 'Lake')).toBeVisible();
+    await visitor.reload();
+    await expect(folderList(visitor, 'Lake').getByRole('option', { name: /lake\.png/ })).toBeVisible();
+  } finally {
+    await visitor.close();
+  }
 });
 
 test.describe('the viewer on a phone', () => {
