@@ -4,7 +4,7 @@
  */
 import type { Page } from '@playwright/test';
 import { addFile, shareItem, addFolder } from './files-api';
-import { expect, folderList, test } from './fixtures';
+import { expect, expectNoSeriousViolations, folderList, test } from './fixtures';
 import { fixture, NI_HAO_GB18030, pdf, png, wav } from './preview-files';
 
 const viewer = (page: Page, name: string) => page.getByRole('dialog', { name: new RegExp(`^${name.replace(/[.]/g, '\\.')} \\(`) });
@@ -17,7 +17,7 @@ async function openByDoubleClick(page: Page, listName: string, name: string) {
 }
 
 test.describe('the viewer of the owner', () => {
-  test('an image zooms by keys and buttons, arrow keys move between files, Escape returns to the row', async ({ page, api, workspace }) => {
+  test('an image zooms by keys and buttons, arrow keys move between files, Escape returns to the row', async ({ page, api, workspace }, testInfo) => {
     await addFile(api, workspace.id, 'a.png', await png(400, 300, '#c00'));
     await addFile(api, workspace.id, 'b.png', await png(300, 400, '#00c'));
     await page.goto(workspace.url);
@@ -38,6 +38,7 @@ test.describe('the viewer of the owner', () => {
     await expect.poll(() => image.evaluate((img) => img.getBoundingClientRect().width)).toBeGreaterThan(zoomed * 1.2);
     await page.keyboard.press('0');
     await expect(zoom).toHaveText(fitted!);
+    await expectNoSeriousViolations(page, testInfo, 'viewer');
 
     await page.keyboard.press('ArrowRight');
     await expect(viewer(page, 'b.png')).toBeVisible();
