@@ -191,10 +191,11 @@ visitorTest.describe('the share page', () => {
     await expect(visitor.getByTestId('downloads-left')).toHaveText('1 of 2 downloads left');
     await expect(visitor.getByRole('status').filter({ hasText: 'Downloading “a-notes.txt”.' })).toBeVisible();
 
-    // Opening a file downloads it.
-    const [second] = await Promise.all([visitor.waitForEvent('download'), top.getByRole('option', { name: /b-big\.txt/ }).dblclick()]);
-    expect(second.suggestedFilename()).toBe('b-big.txt');
-    expect(await downloadedText(second)).toBe(BIG);
+    // Opening a file previews it; a text file's preview gives the whole file, so it counts too (docs/sharing.md).
+    await top.getByRole('option', { name: /b-big\.txt/ }).dblclick();
+    const viewer = visitor.getByRole('dialog', { name: /^b-big\.txt/ });
+    await expect(viewer.locator('pre')).toContainText(BIG.slice(0, 40));
+    await visitor.keyboard.press('Escape');
 
     await expect(visitor.getByRole('heading', { name: 'This share has reached its download limit' })).toBeVisible();
     await expect(visitor.getByText('The owner allowed 2 downloads, and all of them have been used.', { exact: false })).toBeVisible();
@@ -314,7 +315,7 @@ visitorTest.describe('the share page', () => {
     expect(protectedHtml).not.toContain('lake');
   });
 
-  visitorTest('on a phone (375 px) the share page fits: the code, a tap into a subfolder, a tap to download', async ({ api, workspace, browser }, testInfo) => {
+  visitorTest('on a phone (375 px) the share page fits: the code, a tap into a subfolder, a tap to preview and download', async ({ api, workspace, browser }, testInfo) => {
     const share = await sharedHoliday(api, workspace.id);
     const phone = await visitorPage(browser, { viewport: { width: 375, height: 740 }, hasTouch: true, isMobile: true });
     const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -333,7 +334,11 @@ visitorTest.describe('the share page', () => {
     await top.getByRole('option', { name: /Day one/ }).tap();
     const dayOne = listOf(phone, 'Day one');
     await expect(dayOne.getByRole('option')).toHaveCount(1);
-    const [download] = await Promise.all([phone.waitForEvent('download'), dayOne.getByRole('option', { name: /beach\.txt/ }).tap()]);
+    // A tap opens the file in the viewer, whose Download button downloads it.
+    await dayOne.getByRole('option', { name: /beach\.txt/ }).tap();
+    const viewer = phone.getByRole('dialog', { name: /^beach\.txt/ });
+    await expect(viewer.locator('pre')).toHaveText('sand');
+    const [download] = await Promise.all([phone.waitForEvent('download'), viewer.getByRole('button', { name: 'Download' }).tap()]);
     expect(await downloadedText(download)).toBe('sand');
     expect(await overflow()).toBeLessThanOrEqual(0);
     await phone.context().close();

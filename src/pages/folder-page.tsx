@@ -11,6 +11,8 @@ import { useItemActions } from '../components/file-browser/item-actions';
 import { SelectionTools, useContextMenu } from '../components/file-browser/selection-tools';
 import { ListToolbar } from '../components/file-browser/sort-control';
 import { useListKeys } from '../components/file-browser/use-list-keys';
+import { useOwnerPreviewSource } from '../components/viewer/preview-sources';
+import { useViewer } from '../components/viewer/use-viewer';
 import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
@@ -24,9 +26,7 @@ import { useSortParam } from '../hooks/use-sort-param';
 import { useUploads } from '../uploads/use-uploads';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
-import { describeError } from '../components/error-text';
 import { itemKey } from '../lib/items';
-import { notify } from '../lib/notices';
 
 const COLUMNS: readonly ColumnId[] = ['size', 'time'];
 
@@ -103,22 +103,21 @@ function FolderView({ dir }: { readonly dir: number }) {
     }
   }, [list, selectKeys]);
 
+  const viewer = useViewer(items, useOwnerPreviewSource(dirs && `/${dirs.filter((segment) => segment.id !== 0).map((segment) => segment.name).join('/')}`));
   const openItem = useCallback(
     (item: Item) => {
-      if (item.type === 'folder') {
-        // navigate's promise settles once the route has loaded; the router shows its own errors.
-        void navigate(folderPath(item.id), { state: { name: item.name } satisfies FolderLinkState });
-      } else {
-        uploads.downloadFile(item.id).catch((error: unknown) => notify('error', `${t.download}: ${item.name}`, describeError(error, t).message));
-      }
+      // navigate's promise settles once the route has loaded; the router shows its own errors.
+      if (item.type === 'folder') void navigate(folderPath(item.id), { state: { name: item.name } satisfies FolderLinkState });
+      else viewer.open(item);
     },
-    [navigate, uploads, t],
+    [navigate, viewer],
   );
   const parent = dirs && dirs.length >= 2 ? dirs[dirs.length - 2] : undefined;
   const goUp = parent ? () => void navigate(folderPath(parent.id), { state: { name: parent.name } satisfies FolderLinkState }) : undefined;
 
   const actions = useItemActions(controls, {
     primary: { label: t.open, run: openItem },
+    preview: viewer.open,
     onFolderCreated: (folder) => {
       pendingSelect.current = [itemKey(folder)];
     },
@@ -193,6 +192,7 @@ function FolderView({ dir }: { readonly dir: number }) {
       </ListingStates>
       {actions.dialogs}
       {contextMenu.element}
+      {viewer.element}
     </section>
   );
 }

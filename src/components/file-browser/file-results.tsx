@@ -10,6 +10,8 @@ import { itemKey } from '../../lib/items';
 import type { ColumnId } from '../file-list/columns';
 import { FileList } from '../file-list/file-list';
 import { StatusLine } from '../file-list/listing-states';
+import { useOwnerPreviewSource } from '../viewer/preview-sources';
+import { useViewer } from '../viewer/use-viewer';
 import { folderPath } from './breadcrumbs';
 import { useItemActions } from './item-actions';
 import { SelectionTools, useContextMenu } from './selection-tools';
@@ -44,7 +46,8 @@ export function FileResults({
     (item: Item) => void navigate(folderPath(item.dir), { state: { select: itemKey(item) } }),
     [navigate],
   );
-  const actions = useItemActions(controls, { primary: { label: t.openContainingFolder, run: showInFolder } });
+  const viewer = useViewer(items, useOwnerPreviewSource());
+  const actions = useItemActions(controls, { primary: { label: t.openContainingFolder, run: showInFolder }, preview: viewer.open });
   const contextMenu = useContextMenu(actions);
   const onLayout = useListKeys(items, controls, { open: showInFolder, remove: actions.remove, rename: actions.rename }, listId, actions.request === null);
 
@@ -74,6 +77,7 @@ export function FileResults({
       </StatusLine>
       {actions.dialogs}
       {contextMenu.element}
+      {viewer.element}
     </>
   );
 }

@@ -1,10 +1,11 @@
 /** The actions on the selection (toolbar, menus) and their dialogs, shared by the folder, search and recent pages. */
 import { Suspense, useMemo, useState, type ReactNode } from 'react';
 import { useRenameItem } from '../../api/files';
-import type { FolderItem, Item } from '../../api/results';
+import type { FileItem, FolderItem, Item } from '../../api/results';
 import type { SelectionControls } from '../../hooks/use-selection';
 import { useUploads } from '../../uploads/use-uploads';
 import { useI18n } from '../../i18n';
+import { useViewerText } from '../../i18n/viewer';
 import { describeError } from '../error-text';
 import { notify } from '../../lib/notices';
 import { UnlockRequests } from '../encryption/unlock-dialog';
@@ -52,10 +53,13 @@ export function useItemActions(
   options: {
     /** The first action of the menu: "Open" in a folder, "Show in folder" in search results. */
     readonly primary?: { readonly label: string; readonly run: (item: Item) => void };
+    /** Opens the viewer on a file (components/viewer). */
+    readonly preview?: (file: FileItem) => void;
     readonly onFolderCreated?: (folder: FolderItem) => void;
   } = {},
 ): ItemActions {
   const { t } = useI18n();
+  const { v } = useViewerText();
   const uploads = useUploads();
   const [request, setRequest] = useState<DialogRequest | null>(null);
   const renameItem = useRenameItem({
@@ -103,7 +107,7 @@ export function useItemActions(
     { id: 'decrypt', label: t.decryptMenu, icon: 'unlock', disabled: !single?.encrypted, onSelect: () => single && setRequest({ kind: 'decrypt', item: single }) },
   ];
 
-  const primary = options.primary;
+  const { primary, preview } = options;
   const menu: MenuAction[] = [
     ...(primary
       ? [
@@ -118,6 +122,9 @@ export function useItemActions(
             },
           },
         ]
+      : []),
+    ...(preview
+      ? [{ id: 'preview', label: v.preview, icon: 'eye' as const, disabled: single?.type !== 'file', onSelect: () => single?.type === 'file' && preview(single) }]
       : []),
     { id: 'download', label: t.download, icon: 'download', disabled: !hasFiles, onSelect: download },
     { id: 'rename', label: t.rename, icon: 'pencil', shortcut: 'F2', disabled: count !== 1, onSelect: rename },

@@ -6,6 +6,9 @@ import { notify } from '../../lib/notices';
 import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Icon } from '../ui/icons';
+import { useViewerText } from '../../i18n/viewer';
+import { useSharePreviewSource } from '../viewer/preview-sources';
+import { useViewer } from '../viewer/use-viewer';
 
 /** ShareOpen is refetched before the button is free, so the downloads left are current and a reached limit shows. */
 export function SharedFileDownload({ code, downpwd, file }: { readonly code: string; readonly downpwd: string; readonly file: FileItem }) {
@@ -17,6 +20,8 @@ export function SharedFileDownload({ code, downpwd, file }: { readonly code: str
     download.mutate(file, {
       onSuccess: () => notify('info', t.sharePageDownloadStarted(file.name)),
     });
+  const { v } = useViewerText();
+  const viewer = useViewer([file], useSharePreviewSource(code, downpwd, start));
 
   return (
     <div className="space-y-3 pt-1">
@@ -24,6 +29,11 @@ export function SharedFileDownload({ code, downpwd, file }: { readonly code: str
         <Icon name="download" className="size-5" />
         {t.sharePageDownloadWithSize(formatSize(file.size, language))}
       </Button>
+      <Button variant="secondary" className="min-h-12 w-full text-base!" onClick={() => viewer.open(file)}>
+        <Icon name="eye" className="size-5" />
+        {v.preview}
+      </Button>
+      {viewer.element}
       {problem && problem.kind !== 'download-limit' && <InlineError error={download.error} subject={t.sharePageSubjectFile} />}
     </div>
   );

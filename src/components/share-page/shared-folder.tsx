@@ -1,5 +1,5 @@
 // A shared folder, read-only; folder and order are in the address (`?dir=12&order=name&desc=0`) so back/forward and reload work.
-// Selecting is for downloading: folders are opened, not downloaded, and opening a file downloads it.
+// Selecting is for downloading: folders are opened, not downloaded, and opening a file shows it in the viewer.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
@@ -22,6 +22,8 @@ import { ListingStates, StatusLine } from '../file-list/listing-states';
 import { ThumbnailSourceContext } from '../file-list/thumbnail';
 import { ToolButton } from '../ui/button';
 import { UpdatingNote } from '../page-heading';
+import { useSharePreviewSource } from '../viewer/preview-sources';
+import { useViewer } from '../viewer/use-viewer';
 import { dirFromParams, ShareBreadcrumbs, shareFolderSearch } from './share-breadcrumbs';
 import { ShareState } from './share-state';
 
@@ -95,16 +97,18 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
     [download, downloading, t, client, code],
   );
 
+  const downloadFile = useCallback((file: FileItem) => void downloadFiles([file]), [downloadFiles]);
+  const viewer = useViewer(items, useSharePreviewSource(code, downpwd, downloadFile));
   const openItem = useCallback(
     (item: Item) => {
       if (item.type === 'folder') {
         shareCodeStore.rememberFolder(code, item.id, { name: item.name, parent: item.dir });
         goTo(item.id);
       } else {
-        void downloadFiles([item]);
+        viewer.open(item);
       }
     },
-    [code, goTo, downloadFiles],
+    [code, goTo, viewer],
   );
 
   const parent = trail.length >= 2 ? trail[trail.length - 2] : undefined;
@@ -180,6 +184,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
           <span>{t.itemCounts(listing.data?.folders.length ?? 0, listing.data?.files.length ?? 0)}</span>
         </StatusLine>
       </ListingStates>
+      {viewer.element}
     </section>
   );
 }

@@ -1,0 +1,46 @@
+import type { FileItem } from '../../api/results';
+import { useViewerText } from '../../i18n/viewer';
+import { formatSize, formatTime } from '../../lib/format';
+import { Button } from '../ui/button';
+import { Icon } from '../ui/icons';
+
+/** A file's name, size, time and path; with a note and a Download button where there is no preview. */
+export function DetailsPanel({
+  file,
+  folder,
+  note,
+  onDownload,
+}: {
+  readonly file: FileItem;
+  readonly folder?: string;
+  readonly note?: string;
+  readonly onDownload?: () => void;
+}) {
+  const { v, t, language } = useViewerText();
+  const path = file.path ?? (folder === undefined ? undefined : `${folder.replace(/\/$/, '')}/${file.name}`);
+  const rows: [string, string][] = [
+    [v.detailsName, file.name],
+    [v.detailsSize, formatSize(file.size, language)],
+    [v.detailsTime, formatTime(file.time, language)],
+    ...(path ? [[v.detailsPath, path] as [string, string]] : []),
+  ];
+  return (
+    <section aria-label={v.details} className="m-auto w-full max-w-md space-y-4 p-4">
+      {note && <p role="status">{note}</p>}
+      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+        {rows.map(([term, value]) => (
+          <div key={term} className="contents">
+            <dt className="text-gray-400">{term}</dt>
+            <dd className="break-all">{value}</dd>
+          </div>
+        ))}
+      </dl>
+      {onDownload && (
+        <Button onClick={onDownload}>
+          <Icon name="download" className="size-4" />
+          {t.download}
+        </Button>
+      )}
+    </section>
+  );
+}
