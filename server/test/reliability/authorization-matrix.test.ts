@@ -57,6 +57,7 @@ const LOCKED: Record<string, Expected> = {
   'Move.fids': refused('423'),
   'Move.todir': refused('423'),
   'FileDownload.fid': refused('423'),
+  'FilePreview.fid': refused('423'),
   'ZipDownload.dirids': refused('423'),
   'ZipDownload.fids': refused('423'),
   'Unshare.dirids': NO_CHANGE,
@@ -74,6 +75,7 @@ const LOCKED: Record<string, Expected> = {
   'ShareList.dir': refused('404'),
   'ShareDownload.fid': refused('404'),
   'ShareZipDownload.fids': refused('404'),
+  'SharePreview.fid': refused('404'),
 };
 
 /** In the bin an item is not found (§10.3), except for restoring it, which is what the bin is for (§12.3). */
