@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, BrowserContextOptions, Download, Page } from '@playwright/test';
 import { addFile, addFolder, call, shareItem, unshareItem, uploadShareImage } from './files-api';
+import { zipEntries } from './zip-entries';
 import { expect, expectNoSeriousViolations, keepScreenshot, test } from './fixtures';
 import { BASE_URL_VARIABLE } from './service';
 
@@ -181,9 +182,9 @@ visitorTest.describe('the share page', () => {
     const top = listOf(visitor, share.name);
     await expect(visitor.getByTestId('downloads-left')).toHaveText('2 of 2 downloads left');
 
-    // Select a file and press Download.
-    const download = visitor.getByRole('button', { name: 'Download' });
-    await expect(download).toBeDisabled();
+    // Nothing selected: the button takes the whole folder. Select a file and press Download.
+    await expect(visitor.getByRole('button', { name: 'Download all' })).toBeEnabled();
+    const download = visitor.getByRole('button', { name: 'Download', exact: true });
     await top.getByRole('option', { name: /a-notes\.txt/ }).click();
     const [first] = await Promise.all([visitor.waitForEvent('download'), download.click()]);
     expect(first.suggestedFilename()).toBe('a-notes.txt');
@@ -206,6 +207,19 @@ visitorTest.describe('the share page', () => {
     // A new visit sees the limit up front.
     await visitor.reload();
     await expect(visitor.getByRole('heading', { name: 'This share has reached its download limit' })).toBeVisible();
+  });
+
+  visitorTest('Download all gives the shared folder as one ZIP, counted as one download', async ({ api, workspace, visitor }) => {
+    const share = await sharedHoliday(api, workspace.id, 2);
+    await visitor.goto(`/s/${share.code}?pwd=${CODE}`);
+    await expect(listOf(visitor, share.name).getByRole('option', { name: /a-notes\.txt/ })).toBeVisible();
+    const [zip] = await Promise.all([visitor.waitForEvent('download'), visitor.getByRole('button', { name: 'Download all' }).click()]);
+    expect(zip.suggestedFilename()).toBe(`${share.name}.zip`);
+    const top = `${share.name}/`;
+    expect(await zipEntries(await zip.path())).toEqual(
+      [top, `${top}Day one/`, `${top}Day one/beach.txt`, `${top}a-notes.txt`, `${top}b-big.txt`, `${top}c-mid.txt`].sort(),
+    );
+    await expect(visitor.getByTestId('downloads-left')).toHaveText('1 of 2 downloads left');
   });
 
   visitorTest('an open file share shows its name, type, size, description and cover image, and downloads with one button', async ({

@@ -79,6 +79,19 @@ export function shareProblem(error: unknown): ShareProblem {
 }
 
 /** ShareOpen is refetched either way: an issued URL uses one download, and a refusal may mean the limit was reached. */
+/** A folder of the share, or a selection in it, as one ZIP (ShareZipDownload): one download of the limit. */
+export function useShareZipDownload(code: string, downpwd: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ dir, items }: { dir: number; items: readonly Item[] }) => {
+      const ids = (type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
+      const { url } = await api.shareZipDownload({ code, downpwd, dir: String(dir), dirids: ids('folder'), fids: ids('file') });
+      startBrowserDownload(url);
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: visitorShareKeys.opens(code) }),
+  });
+}
+
 export function useShareDownload(code: string, downpwd: string) {
   const client = useQueryClient();
   return useMutation({

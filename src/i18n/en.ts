@@ -500,6 +500,7 @@ export const en = {
   sharePageDownloadsLeft: (left: number, limit: number) => `${left.toLocaleString('en')} of ${plural(limit, 'download', 'downloads')} left`,
   sharePageDownloadWithSize: (size: string) => `Download (${size})`,
   sharePageDownloadPreparing: 'Preparing the download…',
+  sharePageDownloadAll: 'Download all',
   sharePageDownloadStarted: (name: string) => `Downloading “${name}”.`,
   sharePageDownloadFailed: (name: string) => `Could not download “${name}”.`,
   sharePageCoverAlt: (name: string) => `Cover image of ${name}`,

@@ -481,6 +481,7 @@ export const zhCN: Messages = {
   sharePageDownloadWithSize: (size) => `下载（${size}）`,
   sharePageDownloadPreparing: '正在准备下载…',
   sharePageDownloadStarted: (name) => `正在下载“${name}”。`,
+  sharePageDownloadAll: '全部下载',
   sharePageDownloadFailed: (name) => `无法下载“${name}”。`,
   sharePageCoverAlt: (name) => `${name} 的封面图片`,
   sharePageFolderUnknown: '文件夹',

@@ -1,5 +1,6 @@
 /** The app's one upload queue: listings refresh as files are added; a change of account stops it (remembered uploads stay, per account). */
 import { api } from '../api/client';
+import type { Item } from '../api/results';
 import { withUnlock } from '../api/encryption';
 import { bytesLeft, invalidateAccountInfo } from '../api/account';
 import { invalidateFiles } from '../api/files';
@@ -77,6 +78,12 @@ export function uploadDropped(folderId: number, walk: () => Promise<DroppedTree>
     (tree) => enqueueTree(folderId, tree),
     (error: unknown) => console.error('Reading the dropped folders failed', error),
   );
+}
+
+/** Folders and files as one ZIP (ZipDownload); encrypted items are refused (423): ZIPs carry plaintext only. */
+export async function downloadZip(items: readonly Item[]): Promise<void> {
+  const ids = (type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
+  startBrowserDownload((await api.zipDownload({ dirids: ids('folder'), fids: ids('file') })).url);
 }
 
 /** A locked file (423) asks for its password first; cancelling is the user's choice, not an error. */

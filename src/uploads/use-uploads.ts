@@ -1,5 +1,6 @@
 /** Uploads and downloads for components; the engine is a chunk of its own, fetched just after the first render. */
 import { useSyncExternalStore } from 'react';
+import type { Item } from '../api/results';
 import { captureDrop } from './dropped-files';
 import type { UploadSnapshot } from './types';
 
@@ -38,6 +39,8 @@ export interface Uploads {
   addDropped(folderId: number, dataTransfer: DataTransfer): void;
   /** Asks for a download URL (FileDownload) and starts the browser's download; rejects with an ApiError. */
   downloadFile(fileId: number): Promise<void>;
+  /** Folders and files as one ZIP (ZipDownload); rejects with an ApiError (423 for encrypted items). */
+  downloadZip(items: readonly Item[]): Promise<void>;
 }
 
 export type PickerKind = 'files' | 'folder';
@@ -87,6 +90,7 @@ const uploads: Uploads = {
     void loadUploadEngine().then((upload) => upload.uploadDropped(folderId, walk));
   },
   downloadFile: (fileId) => loadUploadEngine().then((upload) => upload.downloadFile(fileId)),
+  downloadZip: (items) => loadUploadEngine().then((upload) => upload.downloadZip(items)),
 };
 
 export function useUploads(): Uploads {

@@ -1,5 +1,5 @@
 /** The actions on the selection (toolbar, menus) and their dialogs, shared by the folder, search and recent pages. */
-import { Suspense, useMemo, useState, type ReactNode } from 'react';
+import { Suspense, useState, type ReactNode } from 'react';
 import { useRenameItem } from '../../api/files';
 import type { FileItem, FolderItem, Item } from '../../api/results';
 import type { SelectionControls } from '../../hooks/use-selection';
@@ -44,7 +44,6 @@ export interface ItemActions {
   readonly remove: (permanent: boolean) => void;
   readonly download: () => void;
   readonly share: () => void;
-  readonly hasFiles: boolean;
   readonly menu: readonly MenuAction[];
 }
 
@@ -66,11 +65,6 @@ export function useItemActions(
     onError: (error, { item }) => notify('error', t.renameFailed(item.name), describeError(error, t).message),
   });
   const { count } = controls;
-  const selected = controls.selection.selected;
-  const hasFiles = useMemo(() => {
-    for (const key of selected) if (key.startsWith('f')) return true;
-    return false;
-  }, [selected]);
 
   const rename = () => {
     const [item] = controls.selectedItems();
@@ -85,17 +79,14 @@ export function useItemActions(
   const share = () => {
     if (count > 0) setRequest({ kind: 'share', items: controls.selectedItems() });
   };
+  // One file as itself; folders, or several items, as one ZIP.
   const download = () => {
-    void (async () => {
-      for (const item of controls.selectedItems()) {
-        if (item.type !== 'file') continue;
-        try {
-          await uploads.downloadFile(item.id);
-        } catch (error) {
-          notify('error', `${t.download}: ${item.name}`, describeError(error, t).message);
-        }
-      }
-    })();
+    const items = controls.selectedItems();
+    if (items.length === 0) return;
+    const single = items.length === 1 && items[0].type === 'file' ? items[0] : undefined;
+    (single ? uploads.downloadFile(single.id) : uploads.downloadZip(items)).catch((error: unknown) =>
+      notify('error', `${t.download}: ${items.length === 1 ? items[0].name : t.selectedCount(items.length)}`, describeError(error, t).message),
+    );
   };
 
   const linkMenu = useLinkMenu(controls, setRequest);
@@ -126,7 +117,7 @@ export function useItemActions(
     ...(preview
       ? [{ id: 'preview', label: v.preview, icon: 'eye' as const, disabled: single?.type !== 'file', onSelect: () => single?.type === 'file' && preview(single) }]
       : []),
-    { id: 'download', label: t.download, icon: 'download', disabled: !hasFiles, onSelect: download },
+    { id: 'download', label: t.download, icon: 'download', disabled: count === 0, onSelect: download },
     { id: 'rename', label: t.rename, icon: 'pencil', shortcut: 'F2', disabled: count !== 1, onSelect: rename },
     { id: 'move', label: t.moveTo, icon: 'move', disabled: count === 0, onSelect: move },
     { id: 'share', label: t.sharingMenu, icon: 'share', disabled: count === 0, onSelect: share },
@@ -176,5 +167,5 @@ export function useItemActions(
     </>
   );
 
-  return { request, open: setRequest, dialogs, rename, move, remove, download, share, hasFiles, menu };
+  return { request, open: setRequest, dialogs, rename, move, remove, download, share, menu };
 }

@@ -12,7 +12,7 @@ export function SelectionTools({ actions, count }: { readonly actions: ItemActio
     <>
       {count > 0 && (
         <>
-          {actions.hasFiles && <ToolButton icon="download" label={t.download} onClick={actions.download} iconOnly />}
+          <ToolButton icon="download" label={t.download} onClick={actions.download} iconOnly />
           {count === 1 && <ToolButton icon="pencil" label={t.rename} onClick={actions.rename} iconOnly />}
           <ToolButton icon="move" label={t.moveTo} onClick={actions.move} iconOnly />
           <ToolButton icon="trash" label={t.moveToBin} onClick={() => actions.remove(false)} iconOnly />

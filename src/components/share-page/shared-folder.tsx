@@ -5,7 +5,7 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { DEFAULT_SORT, itemsOf, type SortKey } from '../../api/files';
 import type { FileItem, FolderItem, Item } from '../../api/results';
-import { visitorShareKeys, shareProblem, visitorShareQueries, useShareDownload } from '../../api/share-service';
+import { visitorShareKeys, shareProblem, visitorShareQueries, useShareDownload, useShareZipDownload } from '../../api/share-service';
 import { useSelection } from '../../hooks/use-selection';
 import { useSortParam } from '../../hooks/use-sort-param';
 import { useViewMode } from '../../hooks/use-view-mode';
@@ -48,6 +48,7 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const controls = useSelection(items);
   const listId = useId();
   const download = useShareDownload(code, downpwd);
+  const zip = useShareZipDownload(code, downpwd);
   const [downloading, setDownloading] = useState(false);
   const thumbnails = useMemo(() => ({ code, downpwd }), [code, downpwd]);
 
@@ -72,32 +73,30 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   // navigate's promise settles once the route has loaded; the router shows its own errors.
   const goTo = useCallback((folder: number) => void navigate({ search: shareFolderSearch(folder, sort) }), [navigate, sort]);
 
-  const downloadFiles = useCallback(
-    async (files: readonly FileItem[]) => {
-      if (files.length === 0 || downloading) return;
+  // One file as itself; folders, several items or nothing selected (the whole folder) as one ZIP: one download each.
+  const downloadItems = useCallback(
+    async (items: readonly Item[]) => {
+      if (downloading) return;
+      const single = items.length === 1 && items[0].type === 'file' ? items[0] : undefined;
+      const name = items.length === 1 ? items[0].name : items.length === 0 ? title : t.selectedCount(items.length);
       setDownloading(true);
       try {
-        // One after another: each URL counts one download, and the limit may stop the run.
-        for (const file of files) {
-          try {
-            await download.mutateAsync(file);
-            notify('info', t.sharePageDownloadStarted(file.name));
-          } catch (error) {
-            // The limit: ShareOpen, fetched again, now shows the share's state.
-            if (shareProblem(error).kind === 'download-limit') return;
-            notify('error', t.sharePageDownloadFailed(file.name), describeError(error, t, t.sharePageSubjectFile).message);
-            if (shareProblem(error).kind === 'not-found') void client.invalidateQueries({ queryKey: visitorShareKeys.lists(code) });
-            return;
-          }
-        }
+        if (single) await download.mutateAsync(single);
+        else await zip.mutateAsync({ dir, items });
+        notify('info', t.sharePageDownloadStarted(name));
+      } catch (error) {
+        // The limit: ShareOpen, fetched again, now shows the share's state.
+        if (shareProblem(error).kind === 'download-limit') return;
+        notify('error', t.sharePageDownloadFailed(name), describeError(error, t, t.sharePageSubjectFile).message);
+        if (shareProblem(error).kind === 'not-found') void client.invalidateQueries({ queryKey: visitorShareKeys.lists(code) });
       } finally {
         setDownloading(false);
       }
     },
-    [download, downloading, t, client, code],
+    [download, zip, dir, title, downloading, t, client, code],
   );
 
-  const downloadFile = useCallback((file: FileItem) => void downloadFiles([file]), [downloadFiles]);
+  const downloadFile = useCallback((file: FileItem) => void downloadItems([file]), [downloadItems]);
   const viewer = useViewer(items, useSharePreviewSource(code, downpwd, downloadFile));
   const openItem = useCallback(
     (item: Item) => {
@@ -115,7 +114,6 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const goUp = dir !== 0 ? () => goTo(parent && parent.id > 0 ? parent.id : 0) : undefined;
   const onLayout = useListKeys(items, controls, { open: openItem, goUp }, listId);
 
-  const selectedFiles = controls.count > 0 ? controls.selectedItems().filter((item): item is FileItem => item.type === 'file') : [];
 
   return (
     <section aria-labelledby={dir === 0 ? 'share-title' : 'share-folder-title'} className="flex min-h-[26rem] flex-1 flex-col gap-3">
@@ -132,13 +130,13 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
         <div role="group" aria-label={t.selectionActions} className="flex items-center gap-2">
           <ToolButton
             icon="download"
-            label={t.download}
+            label={controls.count > 0 ? t.download : t.sharePageDownloadAll}
             variant="primary"
             wide
-            disabled={selectedFiles.length === 0}
+            disabled={items.length === 0}
             busy={downloading}
             busyLabel={t.sharePageDownloadPreparing}
-            onClick={() => void downloadFiles(selectedFiles)}
+            onClick={() => void downloadItems(controls.count > 0 ? controls.selectedItems() : [])}
           />
         </div>
         {listing.isFetching && !listing.isPending && <UpdatingNote />}
