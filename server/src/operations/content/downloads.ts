@@ -2,13 +2,13 @@
  * FileDownload and its download URLs (docs/uploads-and-downloads.md §4): signed under the server secret, no session
  * token; opened only while the file, and the share or the unlock that issued it, still give it.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { findLiveFileContent } from '../../storage/db/repositories/content-repository';
 import { contentStoreFor } from '../../storage/content/stores';
 import type { ByteRange } from '../../storage/content/content-store';
 import type { AuthenticatedContext, ParamsOf, Services, UrlResult } from '../context';
 import { openUnlockedDownload, refuseIfLocked, sealedFileKeyForDownload } from '../encryption/encryption';
+import { openToken, signToken, type TokenCheck } from '../crypto/signed-tokens';
 import { locked, notFound } from '../errors';
 import { shareGrantState, type ShareGrant } from '../sharing/shares';
 
@@ -59,56 +59,30 @@ export async function fileDownload(ctx: AuthenticatedContext, params: ParamsOf<'
 }
 
 export function signDownloadToken(secret: Buffer, grant: DownloadGrant): string {
-  const payload = Buffer.from(
-    JSON.stringify({
-      f: grant.fileId,
-      a: grant.accountId,
-      c: grant.contentId,
-      e: grant.expires.getTime(),
-      ...(grant.share ? { s: grant.share.id, p: grant.share.stamp } : {}),
-      ...(grant.unlocked ? { t: grant.unlocked.tokenId, k: grant.unlocked.keyId, u: grant.unlocked.sealedKey } : {}),
-    }),
-    'utf8',
-  ).toString('base64url');
-  return `${payload}.${mac(secret, payload).toString('base64url')}`;
+  return signToken(secret, KEY_PURPOSE, {
+    f: grant.fileId,
+    a: grant.accountId,
+    c: grant.contentId,
+    e: grant.expires.getTime(),
+    ...(grant.share ? { s: grant.share.id, p: grant.share.stamp } : {}),
+    ...(grant.unlocked ? { t: grant.unlocked.tokenId, k: grant.unlocked.keyId, u: grant.unlocked.sealedKey } : {}),
+  });
 }
 
-export type TokenCheck =
-  | { readonly kind: 'valid'; readonly grant: DownloadGrant }
-  /** Malformed, or not signed with this server's secret. */
-  | { readonly kind: 'invalid' }
-  /** Genuine, but past its expiry. */
-  | { readonly kind: 'expired' };
-
-export function verifyDownloadToken(secret: Buffer, token: string, now: Date): TokenCheck {
-  const match = /^([A-Za-z0-9_-]{1,512})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!match) return { kind: 'invalid' };
-  const [, payload, signature] = match;
-  const given = Buffer.from(signature, 'base64url');
-  const expected = mac(secret, payload);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: 'invalid' };
-  let fields: unknown;
-  try {
-    fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    return { kind: 'invalid' };
-  }
-  const { f, a, c, e, s, p, t, k, u } = (fields ?? {}) as Record<string, unknown>;
-  if (![f, a, c, e].every((value) => Number.isSafeInteger(value))) return { kind: 'invalid' };
-  if ((s !== undefined || p !== undefined) && !(Number.isSafeInteger(s) && typeof p === 'string')) return { kind: 'invalid' };
-  if ((t !== undefined || k !== undefined || u !== undefined) && !(Number.isSafeInteger(t) && Number.isSafeInteger(k) && typeof u === 'string')) {
-    return { kind: 'invalid' };
-  }
-  const grant: DownloadGrant = {
-    fileId: f as number,
-    accountId: a as number,
-    contentId: c as number,
-    expires: new Date(e as number),
-    ...(s !== undefined ? { share: { id: s as number, stamp: p as string } } : {}),
-    ...(t !== undefined ? { unlocked: { tokenId: t as number, keyId: k as number, sealedKey: u as string } } : {}),
-  };
-  if (now.getTime() >= grant.expires.getTime()) return { kind: 'expired' };
-  return { kind: 'valid', grant };
+export function verifyDownloadToken(secret: Buffer, token: string, now: Date): TokenCheck<DownloadGrant> {
+  return openToken(secret, KEY_PURPOSE, token, { maxLength: 512, now }, ({ f, a, c, e, s, p, t, k, u }): DownloadGrant | null => {
+    if (![f, a, c].every((value) => Number.isSafeInteger(value))) return null;
+    if ((s !== undefined || p !== undefined) && !(Number.isSafeInteger(s) && typeof p === 'string')) return null;
+    if ((t !== undefined || k !== undefined || u !== undefined) && !(Number.isSafeInteger(t) && Number.isSafeInteger(k) && typeof u === 'string')) return null;
+    return {
+      fileId: f as number,
+      accountId: a as number,
+      contentId: c as number,
+      expires: new Date(e as number),
+      ...(s !== undefined ? { share: { id: s as number, stamp: p as string } } : {}),
+      ...(t !== undefined ? { unlocked: { tokenId: t as number, keyId: k as number, sealedKey: u as string } } : {}),
+    };
+  });
 }
 
 /** A file a download URL may serve: its name, type, size, strong validator, and its bytes. */
@@ -164,11 +138,6 @@ async function openEncryptedGrant(
   const source = await openUnlockedDownload(services, { tokenId, keyId, sealedKey, context: unlockedContext(grant, tokenId, keyId) }, file.contentId);
   if (!source) return { kind: 'locked' };
   return { kind: 'found', file: { name: file.name, ext: file.ext, size: source.size, sha256: file.sha256, open: source.open } };
-}
-
-function mac(secret: Buffer, payload: string): Buffer {
-  const key = createHmac('sha256', secret).update(KEY_PURPOSE).digest();
-  return createHmac('sha256', key).update(payload, 'utf8').digest();
 }
 
 function idOf(value: bigint): number | null {
