@@ -20,7 +20,6 @@ export class Lru<K, V> {
     return this.#entries.size;
   }
 
-  /** The weight of the values kept. */
   get weight(): number {
     return this.#weight;
   }

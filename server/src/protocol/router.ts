@@ -37,7 +37,6 @@ export function answerErrorPage(res: ServerResponse, status: number, title: stri
   answer(res, { status, contentType: 'text/html; charset=utf-8', cacheControl: BINDING_CACHE, headers: { ...PAGE_SECURITY, ...headers } }, html);
 }
 
-/** The services by their names in lower case. */
 const servicesByLowerName: ReadonlyMap<string, ServiceName> = new Map(services.map((service) => [service.toLowerCase(), service]));
 
 export function matchServicePath(pathname: string): { service: ServiceName | null; name: string; operation: string | undefined } | null {

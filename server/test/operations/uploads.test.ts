@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
 import { defaultLimits } from '../../src/config';
@@ -12,10 +12,10 @@ import {
   completeUpload,
   findOwnUpload,
   purgeExpiredUploads,
-  sha256OfFile,
   UPLOAD_LIFETIME_MS,
 } from '../../src/operations/content/uploads';
 import { removeUnreferencedContent } from '../../src/operations/content/content-removal';
+import { sha256OfStream } from '../../src/storage/content/running-hashes';
 import { contentStoreFor, localUploadAreaFor } from '../../src/storage/content/stores';
 import { queueRemoval } from '../../src/storage/db/repositories/content-repository';
 import { stageUpload } from '../../src/storage/db/repositories/uploads-repository';
@@ -162,7 +162,7 @@ describe('completing an upload', () => {
     const file = `${services.config.dataDir}/big`;
     const data = randomBytes(3 * 1024 * 1024 + 7);
     await writeFile(file, data);
-    expect(await sha256OfFile(file)).toEqual({ sha256: sha256Of(data), size: data.length });
+    expect(await sha256OfStream(createReadStream(file))).toEqual({ sha256: sha256Of(data), size: data.length });
   });
 });
 

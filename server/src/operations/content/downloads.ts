@@ -3,13 +3,13 @@
  * token; opened only while the file, and the share or the unlock that issued it, still give it.
  * FilePreview hands out the same grant for `/v/` (operations/previews/previews.ts), under a key of its own.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { findLiveFileContent, type LiveFileContent } from '../../storage/db/repositories/content-repository';
 import { contentStoreFor } from '../../storage/content/stores';
 import type { ByteRange } from '../../storage/content/content-store';
 import type { AuthenticatedContext, ParamsOf, Services, UrlResult } from '../context';
 import { openUnlockedDownload, refuseIfLocked, sealedFileKeyForDownload } from '../encryption/encryption';
+import { openToken, signToken, type TokenCheck } from '../crypto/signed-tokens';
 import { locked, notFound } from '../errors';
 import { shareGrantState, type ShareGrant } from '../sharing/shares';
 
@@ -82,58 +82,32 @@ export function grantUrl(baseUrl: string, secret: Buffer, grant: DownloadGrant, 
 }
 
 export function signDownloadToken(secret: Buffer, grant: DownloadGrant, route: GrantRoute = 'd'): string {
-  const payload = Buffer.from(
-    JSON.stringify({
-      f: grant.fileId,
-      a: grant.accountId,
-      c: grant.contentId,
-      e: grant.expires.getTime(),
-      ...(grant.share ? { s: grant.share.id, p: grant.share.stamp } : {}),
-      ...(grant.unlocked ? { t: grant.unlocked.tokenId, k: grant.unlocked.keyId, u: grant.unlocked.sealedKey } : {}),
-      ...(grant.renditionOnly ? { r: 1 } : {}),
-    }),
-    'utf8',
-  ).toString('base64url');
-  return `${payload}.${mac(secret, payload, route).toString('base64url')}`;
+  return signToken(secret, KEY_PURPOSES[route], {
+    f: grant.fileId,
+    a: grant.accountId,
+    c: grant.contentId,
+    e: grant.expires.getTime(),
+    ...(grant.share ? { s: grant.share.id, p: grant.share.stamp } : {}),
+    ...(grant.unlocked ? { t: grant.unlocked.tokenId, k: grant.unlocked.keyId, u: grant.unlocked.sealedKey } : {}),
+    ...(grant.renditionOnly ? { r: 1 } : {}),
+  });
 }
 
-export type TokenCheck =
-  | { readonly kind: 'valid'; readonly grant: DownloadGrant }
-  /** Malformed, or not signed with this server's secret. */
-  | { readonly kind: 'invalid' }
-  /** Genuine, but past its expiry. */
-  | { readonly kind: 'expired' };
-
-export function verifyDownloadToken(secret: Buffer, token: string, now: Date, route: GrantRoute = 'd'): TokenCheck {
-  const match = /^([A-Za-z0-9_-]{1,512})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!match) return { kind: 'invalid' };
-  const [, payload, signature] = match;
-  const given = Buffer.from(signature, 'base64url');
-  const expected = mac(secret, payload, route);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: 'invalid' };
-  let fields: unknown;
-  try {
-    fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    return { kind: 'invalid' };
-  }
-  const { f, a, c, e, s, p, t, k, u, r } = (fields ?? {}) as Record<string, unknown>;
-  if (![f, a, c, e].every((value) => Number.isSafeInteger(value))) return { kind: 'invalid' };
-  if ((s !== undefined || p !== undefined) && !(Number.isSafeInteger(s) && typeof p === 'string')) return { kind: 'invalid' };
-  if ((t !== undefined || k !== undefined || u !== undefined) && !(Number.isSafeInteger(t) && Number.isSafeInteger(k) && typeof u === 'string')) {
-    return { kind: 'invalid' };
-  }
-  const grant: DownloadGrant = {
-    fileId: f as number,
-    accountId: a as number,
-    contentId: c as number,
-    expires: new Date(e as number),
-    ...(s !== undefined ? { share: { id: s as number, stamp: p as string } } : {}),
-    ...(t !== undefined ? { unlocked: { tokenId: t as number, keyId: k as number, sealedKey: u as string } } : {}),
-    ...(r === 1 ? { renditionOnly: true } : {}),
-  };
-  if (now.getTime() >= grant.expires.getTime()) return { kind: 'expired' };
-  return { kind: 'valid', grant };
+export function verifyDownloadToken(secret: Buffer, token: string, now: Date, route: GrantRoute = 'd'): TokenCheck<DownloadGrant> {
+  return openToken(secret, KEY_PURPOSES[route], token, { maxLength: 512, now }, ({ f, a, c, e, s, p, t, k, u, r }): DownloadGrant | null => {
+    if (![f, a, c].every((value) => Number.isSafeInteger(value))) return null;
+    if ((s !== undefined || p !== undefined) && !(Number.isSafeInteger(s) && typeof p === 'string')) return null;
+    if ((t !== undefined || k !== undefined || u !== undefined) && !(Number.isSafeInteger(t) && Number.isSafeInteger(k) && typeof u === 'string')) return null;
+    return {
+      fileId: f as number,
+      accountId: a as number,
+      contentId: c as number,
+      expires: new Date(e as number),
+      ...(s !== undefined ? { share: { id: s as number, stamp: p as string } } : {}),
+      ...(t !== undefined ? { unlocked: { tokenId: t as number, keyId: k as number, sealedKey: u as string } } : {}),
+      ...(r === 1 ? { renditionOnly: true } : {}),
+    };
+  });
 }
 
 /** A file a download URL may serve: its name, type, size, strong validator, and its bytes. */
@@ -190,11 +164,6 @@ async function openEncryptedGrant(
   const source = await openUnlockedDownload(services, { tokenId, keyId, sealedKey, context: unlockedContext(grant, tokenId, keyId) }, file.contentId);
   if (!source) return { kind: 'locked' };
   return { kind: 'found', file: { name: file.name, ext: file.ext, size: source.size, sha256: file.sha256, open: source.open }, content: file };
-}
-
-function mac(secret: Buffer, payload: string, route: GrantRoute): Buffer {
-  const key = createHmac('sha256', secret).update(KEY_PURPOSES[route]).digest();
-  return createHmac('sha256', key).update(payload, 'utf8').digest();
 }
 
 function idOf(value: bigint): number | null {

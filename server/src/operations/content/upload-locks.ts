@@ -70,11 +70,6 @@ export class UploadLocker implements Locker {
     return new UploadLock(this, name);
   }
 
-  /** The names of the locks this instance holds (for tests and diagnostics). */
-  heldNames(): string[] {
-    return [...this.holdings.keys()];
-  }
-
   /** Takes lock `name`, asking its holder to let go meanwhile; rejects with ABORTED or ERR_LOCK_TIMEOUT. */
   async acquire(name: string, signal: AbortSignal | undefined, requestRelease: RequestRelease, timeoutMs = this.timings.acquireTimeoutMs): Promise<string> {
     const { db } = this.services;

@@ -2,7 +2,6 @@
  * Uploads, behind the tus endpoint and FileAdd: bytes stored once per plaintext hash, a write intent committed before
  * any byte moves (docs/uploads-and-downloads.md §3); encrypted as they arrive in an unlocked encrypted folder.
  */
-import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { DataStore } from '@tus/server';
 import type { Kysely } from 'kysely';
@@ -34,7 +33,6 @@ import {
   type UploadEncryption,
 } from '../../storage/db/repositories/uploads-repository';
 import { contentStoreFor, uploadAreaFor } from '../../storage/content/stores';
-import { sha256OfStream } from '../../storage/content/running-hashes';
 import { isUploadId as isUploadIdForm } from '../../storage/content/upload-area';
 import type { Services } from '../context';
 import { BLOB_ID_BYTES, encryptedSize } from '../crypto/content-cipher';
@@ -349,9 +347,4 @@ export async function purgeExpiredUploads(services: Services): Promise<{ uploads
     }
   }
   return { uploads, strays };
-}
-
-/** SHA-256 (lowercase hex) and size of a file, read as a stream: memory stays constant. */
-export function sha256OfFile(file: string): Promise<{ sha256: string; size: number }> {
-  return sha256OfStream(createReadStream(file, { highWaterMark: 1024 * 1024 }));
 }

@@ -3,13 +3,13 @@
  * like /d/'s and names the account, the selected ids and an expiry (and, from a share, the share);
  * what it serves is read when it is opened, so items binned or moved away since are left out.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { anyEncryptedFileIn, liveFilesById, liveFilesIn, liveFoldersBeneath, type ArchiveFolder } from '../../storage/db/repositories/archive-repository';
 import { findLiveFolders } from '../../storage/db/repositories/items-repository';
 import { contentStoreFor } from '../../storage/content/stores';
 import type { AuthenticatedContext, ParamsOf, Services, UrlResult } from '../context';
 import { DOWNLOAD_URL_LIFETIME_MS } from './downloads';
+import { openToken, signToken, type TokenCheck } from '../crypto/signed-tokens';
 import { locked, tooLarge } from '../errors';
 import { parseIdLists, requireFiles, requireFolders } from '../tree/id-lists';
 import { shareGrantStateFor, type ShareGrant } from '../sharing/shares';
@@ -160,43 +160,28 @@ function uniquePath(used: Set<string>, path: string): string {
 // ---- The token --------------------------------------------------------------------------------
 
 export function signZipToken(secret: Buffer, grant: ZipGrant): string {
-  const fields = {
+  return signToken(secret, KEY_PURPOSE, {
     a: grant.accountId,
     d: grant.folderIds,
     f: grant.fileIds,
     e: grant.expires.getTime(),
     ...(grant.share ? { s: grant.share.id, p: grant.share.stamp, w: grant.share.within } : {}),
-  };
-  const payload = Buffer.from(JSON.stringify(fields), 'utf8').toString('base64url');
-  return `${payload}.${mac(secret, payload).toString('base64url')}`;
+  });
 }
 
-export type ZipTokenCheck = { readonly kind: 'valid'; readonly grant: ZipGrant } | { readonly kind: 'invalid' } | { readonly kind: 'expired' };
-
-export function verifyZipToken(secret: Buffer, token: string, now: Date): ZipTokenCheck {
-  const match = /^([A-Za-z0-9_-]{1,16000})\.([A-Za-z0-9_-]{43})$/.exec(token);
-  if (!match) return { kind: 'invalid' };
-  const [, payload, signature] = match;
-  const given = Buffer.from(signature, 'base64url');
-  const expected = mac(secret, payload);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { kind: 'invalid' };
-  const { a, d, f, e, s, p, w } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-  const ids = (value: unknown) => (Array.isArray(value) && value.every((id) => Number.isSafeInteger(id)) ? (value as number[]) : null);
-  const folderIds = ids(d);
-  const fileIds = ids(f);
-  if (!Number.isSafeInteger(a) || !Number.isSafeInteger(e) || !folderIds || !fileIds) return { kind: 'invalid' };
-  if (s !== undefined && !(Number.isSafeInteger(s) && typeof p === 'string' && Number.isSafeInteger(w))) return { kind: 'invalid' };
-  const grant: ZipGrant = {
-    accountId: a as number,
-    folderIds,
-    fileIds,
-    expires: new Date(e as number),
-    ...(s !== undefined ? { share: { id: s as number, stamp: p as string, within: w as number } } : {}),
-  };
-  return now.getTime() >= grant.expires.getTime() ? { kind: 'expired' } : { kind: 'valid', grant };
-}
-
-function mac(secret: Buffer, payload: string): Buffer {
-  const key = createHmac('sha256', secret).update(KEY_PURPOSE).digest();
-  return createHmac('sha256', key).update(payload, 'utf8').digest();
+export function verifyZipToken(secret: Buffer, token: string, now: Date): TokenCheck<ZipGrant> {
+  return openToken(secret, KEY_PURPOSE, token, { maxLength: 16000, now }, ({ a, d, f, e, s, p, w }): ZipGrant | null => {
+    const ids = (value: unknown) => (Array.isArray(value) && value.every((id) => Number.isSafeInteger(id)) ? (value as number[]) : null);
+    const folderIds = ids(d);
+    const fileIds = ids(f);
+    if (!Number.isSafeInteger(a) || !folderIds || !fileIds) return null;
+    if (s !== undefined && !(Number.isSafeInteger(s) && typeof p === 'string' && Number.isSafeInteger(w))) return null;
+    return {
+      accountId: a as number,
+      folderIds,
+      fileIds,
+      expires: new Date(e as number),
+      ...(s !== undefined ? { share: { id: s as number, stamp: p as string, within: w as number } } : {}),
+    };
+  });
 }

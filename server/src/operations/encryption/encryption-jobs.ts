@@ -59,16 +59,7 @@ export async function ensureEncryptJob(
     await addToJobTotals(tx, open.id, job.files, job.bytes);
     return open.id;
   }
-  return insertJob(tx, {
-    accountId: job.accountId,
-    kind: 'encrypt',
-    keyId: job.keyId,
-    folderId: job.folderId,
-    sealedKey: sealJobKey(services.secret, job.keyId, job.dataKey),
-    totalFiles: job.files,
-    totalBytes: job.bytes,
-    createdAt: services.now(),
-  });
+  return insertKeyJob(tx, services, 'encrypt', job, job);
 }
 
 /** A decrypt job for the region of `keyId` at `folderId` (already unmarked), in the caller's transaction. */
@@ -78,17 +69,19 @@ export async function createDecryptJob(
   job: { readonly accountId: number; readonly keyId: number; readonly folderId: number; readonly dataKey: Buffer },
 ): Promise<{ id: number; files: number; bytes: number }> {
   const work = await countDecryptableFilesOfRegion(tx, job.accountId, job.folderId, job.keyId);
-  const id = await insertJob(tx, {
-    accountId: job.accountId,
-    kind: 'decrypt',
-    keyId: job.keyId,
-    folderId: job.folderId,
-    sealedKey: sealJobKey(services.secret, job.keyId, job.dataKey),
-    totalFiles: work.files,
-    totalBytes: work.bytes,
-    createdAt: services.now(),
-  });
-  return { id, ...work };
+  return { id: await insertKeyJob(tx, services, 'decrypt', job, work), ...work };
+}
+
+function insertKeyJob(
+  tx: Kysely<Database>,
+  services: Services,
+  kind: EncryptionJobKind,
+  job: { readonly accountId: number; readonly keyId: number; readonly folderId: number; readonly dataKey: Buffer },
+  work: { readonly files: number; readonly bytes: number },
+): Promise<number> {
+  const { accountId, keyId, folderId } = job;
+  const sealedKey = sealJobKey(services.secret, keyId, job.dataKey);
+  return insertJob(tx, { accountId, kind, keyId, folderId, sealedKey, totalFiles: work.files, totalBytes: work.bytes, createdAt: services.now() });
 }
 
 export function isSmallJob(work: { readonly files: number; readonly bytes: number }): boolean {

@@ -61,7 +61,6 @@ interface StartTag {
   readonly nameEnd: number;
 }
 
-/** Whether `xmlns` is at `pos` of `src`. */
 function atXmlns(src: string, pos: number): boolean {
   return (
     src.charCodeAt(pos) === 120 && src.charCodeAt(pos + 1) === 109 && src.charCodeAt(pos + 2) === 108 && src.charCodeAt(pos + 3) === 110 && src.charCodeAt(pos + 4) === 115

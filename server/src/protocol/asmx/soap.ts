@@ -116,7 +116,6 @@ function mustUnderstandHeader(envelope: XmlElement): XmlElement | undefined {
 
 /** What a SOAP request was read to. */
 interface SoapReading {
-  /** The operation it calls. */
   readonly op: OperationSpec;
   /** The SOAP version of its envelope, which the answer is in. */
   readonly answerVersion: SoapVersion;

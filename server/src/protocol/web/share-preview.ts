@@ -19,7 +19,6 @@ export const SITE_NAME = 'Files';
 const DESCRIPTION_MAX = 300;
 
 export interface SharePreview {
-  /** The page's <title>. */
   readonly title: string;
   readonly ogTitle: string;
   readonly description: string;

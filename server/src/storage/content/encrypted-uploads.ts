@@ -20,7 +20,6 @@ export interface UploadCipher {
   readonly chunkSize: number;
   /** Bytes a record has besides its plaintext. */
   readonly recordOverhead: number;
-  /** The upload's length. */
   readonly plaintextSize: number;
   /** The record of chunk `index` (the last one is sealed as final), in pieces, from its plaintext in pieces. */
   sealChunk(index: number, plaintext: readonly Buffer[]): Buffer[];
@@ -74,7 +73,6 @@ function chunkCountOf(cipher: UploadCipher): number {
   return Math.max(1, Math.ceil(cipher.plaintextSize / cipher.chunkSize));
 }
 
-/** The size of the complete blob. */
 export function completeBlobBytes(cipher: UploadCipher): number {
   return cipher.header.length + chunkCountOf(cipher) * cipher.recordOverhead + cipher.plaintextSize;
 }

@@ -105,7 +105,6 @@ export class S3ContentStore implements ContentStore {
     this.partConcurrency = Math.max(1, options.partConcurrency ?? 4);
   }
 
-  /** Where content keys live in the bucket. */
   get contentPrefix(): string {
     return `${this.prefix}content/`;
   }

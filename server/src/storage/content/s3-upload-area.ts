@@ -29,7 +29,6 @@ export class S3UploadArea implements UploadArea {
     private readonly store: S3ContentStore,
   ) {}
 
-  /** Where uploads live in the bucket. */
   get uploadsPrefix(): string {
     return `${this.settings.prefix}uploads/`;
   }

@@ -67,7 +67,6 @@ export class LocalUploadArea implements UploadArea {
     return new HashingDataStore(new EncryptingDataStore(new BatchedFileStore(this.directory, pathOf), this.ciphers, pathOf), this.runningHashes);
   }
 
-  /** The file holding the bytes of upload `id`. */
   dataPath(id: string): string {
     if (!isUploadId(id)) throw new Error('invalid upload id');
     return path.join(this.directory, id);

@@ -205,7 +205,6 @@ export interface UploadsTable {
 export interface ContentRemovalsTable {
   storage_key: string;
   created_at: Millis;
-  /** Not before this time. */
   due_at: Millis;
   /** Set when deletion has begun: the key can no longer become live. */
   started_at: Millis | null;

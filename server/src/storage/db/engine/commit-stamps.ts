@@ -6,7 +6,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 
-/** The size of one copy of the WAL-index header. */
 export const WAL_INDEX_HEADER_BYTES = 48;
 
 export class CommitStamps {

@@ -74,7 +74,6 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }
 
-/** A CHECK-constraint violation. */
 export function isCheckViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_CHECK' || code === '23514';

@@ -120,7 +120,6 @@ async function columnsOf(db: Kysely<any>): Promise<Map<string, string[]>> {
 
 export interface TableCount {
   readonly table: string;
-  /** Rows that are copied. */
   readonly rows: number;
   /** Rows that are not (COPIED_TABLES `only`), what they are, and why. */
   readonly left: number;

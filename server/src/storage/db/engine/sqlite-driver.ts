@@ -240,7 +240,6 @@ class SqliteConnection {
     this.statements = new StatementCache(database, cacheSize);
   }
 
-  /** The rows of a statement that reads. */
   rows<R>(compiledQuery: CompiledQuery): R[] {
     return this.statements.statement(compiledQuery.sql).all(compiledQuery.parameters as unknown[]) as R[];
   }
@@ -386,7 +385,6 @@ class ConnectionMutex {
     return this.#held;
   }
 
-  /** Whether anyone waits for it. */
   get wanted(): boolean {
     return this.#waiting.length > 0;
   }

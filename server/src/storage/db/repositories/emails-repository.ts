@@ -2,8 +2,8 @@
  * SQL for e-mail sharing: the queue (one row per recipient), its lease and the sending ledger. A row is claimed by one
  * conditional UPDATE and every later change names the lease holder, so any number of instances share the queue.
  */
-import type { Kysely } from 'kysely';
-import type { Database, EmailStatus, ShareItemType } from '../schema';
+import type { Kysely, Updateable } from 'kysely';
+import type { Database, EmailStatus, EmailsTable, ShareItemType } from '../schema';
 
 export type { EmailStatus } from '../schema';
 
@@ -172,35 +172,19 @@ export async function claimDueEmail(db: Kysely<Database>, now: Date, lease: Leas
 }
 
 /** Marks a held message sent and frees it; false when the lease was lost (another instance holds it now). */
-export async function markEmailSent(db: Kysely<Database>, id: number, holder: string, at: Date): Promise<boolean> {
-  const result = await db
-    .updateTable('emails')
-    .set((eb) => ({
-      status: 'sent' as const,
-      sent_at: at.getTime(),
-      attempts: eb('attempts', '+', 1),
-      last_error: null,
-      locked_until: null,
-      locked_by: null,
-    }))
-    .where('id', '=', id)
-    .where('locked_by', '=', holder)
-    .where('status', '=', 'queued')
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function markEmailSent(db: Kysely<Database>, id: number, holder: string, at: Date): Promise<boolean> {
+  return releaseHeldEmail(db, id, holder, { status: 'sent', sent_at: at.getTime(), last_error: null });
 }
 
 /** Records a failed attempt of a held message and frees it: due again at `retryAt`, or failed for good when null. */
-export async function markEmailAttemptFailed(db: Kysely<Database>, id: number, holder: string, error: string, retryAt: Date | null): Promise<boolean> {
+export function markEmailAttemptFailed(db: Kysely<Database>, id: number, holder: string, error: string, retryAt: Date | null): Promise<boolean> {
+  return releaseHeldEmail(db, id, holder, { ...(retryAt === null ? { status: 'failed' } : { next_attempt_at: retryAt.getTime() }), last_error: error });
+}
+
+async function releaseHeldEmail(db: Kysely<Database>, id: number, holder: string, outcome: Updateable<EmailsTable>): Promise<boolean> {
   const result = await db
     .updateTable('emails')
-    .set((eb) => ({
-      ...(retryAt === null ? { status: 'failed' as const } : { next_attempt_at: retryAt.getTime() }),
-      attempts: eb('attempts', '+', 1),
-      last_error: error,
-      locked_until: null,
-      locked_by: null,
-    }))
+    .set((eb) => ({ ...outcome, attempts: eb('attempts', '+', 1), locked_until: null, locked_by: null }))
     .where('id', '=', id)
     .where('locked_by', '=', holder)
     .where('status', '=', 'queued')
@@ -211,7 +195,6 @@ export async function markEmailAttemptFailed(db: Kysely<Database>, id: number, h
 /** What a message says about its share, read when it is sent. */
 export interface ShareMessageContext {
   readonly accountId: number;
-  /** The sharer's account name. */
   readonly accountName: string;
   readonly code: string;
   readonly itemType: ShareItemType;

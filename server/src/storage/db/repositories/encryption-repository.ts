@@ -393,31 +393,21 @@ export interface FileWork {
 }
 
 /** Plaintext files (live or binned) in folders of the key, after `afterId`: what an encrypt job still has to do. */
-export async function plainFilesOfKey(db: Kysely<Database>, keyId: number, afterId: number, limit: number): Promise<FileWork[]> {
-  const rows = await db
-    .selectFrom('folders')
-    .innerJoin('files', 'files.folder_id', 'folders.id')
-    .select(['files.id', 'files.size'])
-    .where('folders.key_id', '=', keyId)
-    .where('files.key_id', 'is', null)
-    .whereRef('files.account_id', '=', 'folders.account_id')
-    .where('files.id', '>', afterId)
-    .orderBy('files.id')
-    .limit(limit)
-    .execute();
-  return rows;
+export function plainFilesOfKey(db: Kysely<Database>, keyId: number, afterId: number, limit: number): Promise<FileWork[]> {
+  return plainFilesOfKeyQuery(db, keyId).select(['files.id', 'files.size']).where('files.id', '>', afterId).orderBy('files.id').limit(limit).execute();
 }
 
-export async function countPlainFilesOfKey(db: Kysely<Database>, keyId: number): Promise<{ files: number; bytes: number }> {
-  const row = await db
+export function countPlainFilesOfKey(db: Kysely<Database>, keyId: number): Promise<{ files: number; bytes: number }> {
+  return totalsOf(plainFilesOfKeyQuery(db, keyId).select(WORK_TOTALS).executeTakeFirstOrThrow());
+}
+
+function plainFilesOfKeyQuery(db: Kysely<Database>, keyId: number) {
+  return db
     .selectFrom('folders')
     .innerJoin('files', 'files.folder_id', 'folders.id')
-    .select((eb) => [eb.fn.countAll<number>().as('files'), eb.fn.coalesce(eb.fn.sum<number>('files.size'), eb.lit(0)).as('bytes')])
     .where('folders.key_id', '=', keyId)
     .where('files.key_id', 'is', null)
-    .whereRef('files.account_id', '=', 'folders.account_id')
-    .executeTakeFirstOrThrow();
-  return { files: Number(row.files), bytes: Number(row.bytes) };
+    .whereRef('files.account_id', '=', 'folders.account_id');
 }
 
 /** The subtree of a folder (itself included), live or in the bin, as a derived table. */
@@ -432,7 +422,7 @@ function subtreeOf(accountId: number, folderId: number): RawBuilder<unknown> {
 }
 
 /** Files of the key beneath `folderId` now in a folder no longer encrypted, after `afterId`: a decrypt job's work. */
-export async function decryptableFilesOfRegion(
+export function decryptableFilesOfRegion(
   db: Kysely<Database>,
   accountId: number,
   folderId: number,
@@ -440,31 +430,29 @@ export async function decryptableFilesOfRegion(
   afterId: number,
   limit: number,
 ): Promise<FileWork[]> {
+  return decryptableFilesQuery(db, accountId, folderId, keyId).select(['files.id', 'files.size']).where('files.id', '>', afterId).orderBy('files.id').limit(limit).execute();
+}
+
+export function countDecryptableFilesOfRegion(db: Kysely<Database>, accountId: number, folderId: number, keyId: number): Promise<{ files: number; bytes: number }> {
+  return totalsOf(decryptableFilesQuery(db, accountId, folderId, keyId).select(WORK_TOTALS).executeTakeFirstOrThrow());
+}
+
+function decryptableFilesQuery(db: Kysely<Database>, accountId: number, folderId: number, keyId: number) {
   return db
     .selectFrom('files')
     .leftJoin('folders as parent', 'parent.id', 'files.folder_id')
-    .select(['files.id', 'files.size'])
     .where('files.account_id', '=', accountId)
     .where('files.key_id', '=', keyId)
     .where('parent.key_id', 'is', null)
-    .where(sql<SqlBool>`files.folder_id in ${subtreeOf(accountId, folderId)}`)
-    .where('files.id', '>', afterId)
-    .orderBy('files.id')
-    .limit(limit)
-    .execute();
+    .where(sql<SqlBool>`files.folder_id in ${subtreeOf(accountId, folderId)}`);
 }
 
-export async function countDecryptableFilesOfRegion(db: Kysely<Database>, accountId: number, folderId: number, keyId: number): Promise<{ files: number; bytes: number }> {
-  const row = await db
-    .selectFrom('files')
-    .leftJoin('folders as parent', 'parent.id', 'files.folder_id')
-    .select((eb) => [eb.fn.countAll<number>().as('files'), eb.fn.coalesce(eb.fn.sum<number>('files.size'), eb.lit(0)).as('bytes')])
-    .where('files.account_id', '=', accountId)
-    .where('files.key_id', '=', keyId)
-    .where('parent.key_id', 'is', null)
-    .where(sql<SqlBool>`files.folder_id in ${subtreeOf(accountId, folderId)}`)
-    .executeTakeFirstOrThrow();
-  return { files: Number(row.files), bytes: Number(row.bytes) };
+/** How many files a job's query finds, and their bytes. */
+const WORK_TOTALS = [sql<number>`count(*)`.as('files'), sql<number>`coalesce(sum(files.size), 0)`.as('bytes')];
+
+async function totalsOf(row: Promise<{ files: number; bytes: number }>): Promise<{ files: number; bytes: number }> {
+  const { files, bytes } = await row;
+  return { files: Number(files), bytes: Number(bytes) };
 }
 
 // ---- Unlocks -------------------------------------------------------------------------------------

@@ -178,7 +178,6 @@ export async function expiredUploadIds(db: Kysely<Database>, now: Date, limit: n
   return rows.map((row) => row.id);
 }
 
-/** Of `ids`, those that have a row. */
 export async function existingUploadIds(db: Kysely<Database>, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db.selectFrom('uploads').select('id').where('id', 'in', ids).execute();
