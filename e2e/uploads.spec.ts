@@ -183,6 +183,24 @@ test.describe('uploads and downloads', () => {
     expect(inInbox.files.map((f) => f.name)).toEqual(['into-inbox.txt']);
     const stillHere = await api.getFiles({ dir: String(folderId), order: 'name', desc: '0' });
     expect(stillHere.files.map((f) => f.name)).toEqual(['dropped-1.txt', 'dropped-2.bin']);
+
+    // Dropped onto a file row, or onto the list itself, files go into the current folder: the list
+    // leaves a drop it does not take to the page (it used to swallow it, and nothing was uploaded).
+    for (const [name, target] of [
+      ['on-a-file-row.txt', page.getByRole('option', { name: /dropped-1\.txt/ })],
+      ['on-the-list.txt', page.getByRole('listbox')],
+    ] as const) {
+      const transfer = await page.evaluateHandle((fileName) => {
+        const data = new DataTransfer();
+        data.items.add(new File(['here'], fileName));
+        return data;
+      }, name);
+      await target.dispatchEvent('dragover', { dataTransfer: transfer });
+      await target.dispatchEvent('drop', { dataTransfer: transfer });
+      await expect(item(page, name)).toHaveAttribute('data-state', 'done');
+    }
+    const afterDrops = await api.getFiles({ dir: String(folderId), order: 'name', desc: '0' });
+    expect(afterDrops.files.map((f) => f.name)).toEqual(['dropped-1.txt', 'dropped-2.bin', 'on-a-file-row.txt', 'on-the-list.txt']);
   });
 
   test('a 50 MB file shows its progress as it goes, and downloads back byte for byte', async ({ page }) => {

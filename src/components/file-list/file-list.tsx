@@ -172,10 +172,12 @@ export function FileList({
     if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDropIndex(null);
   };
   const onDrop = (event: DragEvent<HTMLDivElement>) => {
-    if (!acceptsDrops || !hasFiles(event)) return;
-    event.preventDefault();
-    const target = dropTargetOf(event);
     setDropIndex(null);
+    if (!acceptsDrops || !hasFiles(event)) return;
+    const target = dropTargetOf(event);
+    // A drop the list does not take keeps its default, so that the page's drop zone takes it (issue 22).
+    if (target < 0 && !onDropOnList) return;
+    event.preventDefault();
     if (target >= 0) onDropOnFolder?.(items[target] as FolderItem, event.dataTransfer);
     else onDropOnList?.(event.dataTransfer);
   };
