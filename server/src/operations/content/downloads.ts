@@ -15,12 +15,15 @@ import { shareGrantState, type ShareGrant } from '../sharing/shares';
 
 /** How long a download URL may be opened (a download under way continues past it). */
 export const DOWNLOAD_URL_LIFETIME_MS = 10 * 60_000;
+/** A preview URL is opened again for every seek of a video: it lives as long as a long film is watched. */
+export const PREVIEW_URL_LIFETIME_MS = 4 * 60 * 60_000;
 
 /**
  * The route a grant's URL opens: /d/ downloads, /v/ previews (protocol/files/previews.ts). Each has
  * a MAC key of its own, so that a token of one route is not genuine on the other.
  */
 export type GrantRoute = 'd' | 'v';
+export const urlLifetime = (route: GrantRoute) => (route === 'v' ? PREVIEW_URL_LIFETIME_MS : DOWNLOAD_URL_LIFETIME_MS);
 const KEY_PURPOSES: Readonly<Record<GrantRoute, string>> = { d: 'fss/download-url/v1', v: 'fss/preview-url/v1' };
 
 /** What a download URL grants: one file of one account, with the content it had, until `expires`. */
@@ -63,7 +66,7 @@ async function ownFileUrl(ctx: AuthenticatedContext, fid: bigint, route: GrantRo
   const file = fileId === null ? undefined : await findLiveFileContent(services.db, fileId, ctx.caller.uid);
   if (!file) throw notFound('file not found');
   await refuseIfLocked(services.db, ctx.caller, { type: 'file', id: file.fileId });
-  const expires = new Date(services.now().getTime() + DOWNLOAD_URL_LIFETIME_MS);
+  const expires = new Date(services.now().getTime() + urlLifetime(route));
   const grant = { fileId: file.fileId, accountId: file.accountId, contentId: file.contentId, expires };
   let unlocked: UnlockedGrant | undefined;
   if (file.encrypted) {

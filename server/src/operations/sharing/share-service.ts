@@ -6,7 +6,7 @@ import { countChildren, streamChildFiles, streamChildFolders } from '../../stora
 import { countShareDownload, findShareByCode, findSharedTarget, type SharedTarget, type ShareRecord } from '../../storage/db/repositories/shares-repository';
 import type { CallContext, ItemResult, Listing, ParamsOf, ShareAttributes, UrlResult } from '../context';
 import { sameSecret } from '../crypto/constant-time';
-import { DOWNLOAD_URL_LIFETIME_MS, grantUrl, type GrantRoute } from '../content/downloads';
+import { grantUrl, urlLifetime, type GrantRoute } from '../content/downloads';
 import { claimedKind } from '../previews/content-sniffing';
 import { lockedRefusal, notFound, OpError, ResultCode, tooManyAttempts } from '../errors';
 import { itemIdOf, parseIdList } from '../tree/id-lists';
@@ -189,7 +189,7 @@ async function sharedFileUrl(ctx: CallContext, params: ParamsOf<'ShareDownload'>
     fileId: file.id,
     accountId: share.accountId,
     contentId: file.contentId,
-    expires: new Date(now().getTime() + DOWNLOAD_URL_LIFETIME_MS),
+    expires: new Date(now().getTime() + urlLifetime(route)),
     share: { id: share.id, stamp: extractionCodeStamp(share.downpwdSealed) },
     ...(renditionOnly ? { renditionOnly } : {}),
   };
