@@ -14,6 +14,8 @@ export interface Limits {
   readonly maxNameLength: number;
   /** Deepest folder nesting (root children at 1): FolderAdd, Move and restores never exceed it, so walks up stay short. */
   readonly maxFolderDepth: number;
+  /** Copy: folders and files one call may create (413 beyond). */
+  readonly maxCopyItems: number;
   readonly maxDescriptionLength: number;
   readonly maxKeywordLength: number;
   readonly maxEmailRecipients: number;
@@ -103,6 +105,7 @@ export const defaultLimits: Limits = {
   maxIdsPerList: 1_000,
   maxNameLength: 255,
   maxFolderDepth: 256,
+  maxCopyItems: 10_000,
   maxDescriptionLength: 500,
   maxKeywordLength: 100,
   maxEmailRecipients: 20,
@@ -273,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       maxIdsPerList: intSetting(env, 'FSS_MAX_IDS_PER_LIST', defaultLimits.maxIdsPerList, 1),
       maxNameLength: intSetting(env, 'FSS_MAX_NAME_LENGTH', defaultLimits.maxNameLength, 1, 4096),
       maxFolderDepth: intSetting(env, 'FSS_MAX_FOLDER_DEPTH', defaultLimits.maxFolderDepth, 1, 4096),
+      maxCopyItems: intSetting(env, 'FSS_MAX_COPY_ITEMS', defaultLimits.maxCopyItems, 1),
       maxDescriptionLength: intSetting(env, 'FSS_MAX_DESCRIPTION_LENGTH', defaultLimits.maxDescriptionLength, 0),
       maxKeywordLength: intSetting(env, 'FSS_MAX_KEYWORD_LENGTH', defaultLimits.maxKeywordLength, 1),
       maxEmailRecipients: intSetting(env, 'FSS_MAX_EMAIL_RECIPIENTS', defaultLimits.maxEmailRecipients, 1),

@@ -284,6 +284,15 @@ export const operations = [
   },
   {
     service: 'FileService',
+    name: 'Copy',
+    params: signed(dirids, fids, p('todir', 'long', 'Destination folder id; 0 is the root.')),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: 'Copies folders (with everything in them) and files into a folder; a copy shares its content, taken names are numbered. All or nothing.',
+  },
+  {
+    service: 'FileService',
     name: 'RecycleEmpty',
     params: signed(),
     auth: 'signed',

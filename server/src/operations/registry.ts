@@ -6,6 +6,7 @@ import { zipDownload } from './content/zip-downloads';
 import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './sharing/email-shares';
 import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryption';
 import { fileAdd } from './content/file-add';
+import { copy } from './tree/copy';
 import { fileRename, folderAdd, folderRename, move } from './tree/folders';
 import { fileLink, fileUnlink } from './sharing/links';
 import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
@@ -37,6 +38,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   FolderAdd: folderAdd,
   FileRename: fileRename,
   Move: move,
+  Copy: copy,
   RecycleEmpty: recycleEmpty,
   FileDownload: fileDownload,
   ZipDownload: zipDownload,

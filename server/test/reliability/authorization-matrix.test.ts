@@ -56,6 +56,10 @@ const LOCKED: Record<string, Expected> = {
   'Move.dirids': NO_CHANGE,
   'Move.fids': refused('423'),
   'Move.todir': refused('423'),
+  // Copy refuses every encrypted item and destination, locked or not (docs/protocol.md §10.8).
+  'Copy.dirids': refused('423'),
+  'Copy.fids': refused('423'),
+  'Copy.todir': refused('423'),
   'FileDownload.fid': refused('423'),
   'FilePreview.fid': refused('423'),
   'ZipDownload.dirids': refused('423'),

@@ -618,6 +618,39 @@ export const Move: OperationDescriptor<MoveParams, 'empty', 'move'> = {
   extension: true,
 };
 
+// ---- Copy ----------------------------------------------------------------------------------------
+
+/** Parameters of Copy that the caller gives (uid, token and sign come from the session). */
+export interface CopyParams {
+  /** Comma-separated folder ids (at most 1,000). */
+  readonly dirids: string;
+  /** Comma-separated file ids (at most 1,000). */
+  readonly fids: string;
+  /** Destination folder id; 0 is the root. */
+  readonly todir: number;
+}
+
+/**
+ * Copies folders (with everything in them) and files into a folder; a copy shares its content,
+ * taken names are numbered. All or nothing. (FileService.Copy, extension, signed)
+ */
+export const Copy: OperationDescriptor<CopyParams, 'empty', 'copy'> = {
+  service: 'FileService',
+  name: 'Copy',
+  method: 'copy',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'dirids', type: 'string' },
+    { name: 'fids', type: 'string' },
+    { name: 'todir', type: 'long' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'empty',
+  extension: true,
+};
+
 // ---- RecycleEmpty --------------------------------------------------------------------------------
 
 /** Parameters of RecycleEmpty that the caller gives (uid, token and sign come from the session). */
@@ -1370,6 +1403,7 @@ export const operations = {
   FolderAdd,
   FileRename,
   Move,
+  Copy,
   RecycleEmpty,
   FileDownload,
   ZipDownload,
