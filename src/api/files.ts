@@ -181,6 +181,17 @@ export function useRenameItem(options: { readonly onError?: (error: Error, varia
   });
 }
 
+/** Copy: the service copies folders with everything in them; a copy shares its content (docs/protocol.md §10.8). */
+export function useCopyItems() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ items, to }: { readonly items: readonly Item[]; readonly to: number }) => {
+      for (const batch of idBatches(items)) await api.copy({ ...batch, todir: to });
+    },
+    onSettled: () => invalidateFiles(client),
+  });
+}
+
 export function useMoveItems() {
   const client = useQueryClient();
   return useMutation({

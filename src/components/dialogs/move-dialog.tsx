@@ -1,8 +1,11 @@
-/** Move with a lazy folder picker; the folders being moved cannot be opened or chosen (the service checks again: 409). */
+/**
+ * Move or Copy with a lazy folder picker; the folders being moved or copied cannot be opened or chosen (the service
+ * checks again: 409). A copy may go into the items' own folder: the service numbers the copies' names.
+ */
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-import { DEFAULT_SORT, fileQueries, useMoveItems } from '../../api/files';
+import { DEFAULT_SORT, fileQueries, useCopyItems, useMoveItems } from '../../api/files';
 import type { FolderItem, Item, PathSegment } from '../../api/results';
 import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
@@ -14,9 +17,20 @@ import { Icon } from '../ui/icons';
 
 const PICKER_ROW = 40;
 
-export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]; readonly onClose: () => void }) {
+export function MoveDialog({
+  items,
+  mode = 'move',
+  onClose,
+}: {
+  readonly items: readonly Item[];
+  readonly mode?: 'move' | 'copy';
+  readonly onClose: () => void;
+}) {
   const { t } = useI18n();
-  const move = useMoveItems();
+  const moveItems = useMoveItems();
+  const copyItems = useCopyItems();
+  const copying = mode === 'copy';
+  const move = copying ? copyItems : moveItems;
   // Start where the items are, when they are all in one folder; else at the root.
   const startDir = items.every((item) => item.dir === items[0]?.dir) ? (items[0]?.dir ?? 0) : 0;
   const [dir, setDir] = useState(startDir);
@@ -27,7 +41,7 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
   const shown = listing.data && !listing.isPlaceholderData ? listing.data : undefined;
   const trail: readonly PathSegment[] = shown?.path.dirs ?? [];
   const pathText = shown?.path.value ?? '';
-  const nowhereToGo = items.every((item) => item.dir === dir) || moving.has(dir);
+  const nowhereToGo = (!copying && items.every((item) => item.dir === dir)) || moving.has(dir);
 
   const region = useRef<HTMLDivElement>(null);
   const open = (id: number) => {
@@ -40,7 +54,7 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
       { items, to: dir },
       {
         onSuccess: () => {
-          notify('info', t.moved(what, pathText || '/'));
+          notify('info', (copying ? t.copied : t.moved)(what, pathText || '/'));
           onClose();
         },
       },
@@ -48,7 +62,7 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
   };
 
   return (
-    <Dialog title={t.moveTitle(what)} onClose={onClose} wide>
+    <Dialog title={(copying ? t.copyTitle : t.moveTitle)(what)} onClose={onClose} wide>
       <nav aria-label={t.breadcrumb} className="text-sm">
         <ol className="flex flex-wrap items-center gap-1">
           {trail.map((segment, index) => {
@@ -94,7 +108,7 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
         ) : shown.folders.length === 0 ? (
           <p className="p-3 text-sm text-gray-700 dark:text-gray-300">{t.pickerEmpty}</p>
         ) : (
-          <FolderChoices folders={shown.folders} moving={moving} onOpen={open} />
+          <FolderChoices folders={shown.folders} moving={moving} blockedText={copying ? t.pickerBeingCopied : t.pickerBeingMoved} onOpen={open} />
         )}
       </div>
 
@@ -104,8 +118,8 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
         <Button variant="secondary" onClick={onClose}>
           {t.cancel}
         </Button>
-        <Button onClick={onMove} disabled={!shown || nowhereToGo} busy={move.isPending} busyLabel={t.moving}>
-          {t.moveHere}
+        <Button onClick={onMove} disabled={!shown || nowhereToGo} busy={move.isPending} busyLabel={copying ? t.copying : t.moving}>
+          {copying ? t.copyHere : t.moveHere}
         </Button>
       </DialogActions>
     </Dialog>
@@ -116,10 +130,12 @@ export function MoveDialog({ items, onClose }: { readonly items: readonly Item[]
 function FolderChoices({
   folders,
   moving,
+  blockedText,
   onOpen,
 }: {
   readonly folders: readonly FolderItem[];
   readonly moving: ReadonlySet<number>;
+  readonly blockedText: string;
   readonly onOpen: (id: number) => void;
 }) {
   const { t } = useI18n();
@@ -148,12 +164,12 @@ function FolderChoices({
                 type="button"
                 disabled={blocked}
                 onClick={() => onOpen(folder.id)}
-                aria-label={blocked ? `${folder.name} (${t.pickerBeingMoved})` : t.pickerOpen(folder.name)}
+                aria-label={blocked ? `${folder.name} (${blockedText})` : t.pickerOpen(folder.name)}
                 className="flex h-full w-full items-center gap-2 px-3 text-left text-sm hover:bg-gray-100 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-blue-600 disabled:cursor-not-allowed disabled:text-gray-500 dark:hover:bg-gray-800 dark:disabled:text-gray-400"
               >
                 <Icon name="folderOpen" className="size-5 text-amber-500" />
                 <span className="min-w-0 flex-1 truncate">{folder.name}</span>
-                {blocked ? <span className="text-xs">{t.pickerBeingMoved}</span> : <Icon name="chevronRight" className="size-4 text-gray-500" />}
+                {blocked ? <span className="text-xs">{blockedText}</span> : <Icon name="chevronRight" className="size-4 text-gray-500" />}
               </button>
             </li>
           );

@@ -28,7 +28,7 @@ const DecryptDialog = lazyNamed(() => import('../encryption/decrypt-dialog'), 'D
 export type DialogRequest =
   | { readonly kind: 'new-folder'; readonly dir: number }
   | { readonly kind: 'rename'; readonly item: Item }
-  | { readonly kind: 'move'; readonly items: readonly Item[] }
+  | { readonly kind: 'move' | 'copy'; readonly items: readonly Item[] }
   | { readonly kind: 'delete'; readonly items: readonly Item[]; readonly permanent: boolean }
   | { readonly kind: 'share'; readonly items: readonly Item[] }
   | { readonly kind: 'email-share'; readonly item: Item }
@@ -120,6 +120,13 @@ export function useItemActions(
     { id: 'download', label: t.download, icon: 'download', disabled: count === 0, onSelect: download },
     { id: 'rename', label: t.rename, icon: 'pencil', shortcut: 'F2', disabled: count !== 1, onSelect: rename },
     { id: 'move', label: t.moveTo, icon: 'move', disabled: count === 0, onSelect: move },
+    {
+      id: 'copy',
+      label: t.copyTo,
+      icon: 'copyText',
+      disabled: count === 0,
+      onSelect: () => count > 0 && setRequest({ kind: 'copy', items: controls.selectedItems() }),
+    },
     { id: 'share', label: t.sharingMenu, icon: 'share', disabled: count === 0, onSelect: share },
     {
       id: 'email-share',
@@ -150,7 +157,7 @@ export function useItemActions(
   let dialogs: ReactNode = null;
   if (request?.kind === 'new-folder') dialogs = <NewFolderDialog dir={request.dir} onClose={close} onCreated={options.onFolderCreated} />;
   else if (request?.kind === 'rename') dialogs = <RenameDialog item={request.item} onRename={(item, name) => renameItem.mutate({ item, name })} onClose={close} />;
-  else if (request?.kind === 'move') dialogs = <MoveDialog items={request.items} onClose={close} />;
+  else if (request?.kind === 'move' || request?.kind === 'copy') dialogs = <MoveDialog items={request.items} mode={request.kind} onClose={close} />;
   else if (request?.kind === 'delete') dialogs = <DeleteDialog items={request.items} permanent={request.permanent} onClose={close} />;
   else if (request?.kind === 'share') dialogs = <ShareDialog items={request.items} onClose={close} />;
   else if (request?.kind === 'email-share') dialogs = <EmailShareDialog item={request.item} onClose={close} />;
