@@ -12,7 +12,7 @@ import { folderAdd } from '../../src/operations/tree/folders';
 import { openTestServices } from '../helpers/database';
 import { openSession, signed as encryptionSigned, storeFile } from '../helpers/encryption';
 import { rejected } from '../helpers/refusals';
-import { addFile, addFolder, as, folderSizes, recomputedSize, snapshot, testAccount } from '../helpers/tree';
+import { addFile, addFolder, as, countingStatements, folderSizes, recomputedSize, snapshot, testAccount } from '../helpers/tree';
 
 const signed = { uid: 0n, token: 'test-token', sign: '' };
 
@@ -141,5 +141,32 @@ describe('Copy', () => {
     expect(await snapshot(services.db, alice)).toEqual(before);
     await callCopy(services, alice, String(a.id), '', 0);
     expect((await snapshot(services.db, alice)).files).toHaveLength(5);
+  });
+
+  test('the statements run do not grow with the items copied (set-based: no query per item)', async () => {
+    const { services, alice } = await aliceAndBob();
+    const statementsFor = async (name: string, files: number) => {
+      const folder = await addFolder(services, alice, 0, name);
+      const inner = await addFolder(services, alice, folder.id, 'inner');
+      for (let i = 0; i < files; i++) await addFile(services, alice, i % 2 ? folder.id : inner.id, `f${i}.txt`, 1);
+      const counted = countingStatements(services.db);
+      await copy(as({ ...services, db: counted.db }, alice), { ...signed, dirids: String(folder.id), fids: '', todir: 0n });
+      return counted.count();
+    };
+    expect(await statementsFor('small', 2)).toBe(await statementsFor('large', 60));
+  });
+
+  test('a folder selected together with a folder inside it: both are copied, each whole', async () => {
+    const { services, alice } = await aliceAndBob();
+    const target = await addFolder(services, alice, 0, 'target');
+    const a = await addFolder(services, alice, 0, 'a');
+    const b = await addFolder(services, alice, a.id, 'b');
+    await addFile(services, alice, b.id, 'f.txt', 2);
+    await callCopy(services, alice, `${a.id},${b.id}`, '', target.id);
+    const { folders, files, usedBytes } = await snapshot(services.db, alice);
+    expect(folders.filter((row) => row.parent_id === target.id).map((row) => row.name).sort()).toEqual(['a', 'b']);
+    expect(files).toHaveLength(3);
+    expect(Number(usedBytes)).toBe(6);
+    expect(await folderSizes(services.db, [target.id])).toEqual([4]);
   });
 });
