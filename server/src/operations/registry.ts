@@ -8,7 +8,7 @@ import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryp
 import { fileAdd } from './content/file-add';
 import { fileRename, folderAdd, folderRename, move } from './tree/folders';
 import { fileLink, fileUnlink } from './sharing/links';
-import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
+import { fileSearch, folderSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
 import { shareImageUpload } from './sharing/share-images';
 import { shareDownload, shareList, shareOpen, sharePreview, shareZipDownload } from './sharing/share-service';
@@ -51,6 +51,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   GetFilesWhitPath: getFilesWhitPath,
   GetNewUploadFiles: getNewUploadFiles,
   FileSearch: fileSearch,
+  FolderSearch: folderSearch,
   GetRecycleFiles: getRecycleFiles,
   GetShareFiles: getShareFiles,
   GetLinkFiles: getLinkFiles,
