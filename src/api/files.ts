@@ -79,11 +79,20 @@ export const fileQueries = {
         api.getFilesWhitPath({ dir: String(dir), ...sortParams(sort) }, { signal, onProgress: progressInto(client, queryKey) }),
       ...folderListing,
     }),
-  /** FileSearch: file names containing the keyword (at most 1,000; `truncated` says when there were more). */
+  /**
+   * FolderSearch and FileSearch as one listing, folders first: names containing the keyword (at most 1,000 of
+   * each; `truncated` says when either had more).
+   */
   search: (keyword: string, sort: Sort = DEFAULT_SORT) =>
     queryOptions({
       queryKey: fileKeys.search(keyword, sort),
-      queryFn: ({ signal }) => api.fileSearch({ keyword, ...sortParams(sort) }, { signal }),
+      queryFn: async ({ signal }): Promise<Listing> => {
+        const [folders, files] = await Promise.all([
+          api.folderSearch({ keyword, ...sortParams(sort) }, { signal }),
+          api.fileSearch({ keyword, ...sortParams(sort) }, { signal }),
+        ]);
+        return { ...files, count: folders.count + files.count, truncated: Boolean(folders.truncated || files.truncated), folders: folders.folders };
+      },
       enabled: keyword.length > 0,
     }),
   /** GetNewUploadFiles: files added in the last 30 days, the newest 500. */

@@ -1,5 +1,5 @@
-import { useId } from 'react';
-import { Link, NavLink } from 'react-router';
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, NavLink, useNavigate } from 'react-router';
 import { useLogout } from '../api/auth';
 import { useSession } from '../hooks/use-session';
 import { LANGUAGES, isLanguage, messagesFor, setLanguage, useI18n } from '../i18n';
@@ -25,6 +25,7 @@ export function AppHeader() {
         >
           {t.appName}
         </Link>
+        {current && <HeaderSearch />}
         <div className="ml-auto flex min-w-0 items-center gap-1.5 sm:gap-2">
           <Preferences />
           {current && (
@@ -54,6 +55,57 @@ export function AppHeader() {
         </ul>
       </nav>
     </header>
+  );
+}
+
+/** Search from any page: Enter goes to /search?q=…; "/" focuses the field unless the user is typing somewhere. */
+function HeaderSearch() {
+  const { t } = useI18n();
+  const navigate = useNavigate();
+  const [text, setText] = useState('');
+  const field = useRef<HTMLInputElement>(null);
+  const inputId = useId();
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable="true"], [role="dialog"]')) return;
+      event.preventDefault();
+      field.current?.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  return (
+    <form
+      role="search"
+      className="order-last w-full sm:order-none sm:w-56"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (!text) return;
+        void navigate(`/search?${new URLSearchParams({ q: text })}`);
+        setText('');
+        field.current?.blur();
+      }}
+    >
+      <label htmlFor={inputId} className="sr-only">
+        {t.headerSearchLabel}
+      </label>
+      <input
+        ref={field}
+        id={inputId}
+        type="search"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        placeholder={t.headerSearchPlaceholder}
+        autoComplete="off"
+        spellCheck={false}
+        enterKeyHint="search"
+        className="block w-full rounded-md border border-gray-400 bg-white px-2 py-1 text-sm text-gray-900 focus-visible:border-blue-600 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-gray-500 dark:bg-gray-800 dark:text-gray-100"
+      />
+    </form>
   );
 }
 

@@ -223,10 +223,12 @@ export const en = {
   dismiss: 'Dismiss',
 
   // Search
-  searchLabel: 'Search file names',
-  searchPlaceholder: 'Part of a file name',
-  searchHint: 'Type part of a file name to find it in all your folders.',
-  searchNoResults: (keyword: string) => `No file names contain “${keyword}”.`,
+  searchLabel: 'Search folder and file names',
+  searchPlaceholder: 'Part of a name',
+  searchHint: 'Type part of a folder or file name to find it in all your folders.',
+  searchNoResults: (keyword: string) => `No folder or file names contain “${keyword}”.`,
+  headerSearchLabel: 'Search everywhere',
+  headerSearchPlaceholder: 'Search (press /)',
   searchResultsFor: (keyword: string) => `Results for “${keyword}”`,
   searchTruncated: 'Only the first 1,000 matches are shown. Type more to narrow the search.',
   searchTooLong: 'A search can be at most 100 characters long.',

@@ -1,4 +1,4 @@
-/** Search file names in the whole account; the keyword is in the address (?q=), written once typing pauses. */
+/** Search folder and file names in the whole account (folders first); the keyword is in the address (?q=), written once typing pauses. */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';

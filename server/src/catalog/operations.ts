@@ -429,6 +429,15 @@ export const operations = [
   },
   {
     service: 'UserService',
+    name: 'FolderSearch',
+    params: signed(order, desc, p('keyword', 'string', 'Part of a folder name, 1-100 characters; case-insensitive.')),
+    auth: 'signed',
+    result: 'listing',
+    extension: true,
+    doc: 'Finds folders whose names contain the keyword, each with its path (at most 1,000 hits).',
+  },
+  {
+    service: 'UserService',
     name: 'GetRecycleFiles',
     params: signed(order, desc),
     auth: 'signed',

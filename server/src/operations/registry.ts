@@ -9,7 +9,7 @@ import { fileAdd } from './content/file-add';
 import { copy } from './tree/copy';
 import { fileRename, folderAdd, folderRename, move } from './tree/folders';
 import { fileLink, fileUnlink } from './sharing/links';
-import { fileSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
+import { fileSearch, folderSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
 import { folderAndFileDelete, folderAndFileRestore, folderDelete, recycleEmpty } from './tree/recycle-bin';
 import { shareImageUpload } from './sharing/share-images';
 import { shareDownload, shareList, shareOpen, sharePreview, shareZipDownload } from './sharing/share-service';
@@ -53,6 +53,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   GetFilesWhitPath: getFilesWhitPath,
   GetNewUploadFiles: getNewUploadFiles,
   FileSearch: fileSearch,
+  FolderSearch: folderSearch,
   GetRecycleFiles: getRecycleFiles,
   GetShareFiles: getShareFiles,
   GetLinkFiles: getLinkFiles,

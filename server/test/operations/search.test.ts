@@ -1,12 +1,14 @@
 /**
  * FileSearch on a real database (SQLite, or PostgreSQL): case-insensitive substring matching in every script,
- * only the caller's live files, literal keywords, the 1,000-hit limit, and the substring index.
+ * only the caller's live files, literal keywords, the 1,000-hit limit, and the substring index. FolderSearch (an
+ * extension) applies the same rules to folder names.
  */
 import { CompiledQuery, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { folderEncrypt, unlock } from '../../src/operations/encryption/encryption';
 import { folderAdd } from '../../src/operations/tree/folders';
-import { fileSearch } from '../../src/operations/tree/listings';
+import { fileSearch, folderSearch } from '../../src/operations/tree/listings';
+import { nameKey, naturalSortKey } from '../../src/operations/tree/names';
 import { fileNameMatches } from '../../src/storage/db/engine/dialect';
 import { fileSearchCandidates } from '../../src/storage/db/repositories/search-repository';
 import { openTestServices, type TestServices } from '../helpers/database';
@@ -349,5 +351,83 @@ describe('the file-name index', () => {
     const bob = await testAccount(services, 'bob');
     await bob.file('bob report.txt');
     expect(await names(bob, 'report')).toEqual(['bob report.txt']);
+  });
+});
+
+function searchFolders(account: { id: number; ctx: TestAccount['ctx'] }, keyword: string, order = 'name', desc = '0') {
+  return readListing(folderSearch(account.ctx, { uid: BigInt(account.id), token: 'test-token', sign: 'checked', keyword, order, desc }));
+}
+
+describe('FolderSearch (extension)', () => {
+  it('finds folders whose names contain the keyword, case-insensitively, and no files', async () => {
+    const { alice } = await setup();
+    await alice.folder('Quarterly REPORTS');
+    await alice.folder('报告 2026');
+    await alice.folder('Invoices');
+    await alice.file('report.pdf');
+    const listing = await searchFolders(alice, 'report');
+    expect(listing.names).toEqual(['Quarterly REPORTS']);
+    expect(listing.files).toEqual([]);
+    expect((await searchFolders(alice, '报告')).names).toEqual(['报告 2026']);
+  });
+
+  it('searches every folder of the account and gives each hit its own path, sorted as every listing', async () => {
+    const { alice } = await setup();
+    const a = await alice.folder('Plans A', { size: 1 });
+    await alice.folder('Old plans', { parent: a, size: 3 });
+    await alice.folder('plans', { size: 2 });
+    const listing = await searchFolders(alice, 'PLANS');
+    expect(listing.folders.map((item) => item.path)).toEqual(['/Plans A/Old plans', '/plans', '/Plans A']);
+    expect(listing.count).toBe(3);
+    expect(listing.truncated).toBe(false);
+    expect((await searchFolders(alice, 'plans', 'size', '1')).names).toEqual(['Old plans', 'plans', 'Plans A']);
+  });
+
+  it('takes "%" and "_" literally', async () => {
+    const { alice } = await setup();
+    await alice.folder('100% done');
+    await alice.folder('1000 done');
+    await alice.folder('a_b');
+    await alice.folder('axb');
+    expect((await searchFolders(alice, '0%')).names).toEqual(['100% done']);
+    expect((await searchFolders(alice, '_')).names).toEqual(['a_b']);
+  });
+
+  it("does not find folders in the bin, beneath a folder in the bin, or another account's", async () => {
+    const { services, alice } = await setup();
+    const old = await alice.folder('Old report', { deleted: { at: at('2026-01-02T00:00:00Z'), from: '/' } });
+    await alice.folder('report beneath', { parent: old, binnedUnder: old });
+    await alice.folder('live report');
+    const bob = await testAccount(services, 'bob');
+    await bob.folder('bob report');
+    expect((await searchFolders(alice, 'report')).names).toEqual(['live report']);
+  });
+
+  it('does not find folders in or beneath a folder locked for the session, until it is unlocked; the locked folder itself is found', async () => {
+    const services = await openTestServices();
+    const alice = await openSession(services, 'alice');
+    const made = await folderAdd(alice.ctx, signed(alice, { dirid: 0n, name: 'Private plans' }));
+    const privateId = (made.item as { id: number }).id;
+    const inner = await folderAdd(alice.ctx, signed(alice, { dirid: BigInt(privateId), name: 'secret plans' }));
+    await folderAdd(alice.ctx, signed(alice, { dirid: BigInt((inner.item as { id: number }).id), name: 'deep plans' }));
+    await folderEncrypt(alice.ctx, signed(alice, { dirid: BigInt(privateId), password: 'open sesame', password_tip: 'tip' }));
+    const found = async () => (await readListing(folderSearch(alice.ctx, signed(alice, { keyword: 'plans', order: 'name', desc: '0' })))).names;
+    expect(await found()).toEqual(['Private plans']);
+    await unlock(alice.ctx, signed(alice, { dirid: BigInt(privateId), fid: 0n, password: 'open sesame' }));
+    expect(await found()).toEqual(['deep plans', 'Private plans', 'secret plans']);
+  });
+
+  it('answers 1,000 hits with truncated="1" when more match; an empty keyword is 400', async () => {
+    const { alice } = await setup();
+    const rows = Array.from({ length: 1_001 }, (_, i) => {
+      const name = `match ${i}`;
+      return { account_id: alice.id, parent_id: 0, name, name_key: nameKey(name), sort_key: naturalSortKey(name), created_at: 0, updated_at: 0 };
+    });
+    await alice.db.insertInto('folders').values(rows).execute();
+    const listing = await searchFolders(alice, 'match');
+    expect(listing.count).toBe(1_000);
+    expect(listing.folders).toHaveLength(1_000);
+    expect(listing.truncated).toBe(true);
+    await expect(searchFolders(alice, '')).rejects.toMatchObject({ code: 400 });
   });
 });

@@ -1060,6 +1060,39 @@ export const FileSearch: OperationDescriptor<FileSearchParams, 'listing', 'fileS
   extension: false,
 };
 
+// ---- FolderSearch --------------------------------------------------------------------------------
+
+/** Parameters of FolderSearch that the caller gives (uid, token and sign come from the session). */
+export interface FolderSearchParams {
+  /** Sort key: exactly one of name, time, size, share, link. */
+  readonly order: string;
+  /** 1 = descending, 0 = ascending. */
+  readonly desc: string;
+  /** Part of a folder name, 1-100 characters; case-insensitive. */
+  readonly keyword: string;
+}
+
+/**
+ * Finds folders whose names contain the keyword, each with its path (at most 1,000 hits).
+ * (UserService.FolderSearch, extension, signed)
+ */
+export const FolderSearch: OperationDescriptor<FolderSearchParams, 'listing', 'folderSearch'> = {
+  service: 'UserService',
+  name: 'FolderSearch',
+  method: 'folderSearch',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'order', type: 'string' },
+    { name: 'desc', type: 'string' },
+    { name: 'keyword', type: 'string' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'listing',
+  extension: true,
+};
+
 // ---- GetRecycleFiles -----------------------------------------------------------------------------
 
 /**
@@ -1418,6 +1451,7 @@ export const operations = {
   GetFilesWhitPath,
   GetNewUploadFiles,
   FileSearch,
+  FolderSearch,
   GetRecycleFiles,
   GetShareFiles,
   GetLinkFiles,

@@ -1,4 +1,7 @@
-/** Files from all over the account (search, recent uploads): each shows its folder, and opening one shows it there. */
+/**
+ * Items from all over the account (search, recent uploads): each shows its folder. Opening a file shows it there;
+ * opening a folder (a search hit) goes into it.
+ */
 import { useCallback, useId, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
 import type { Sort, SortKey } from '../../api/files';
@@ -46,10 +49,14 @@ export function FileResults({
     (item: Item) => void navigate(folderPath(item.dir), { state: { select: itemKey(item) } }),
     [navigate],
   );
+  const open = useCallback(
+    (item: Item) => (item.type === 'folder' ? void navigate(folderPath(item.id)) : showInFolder(item)),
+    [navigate, showInFolder],
+  );
   const viewer = useViewer(items, useOwnerPreviewSource());
   const actions = useItemActions(controls, { primary: { label: t.openContainingFolder, run: showInFolder }, preview: viewer.open });
   const contextMenu = useContextMenu(actions);
-  const onLayout = useListKeys(items, controls, { open: showInFolder, remove: actions.remove, rename: actions.rename }, listId, actions.request === null);
+  const onLayout = useListKeys(items, controls, { open, remove: actions.remove, rename: actions.rename }, listId, actions.request === null);
 
   return (
     <>
@@ -67,7 +74,7 @@ export function FileResults({
         sort={sort}
         onSort={sortBy}
         label={label}
-        onOpen={showInFolder}
+        onOpen={open}
         onContextMenu={contextMenu.openAt}
         onLayout={onLayout}
       />

@@ -8,6 +8,7 @@ import {
   countShared,
   linkedFileParentPaths,
   listFilesAmong,
+  listFoldersAmong,
   newestFileIds,
   sharedItemParentPaths,
   streamBinFiles,
@@ -20,7 +21,7 @@ import {
 } from '../../storage/db/repositories/listings-repository';
 import { liveFolderChain } from '../../storage/db/repositories/folder-paths';
 import { SORT_KEYS, type SortKey } from '../../catalog/results';
-import { findFileIdsByName } from '../../storage/db/repositories/search-repository';
+import { findFileIdsByName, findFolderIdsByName } from '../../storage/db/repositories/search-repository';
 import type { AuthenticatedContext, CallContext, Listing, ParamsOf } from '../context';
 import { callVersionOf, folderState } from '../accounts/account-reads';
 import { lockOnChain, refuseIfLocked } from '../encryption/encryption';
@@ -37,7 +38,7 @@ export { SORT_KEYS, type SortKey } from '../../catalog/results';
 export const NEW_UPLOADS_DAYS = 30;
 export const NEW_UPLOADS_LIMIT = 500;
 
-/** FileSearch answers at most this many hits, with truncated="1" when more match. */
+/** FileSearch and FolderSearch answer at most this many hits, with truncated="1" when more match. */
 export const SEARCH_HIT_LIMIT = 1_000;
 
 const DAY_MS = 86_400_000;
@@ -123,16 +124,33 @@ function searchKey(keyword: string | null, maxLength: number): string {
   return nameKey(keyword);
 }
 
-export async function fileSearch(ctx: AuthenticatedContext, params: ParamsOf<'FileSearch'>): Promise<Listing> {
+/**
+ * The hits of a search: one candidate past the limit tells whether more match; items under folders locked for this
+ * session are not candidates, so the limit counts visible hits only.
+ */
+async function searchHits<Item>(
+  ctx: AuthenticatedContext,
+  params: { keyword: string | null; order: string | null; desc: string | null },
+  find: typeof findFileIdsByName,
+  list: (db: AuthenticatedContext['services']['db'], accountId: number, ids: readonly number[], order: ListingOrder) => Promise<Item[]>,
+): Promise<{ items: Item[]; truncated: boolean }> {
   const { uid, tokenId } = ctx.caller;
   const order = parseListingOrder(params.order, params.desc);
   const key = searchKey(params.keyword, ctx.services.config.limits.maxKeywordLength);
   const { db } = ctx.services;
-  // One candidate past the limit tells whether more match; files under folders locked for this session are not candidates.
-  const candidates = await findFileIdsByName(db, uid, key, SEARCH_HIT_LIMIT + 1, tokenId);
-  const truncated = candidates.length > SEARCH_HIT_LIMIT;
-  const files = await listFilesAmong(db, uid, candidates.slice(0, SEARCH_HIT_LIMIT), order);
+  const candidates = await find(db, uid, key, SEARCH_HIT_LIMIT + 1, tokenId);
+  return { items: await list(db, uid, candidates.slice(0, SEARCH_HIT_LIMIT), order), truncated: candidates.length > SEARCH_HIT_LIMIT };
+}
+
+export async function fileSearch(ctx: AuthenticatedContext, params: ParamsOf<'FileSearch'>): Promise<Listing> {
+  const { items: files, truncated } = await searchHits(ctx, params, findFileIdsByName, listFilesAmong);
   return { kind: 'listing', count: files.length, truncated, folders: [], files };
+}
+
+/** FolderSearch (extension): FileSearch's rules for folder names; each hit carries its own path. */
+export async function folderSearch(ctx: AuthenticatedContext, params: ParamsOf<'FolderSearch'>): Promise<Listing> {
+  const { items: folders, truncated } = await searchHits(ctx, params, findFolderIdsByName, listFoldersAmong);
+  return { kind: 'listing', count: folders.length, truncated, folders, files: [] };
 }
 
 export async function getRecycleFiles(ctx: AuthenticatedContext, params: ParamsOf<'GetRecycleFiles'>): Promise<Listing> {

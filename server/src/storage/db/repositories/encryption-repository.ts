@@ -706,7 +706,16 @@ export const fileTipColumn: AliasedRawBuilder<string | null, 'tip'> = sql<string
  * over the account's encrypted folders; UNION walks a nested locked folder once, and ends a corrupt cycle.
  */
 export function fileNotBeneathLockedFolder(accountId: number, tokenId: number | null): RawBuilder<SqlBool> {
-  return sql<SqlBool>`files.folder_id not in (
+  return parentNotLocked(sql.ref('files.folder_id'), accountId, tokenId);
+}
+
+/** On `folders`: the same rule by the parent, so a locked folder itself is still found, as an encrypted file is. */
+export function folderNotBeneathLockedFolder(accountId: number, tokenId: number | null): RawBuilder<SqlBool> {
+  return parentNotLocked(sql.ref('folders.parent_id'), accountId, tokenId);
+}
+
+function parentNotLocked(parentColumn: RawBuilder<unknown>, accountId: number, tokenId: number | null): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${parentColumn} not in (
     with recursive locked(id) as (
       select id from folders
       where account_id = ${accountId} and encrypted = 1

@@ -303,7 +303,7 @@ export function streamChildFiles(
   );
 }
 
-// ---- Files among a bounded set (GetNewUploadFiles, FileSearch) ---------------------------------
+// ---- Items among a bounded set (GetNewUploadFiles, FileSearch, FolderSearch) ----------------------
 
 /**
  * The account's live files among a bounded list of `ids`, sorted, with paths. Looked up by id alone (other
@@ -331,6 +331,31 @@ export async function listFilesAmong(
     rows.map((row) => row.folder_id),
   );
   return rows.map((row) => toFileItem(row, { path: pathIn(paths, row.folder_id, row.name) }));
+}
+
+/** The account's live folders among a bounded list of `ids`, sorted, each with its own path (FolderSearch). */
+export async function listFoldersAmong(
+  db: Kysely<Database>,
+  accountId: number,
+  ids: readonly number[],
+  order: ListingOrder,
+): Promise<FolderItem[]> {
+  if (ids.length === 0) return [];
+  const rows = (
+    await db
+      .selectFrom('folders')
+      .select([...folderColumns, 'folders.account_id'])
+      .where('folders.id', 'in', ids)
+      .where(isLive('folders'))
+      .$call((query) => inListingOrder(query, 'folders', order))
+      .execute()
+  ).filter((row) => row.account_id === accountId);
+  const paths = await folderPaths(
+    db,
+    accountId,
+    rows.map((row) => row.parent_id),
+  );
+  return rows.map((row) => toFolderItem(row, { path: pathIn(paths, row.parent_id, row.name) }));
 }
 
 /** The ids of the account's newest `limit` live files added since `since`, newest first (files_recent). */

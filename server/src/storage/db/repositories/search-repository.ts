@@ -1,11 +1,12 @@
 /**
- * SQL for FileSearch: live files whose name_key contains the keyword's key literally (one rule for every script).
+ * SQL for FileSearch and FolderSearch. FileSearch: live files whose name_key contains the keyword's key literally (one rule for every script).
  * Keys of 3+ characters read the substring index newest first (dialect.fileNameMatches); 1–2 characters read the
  * character pairs of 0010 on SQLite, and scan the account's index of 0009 alone on PostgreSQL.
  */
 import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { containsPattern, engineOf, fileNameMatches } from '../engine/dialect';
-import { fileNotBeneathLockedFolder } from './encryption-repository';
+import { fileNotBeneathLockedFolder, folderNotBeneathLockedFolder } from './encryption-repository';
+import { isLive } from './folder-paths';
 import type { Database } from '../schema';
 
 /** The query for up to `limit` candidate ids, in the index's order (callers sort what they keep); exported for plan tests. */
@@ -84,5 +85,24 @@ export async function findFileIdsByName(db: Kysely<Database>, accountId: number,
   // No name holds U+0000 (operations/tree/names.ts), and neither FTS5 nor LIKE takes it: nothing matches.
   if (key.includes('\u0000')) return [];
   const rows = await fileSearchCandidates(db, accountId, key, limit, unlockedFor).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * FolderSearch: up to `limit` ids of the account's live folders whose name_key contains `key` literally, not beneath
+ * a folder locked for the session. Accounts hold far fewer folders than files, so this scans their folders without
+ * a substring index.
+ */
+export async function findFolderIdsByName(db: Kysely<Database>, accountId: number, key: string, limit: number, unlockedFor: number | null = null): Promise<number[]> {
+  if (key.includes('\u0000')) return [];
+  const rows = await db
+    .selectFrom('folders')
+    .select('folders.id')
+    .where('folders.account_id', '=', accountId)
+    .where(isLive('folders'))
+    .where(sql<SqlBool>`folders.name_key like ${containsPattern(key)} escape '\\'`)
+    .where(folderNotBeneathLockedFolder(accountId, unlockedFor))
+    .limit(limit)
+    .execute();
   return rows.map((row) => row.id);
 }
