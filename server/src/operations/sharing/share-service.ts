@@ -127,12 +127,14 @@ async function folderInShare(ctx: CallContext, share: ShareRecord, requested: nu
 
 /** A ZIP of the shared folder, or of a selection in one of its folders (`dir`): one download of the share's limit. */
 export async function shareZipDownload(ctx: CallContext, params: ParamsOf<'ShareZipDownload'>): Promise<UrlResult> {
-  const { share, target } = await openShare(ctx, params.code, params.downpwd);
-  const within = await folderInShare(ctx, share, parseFolderId(params.dir));
   const { db, config } = ctx.services;
-  const owner = share.accountId;
+  // What the call says is checked first (400), as every operation does, before the share is looked at.
+  const requested = parseFolderId(params.dir);
   let folderIds = parseIdList(params.dirids, 'dirids', config.limits.maxIdsPerList);
   const fileIds = parseIdList(params.fids, 'fids', config.limits.maxIdsPerList);
+  const { share, target } = await openShare(ctx, params.code, params.downpwd);
+  const within = await folderInShare(ctx, share, requested);
+  const owner = share.accountId;
   let name = target.record.name;
   if (folderIds.length === 0 && fileIds.length === 0) {
     folderIds = [within];
