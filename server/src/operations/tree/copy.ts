@@ -27,7 +27,7 @@ import type { AuthenticatedContext, Empty, ParamsOf, Services } from '../context
 import { conflict, locked, tooLarge } from '../errors';
 import { inTreeTransaction } from './file-records';
 import { tooDeep } from './folders';
-import { itemIdOf, parseIdLists, requireFiles, requireFolders } from './id-lists';
+import { parseIdLists, requireSelectionAndDestination } from './id-lists';
 import { firstFreeName, nameLength, nameKey, numberedNameKeys, storedName } from './names';
 
 /**
@@ -65,11 +65,7 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
   const { folderIds, fileIds } = parseIdLists(params.dirids, params.fids, config.limits.maxIdsPerList);
   await inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
-    const toRoot = Number(params.todir) === 0;
-    const destination = toRoot ? 0 : itemIdOf(params.todir);
-    const lookup = toRoot || folderIds.includes(destination) ? folderIds : [...folderIds, destination];
-    const folders = await requireFolders(tx, accountId, lookup);
-    const files = await requireFiles(tx, accountId, fileIds);
+    const { destination, folders, files } = await requireSelectionAndDestination(tx, accountId, { folderIds, fileIds }, params.todir);
 
     let destinationDepth = 0;
     if (destination !== 0) {

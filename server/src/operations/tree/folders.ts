@@ -24,7 +24,7 @@ import { applyEncryptionToMove, encryptionOfNewFolder, withTip } from '../encryp
 import { kickEncryptionJobs } from '../encryption/encryption-jobs';
 import { conflict, tooLarge } from '../errors';
 import { inTreeTransaction } from './file-records';
-import { itemIdOf, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders, requireParent } from './id-lists';
+import { parseIdLists, requireFile, requireFolder, requireParent, requireSelectionAndDestination } from './id-lists';
 import { extensionOf, nameKey, storedName, validName } from './names';
 
 /** 409 when `name` is taken in the folder (by a folder or a file), saying by what. */
@@ -151,11 +151,7 @@ export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>):
   await inTreeTransaction(db, async (tx) => {
     // Taken first: on PostgreSQL two concurrent moves could otherwise make a cycle.
     await lockAccountTree(tx, accountId);
-    const toRoot = Number(params.todir) === 0;
-    const destination = toRoot ? 0 : itemIdOf(params.todir);
-    const lookup = toRoot || folderIds.includes(destination) ? folderIds : [...folderIds, destination];
-    const folders = await requireFolders(tx, accountId, lookup);
-    const files = await requireFiles(tx, accountId, fileIds);
+    const { destination, folders, files } = await requireSelectionAndDestination(tx, accountId, { folderIds, fileIds }, params.todir);
 
     // The destination's chain: the cycle check, and how deep the moving folders would lie.
     let destinationDepth = 0;

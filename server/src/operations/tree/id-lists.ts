@@ -86,3 +86,14 @@ export async function requireParent(db: Kysely<Database>, accountId: number, dir
   if (Number(dirid) === 0) return 0;
   return (await requireFolder(db, accountId, dirid)).id;
 }
+
+/** Move's and Copy's items and destination folder (0: the root), in two queries; 404 if any is not the caller's. */
+export async function requireSelectionAndDestination(db: Kysely<Database>, accountId: number, ids: IdLists, todir: bigint | number) {
+  // A todir no folder can have (negative, too large) becomes NO_ITEM, which the lookup refuses: only 0 is the root.
+  const toRoot = Number(todir) === 0;
+  const destination = toRoot ? 0 : itemIdOf(todir);
+  const lookup = toRoot || ids.folderIds.includes(destination) ? ids.folderIds : [...ids.folderIds, destination];
+  const folders = await requireFolders(db, accountId, lookup);
+  const files = await requireFiles(db, accountId, ids.fileIds);
+  return { destination, folders, files };
+}
