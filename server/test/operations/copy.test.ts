@@ -102,12 +102,13 @@ describe('Copy', () => {
     const bobsFolder = await addFolder(services, bob, 0, 'bobs');
     const bobsFile = await addFile(services, bob, 0, 'b.txt', 1);
     const before = await snapshot(services.db, alice);
+    // One call at a time: calls started together would reject before their turn to be awaited.
     for (const call of [
-      callCopy(services, alice, String(bobsFolder.id), '', mine.id),
-      callCopy(services, alice, '', String(bobsFile.id), mine.id),
-      callCopy(services, alice, String(mine.id), '', bobsFolder.id),
+      () => callCopy(services, alice, String(bobsFolder.id), '', mine.id),
+      () => callCopy(services, alice, '', String(bobsFile.id), mine.id),
+      () => callCopy(services, alice, String(mine.id), '', bobsFolder.id),
     ]) {
-      expect((await rejected(call)).code).toBe(ResultCode.NotFound);
+      expect((await rejected(call())).code).toBe(ResultCode.NotFound);
     }
     expect(await snapshot(services.db, alice)).toEqual(before);
   });

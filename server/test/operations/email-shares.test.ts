@@ -170,8 +170,12 @@ describe('FileEmailShare and FolderEmailShare', () => {
     const { services, alice } = await setUp({ publicUrl: undefined });
     const file = await addFile(services, alice, 0, 'report.pdf', 10);
     const folder = await addFolder(services, alice, 0, 'Docs');
-    for (const call of [emailFile(services, alice, file.id, 'ann@example.com'), emailFolder(services, alice, folder.id, 'ann@example.com'), emailFile(services, alice, file.id, 'not an address')]) {
-      const refusal = await rejected(call);
+    for (const call of [
+      () => emailFile(services, alice, file.id, 'ann@example.com'),
+      () => emailFolder(services, alice, folder.id, 'ann@example.com'),
+      () => emailFile(services, alice, file.id, 'not an address'),
+    ]) {
+      const refusal = await rejected(call());
       expect(refusal.code).toBe(ResultCode.Unavailable);
       expect(refusal.details).toEqual({ reason: PUBLIC_URL_UNSET });
     }
