@@ -68,11 +68,7 @@ async function encryptFolder(ctx: ScenarioContext, state: EncryptionState, arm: 
   await client.ledger.change(
     {
       describe: `FolderEncrypt ${folder}`,
-      apply: (tree) => {
-        for (const item of [tree.get(keyOf('folder', folder))!, ...beneath(tree, folder)]) {
-          if (item.type === 'folder') tree.set(keyOf('folder', item.id), { ...item, encrypted: true });
-        }
-      },
+      apply: (model) => model.folderEncrypt(folder, PASSWORD, '', folder),
     },
     () => ok(ctx.server.url, Ops.FolderEncrypt, ctx.session, { dirid: folder, password: PASSWORD, password_tip: '' }),
   );

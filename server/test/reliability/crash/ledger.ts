@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { TreeModel, type ItemModel } from '../model/tree-model';
 
 /** Where an item is: live, an entry of the bin (deleted directly), or binned under a folder entry. */
 export type Place = 'live' | 'entry' | { readonly under: number };
@@ -32,10 +33,10 @@ export interface Item {
 export type Tree = ReadonlyMap<string, Item>;
 export const keyOf = (type: Item['type'], id: number) => `${type}:${id}`;
 
-/** An unacknowledged change: what the tree becomes if it happened (given what was seen, for new ids). */
+/** An unacknowledged change: what it does to the model if it happened (given what was seen, for new ids). */
 export interface Change {
   readonly describe: string;
-  apply(tree: Map<string, Item>, seen: Tree): void;
+  apply(model: TreeModel, seen: Tree): void;
 }
 
 /**
@@ -109,75 +110,27 @@ export function beneath(tree: Tree, folderId: number): Item[] {
 
 export const isLive = (item: Item) => item.place === 'live';
 
-/** The tree after moving items to the bin (FolderAndFileDelete is_real=0), as the server does it. */
-export function binItems(tree: Map<string, Item>, items: readonly Item[]): void {
-  for (const item of items) {
-    if (item.type === 'folder') {
-      // Everything live beneath goes with it; entries beneath keep their own entry.
-      const going = beneath(tree, item.id).filter((below) => isLive(below) && liveChain(tree, below, item.id));
-      for (const below of going) tree.set(keyOf(below.type, below.id), { ...below, place: { under: item.id } });
-    }
-    tree.set(keyOf(item.type, item.id), { ...item, place: 'entry' });
+/** The model's tree as the database holds it: places, parents, names, encryption marks and content. */
+export function treeOf(model: TreeModel, options: { readonly fileEncryption?: boolean } = {}): Map<string, Item> {
+  const fileEncryption = options.fileEncryption ?? true;
+  const placeOf = (item: ItemModel): Place => (item.place.kind === 'beneath' ? { under: item.place.under } : item.place.kind);
+  const tree = new Map<string, Item>();
+  for (const item of model.items()) {
+    const base = { type: item.type, id: item.id, parent: item.parentId, name: item.name, place: placeOf(item) };
+    if (item.type === 'folder') tree.set(keyOf('folder', item.id), { ...base, encrypted: item.keyId !== null });
+    else tree.set(keyOf('file', item.id), { ...base, encrypted: fileEncryption && item.keyId !== null, sha256: item.hash, size: item.size });
   }
+  return tree;
 }
 
-/** Whether every folder between `item` and the folder `top` is live (so `item` goes with `top`). */
-function liveChain(tree: Tree, item: Item, top: number): boolean {
-  let parent = item.parent;
-  while (parent !== top) {
-    const folder = tree.get(keyOf('folder', parent));
-    if (!folder || !isLive(folder)) return false;
-    parent = folder.parent;
-  }
-  return true;
-}
-
-/** The tree after deleting items for good (is_real=1): each with what is live beneath it, or binned under it. */
-export function purgeItems(tree: Map<string, Item>, items: readonly Item[]): void {
-  for (const item of items) {
-    if (item.type === 'folder') {
-      const going = beneath(tree, item.id).filter((below) =>
-        item.place === 'entry' ? typeof below.place === 'object' && below.place.under === item.id : isLive(below) && liveChain(tree, below, item.id),
-      );
-      for (const below of going) tree.delete(keyOf(below.type, below.id));
-    }
-    tree.delete(keyOf(item.type, item.id));
-  }
-}
-
-/** The tree after restoring entries whose original folders are live (or come back in the same call). */
-export function restoreItems(tree: Map<string, Item>, entries: readonly Item[]): void {
-  // First everything comes back; then each entry stays in its folder if that folder is live now
-  // (it was, or it came back in this call), else it goes to the root.
-  for (const entry of entries) {
-    tree.set(keyOf(entry.type, entry.id), { ...entry, place: 'live' });
-    if (entry.type !== 'folder') continue;
-    for (const item of tree.values()) {
-      if (typeof item.place === 'object' && item.place.under === entry.id) tree.set(keyOf(item.type, item.id), { ...item, place: 'live' });
-    }
-  }
-  for (const entry of entries) {
-    const parent = tree.get(keyOf('folder', entry.parent));
-    if (entry.parent !== 0 && !(parent && isLive(parent) && liveChainToRoot(tree, parent))) tree.set(keyOf(entry.type, entry.id), { ...entry, place: 'live', parent: 0 });
-  }
-}
-
-/** Whether a live folder is really reachable: every folder above it live too. */
-function liveChainToRoot(tree: Tree, folder: Item): boolean {
-  let parent = folder.parent;
-  while (parent !== 0) {
-    const above = tree.get(keyOf('folder', parent));
-    if (!above || !isLive(above)) return false;
-    parent = above.parent;
-  }
-  return true;
-}
-
-export const copyTree = (tree: Tree) => new Map(tree);
-
-/** What the acknowledged calls made, and the call under way. */
+/**
+ * What the acknowledged calls made (a TreeModel: the rules of the bin, restores and moves are the
+ * model's, written from the documents), and the call under way.
+ */
 export class Ledger {
-  committed = new Map<string, Item>();
+  private model = new TreeModel(Date.now());
+  /** The model's tree as the database should hold it. */
+  committed: Tree = new Map();
   inFlight: Change | null = null;
   /** How unacknowledged calls turned out, over the whole run. */
   readonly outcomes = { done: 0, notDone: 0 };
@@ -192,17 +145,28 @@ export class Ledger {
     return readTree(this.dataDir, this.accountId, this.options);
   }
 
+  /** The committed model with `change` applied, on a copy. */
+  private withChange(change: Change, seen: Tree): TreeModel {
+    const next = this.model.clone();
+    change.apply(next, seen);
+    return next;
+  }
+
+  private adopt(model: TreeModel): void {
+    this.model = model;
+    this.committed = treeOf(model, this.options);
+  }
+
   /** Runs `call` as the change under way; once it answers, the change is committed. */
   async change<T>(change: Change, call: () => Promise<T>): Promise<T> {
     this.inFlight = change;
     const result = await call();
     const seen = this.read();
-    const next = copyTree(this.committed);
-    change.apply(next, seen);
+    const next = this.withChange(change, seen);
     // Nothing else changes the tree: an acknowledged call must have made exactly this of it.
-    const differences = treeDifferences(next, seen);
+    const differences = treeDifferences(treeOf(next, this.options), seen);
     if (differences.length > 0) throw new Error(`after "${change.describe}" answered, the tree is not what it should make:\n  ${differences.join('\n  ')}`);
-    this.committed = next;
+    this.adopt(next);
     this.inFlight = null;
     return result;
   }
@@ -221,11 +185,10 @@ export class Ledger {
       return { unacknowledged: change?.describe ?? null, happened: false };
     }
     if (change) {
-      const done = copyTree(this.committed);
-      change.apply(done, seen);
-      const withChange = treeDifferences(done, seen);
+      const done = this.withChange(change, seen);
+      const withChange = treeDifferences(treeOf(done, this.options), seen);
       if (withChange.length === 0) {
-        this.committed = done;
+        this.adopt(done);
         this.outcomes.done++;
         return { unacknowledged: change.describe, happened: true };
       }

@@ -4,7 +4,7 @@
  */
 import type { ScenarioContext } from './harness';
 import { bytesOf, download, ok, Ops, upload, type Answer } from './client';
-import { beneath, binItems, checkPlaintextBlobs, isLive, keyOf, Ledger, purgeItems, restoreItems, type Item, type Tree } from './ledger';
+import { beneath, checkPlaintextBlobs, isLive, keyOf, Ledger, type Item, type Tree } from './ledger';
 
 /** The new item the answer (or, unacknowledged, the database) shows: found by parent and name. */
 function findNew(seen: Tree, type: Item['type'], parent: number, name: string): Item | undefined {
@@ -57,9 +57,9 @@ export class TreeClient {
     const answer = await this.ledger.change(
       {
         describe: `FolderAdd ${name} in ${parent}`,
-        apply: (tree, seen) => {
+        apply: (model, seen) => {
           const made = findNew(seen, 'folder', parent, name);
-          if (made) tree.set(keyOf('folder', made.id), { type: 'folder', id: made.id, parent, name, place: 'live', encrypted: made.encrypted });
+          if (made) model.folderAdd(parent, name, () => made.id);
         },
       },
       () => ok(this.url, Ops.FolderAdd, this.ctx.session, { dirid: parent, name }),
@@ -71,9 +71,9 @@ export class TreeClient {
     const answer = await this.ledger.change(
       {
         describe: `FileAdd ${name} in ${parent}`,
-        apply: (tree, seen) => {
+        apply: (model, seen) => {
           const made = findNew(seen, 'file', parent, name);
-          if (made) tree.set(keyOf('file', made.id), { type: 'file', id: made.id, parent, name, place: 'live', encrypted: made.encrypted, ...content });
+          if (made) model.fileAdd(parent, name, name.split('.').pop() ?? '', content.size, content.sha256, () => made.id);
         },
       },
       () => ok(this.url, Ops.FileAdd, this.ctx.session, { name, ext: name.split('.').pop() ?? '', size: content.size, dirid: parent, hash: content.sha256 }),
@@ -89,18 +89,19 @@ export class TreeClient {
     for (let i = 0; i < 2; i++) await this.addFile(sub, this.newName('file', 'txt'), this.ctx.random.pick(this.contents));
   }
 
+  private static idsOf(items: readonly Item[], type: Item['type']): number[] {
+    return items.filter((i) => i.type === type).map((i) => i.id);
+  }
+
   private static ids(items: readonly Item[], type: Item['type']): string {
-    return items
-      .filter((i) => i.type === type)
-      .map((i) => i.id)
-      .join(',');
+    return TreeClient.idsOf(items, type).join(',');
   }
 
   async remove(items: readonly Item[], isReal: 0 | 1): Promise<Answer> {
     return this.ledger.change(
       {
         describe: `FolderAndFileDelete is_real=${isReal} ${items.map((i) => keyOf(i.type, i.id)).join(' ')}`,
-        apply: (tree) => (isReal === 1 ? purgeItems(tree, items.map((i) => tree.get(keyOf(i.type, i.id))!)) : binItems(tree, items.map((i) => tree.get(keyOf(i.type, i.id))!))),
+        apply: (model) => (isReal === 1 ? model.deleteForGood : model.toBin).call(model, TreeClient.idsOf(items, 'folder'), TreeClient.idsOf(items, 'file')),
       },
       () => ok(this.url, Ops.FolderAndFileDelete, this.ctx.session, { dirids: TreeClient.ids(items, 'folder'), fids: TreeClient.ids(items, 'file'), is_real: isReal }),
     );
@@ -110,7 +111,7 @@ export class TreeClient {
     return this.ledger.change(
       {
         describe: `FolderAndFileRestore ${entries.map((i) => keyOf(i.type, i.id)).join(' ')}`,
-        apply: (tree) => restoreItems(tree, entries.map((i) => tree.get(keyOf(i.type, i.id))!)),
+        apply: (model) => model.restore(TreeClient.idsOf(entries, 'folder'), TreeClient.idsOf(entries, 'file')),
       },
       () => ok(this.url, Ops.FolderAndFileRestore, this.ctx.session, { dirids: TreeClient.ids(entries, 'folder'), fids: TreeClient.ids(entries, 'file') }),
     );
@@ -120,9 +121,7 @@ export class TreeClient {
     return this.ledger.change(
       {
         describe: `Move ${items.map((i) => keyOf(i.type, i.id)).join(' ')} to ${todir}`,
-        apply: (tree) => {
-          for (const item of items) tree.set(keyOf(item.type, item.id), { ...tree.get(keyOf(item.type, item.id))!, parent: todir });
-        },
+        apply: (model) => model.move(TreeClient.idsOf(items, 'folder'), TreeClient.idsOf(items, 'file'), todir),
       },
       () => ok(this.url, Ops.Move, this.ctx.session, { dirids: TreeClient.ids(items, 'folder'), fids: TreeClient.ids(items, 'file'), todir }),
     );
