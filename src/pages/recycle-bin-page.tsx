@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { itemsOf } from '../api/files';
 import { BIN_SORT, DEFAULT_RETENTION_DAYS, binQueries, retentionDays, useDeleteForever, useEmptyBin, useRestoreItems } from '../api/recycle-bin';
 import type { Item, Items } from '../api/results';
+import type { SortKey } from '../api/files';
 import { ConfirmDialog } from '../components/dialogs/confirm-dialog';
 import { ContainingFolderLink } from '../components/file-browser/breadcrumbs';
 import { ListToolbar } from '../components/file-browser/sort-control';
@@ -27,6 +28,8 @@ import { itemKey } from '../lib/items';
 import { notify } from '../lib/notices';
 
 const COLUMNS: readonly ColumnId[] = ['from', 'deleted', 'purge', 'size'];
+/** What the bin sorts by: its items are not shared or linked while there. */
+const BIN_SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
 const nothing = () => {};
 
 type Confirm = { readonly kind: 'forever'; readonly items: readonly Item[] } | { readonly kind: 'empty' };
@@ -34,7 +37,10 @@ type Confirm = { readonly kind: 'forever'; readonly items: readonly Item[] } | {
 export function RecycleBinPage() {
   const { t } = useI18n();
   useDocumentTitle(t.recycleBin);
-  const { sort, setSort, sortBy } = useSortParam(BIN_SORT);
+  const param = useSortParam(BIN_SORT);
+  // An address with ?order=share or link (valid elsewhere) sorts by deletion time here.
+  const sort = BIN_SORT_KEYS.includes(param.sort.order) ? param.sort : BIN_SORT;
+  const { setSort, sortBy } = param;
   const [view, setView] = useViewMode();
   const bin = useQuery({ ...binQueries.list(sort), placeholderData: (previous) => previous });
   const items = itemsOf(bin.data);
@@ -79,7 +85,7 @@ export function RecycleBinPage() {
       {restored && <RestoredPanel restored={restored} onDismiss={() => setRestored(null)} />}
 
       {items.length > 0 && (
-        <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView} timeIsDeletion>
+        <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView} keys={BIN_SORT_KEYS} timeIsDeletion>
           <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
             <ToolButton
               icon="restore"
