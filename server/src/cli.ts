@@ -282,7 +282,7 @@ async function serve(config: Config, io: CliIo): Promise<number> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  io.stderr.write(`fss: ${signal}, shutting down (again to stop at once)\n`);
+  io.stderr.write(`fss: ${signal}, shutting down\n`);
   // A second signal: the operator does not want to wait; the log's last lines are written at exit (log.ts).
   const stopAtOnce = (again: NodeJS.Signals) => {
     io.stderr.write(`fss: ${again} again, stopping at once\n`);

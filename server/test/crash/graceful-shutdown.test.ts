@@ -98,7 +98,8 @@ function connectionRefused(url: string): Promise<string> {
   });
 }
 
-describe('fss serve on SIGTERM', () => {
+// Each test starts the real command (a few seconds under load) and waits for its exit.
+describe('fss serve on SIGTERM', { timeout: 90_000 }, () => {
   it('lets a download in flight finish byte-exact, then exits 0', async () => {
     const running = await startWithAccount();
     const bytes = bytesOf('long download', 24 * MiB);

@@ -67,7 +67,7 @@ const tusHeaders = (extra: Record<string, string> = {}) => ({ 'Tus-Resumable': '
 const patchHeaders = (offset: number, extra: Record<string, string> = {}) =>
   tusHeaders({ 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream', ...extra });
 
-describe('a rolling restart of two instances', () => {
+describe('a rolling restart of two instances', { timeout: 90_000 }, () => {
   it('SIGTERM to the instance serving a download: the download completes, the other instance serves on', async () => {
     const bytes = bytesOf('rolling download', 24 * MiB);
     const location = await createUpload(b.url, alice, bytes.length);
