@@ -2,6 +2,7 @@
  * The `fss` command: runs the service and administers accounts (DECISIONS.md §4), configured from the environment as
  * the service is. Exit codes: 0 done, 1 refused or failed, 2 misuse (unknown command, argument or option).
  */
+import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
@@ -282,6 +283,13 @@ async function serve(config: Config, io: CliIo): Promise<number> {
     process.once('SIGTERM', resolve);
   });
   io.stderr.write(`fss: ${signal}, shutting down\n`);
+  // A second signal: the operator does not want to wait; the log's last lines are written at exit (log.ts).
+  const stopAtOnce = (again: NodeJS.Signals) => {
+    io.stderr.write(`fss: ${again} again, stopping at once\n`);
+    process.exit(128 + os.constants.signals[again]);
+  };
+  process.on('SIGINT', stopAtOnce);
+  process.on('SIGTERM', stopAtOnce);
   await server.close();
   return EXIT_OK;
 }

@@ -82,6 +82,8 @@ export interface Config {
   readonly trustedProxies: readonly string[];
   /** FSS_JOB_LEASE_SECONDS: how soon another instance takes over a dead instance's encryption job (for tests; 60 suits production). */
   readonly jobLeaseMs: number;
+  /** FSS_SHUTDOWN_SECONDS: how long requests in flight may go on after SIGTERM/SIGINT before they are cut (server.ts). */
+  readonly shutdownMs: number;
   /** FSS_PASSWORD_HASH_SLOTS: scrypt hashes at once (operations/crypto/hash-queue.ts), at most the pool less two, kept for file I/O. */
   readonly passwordHashSlots: number;
   /**
@@ -266,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     s3: s3Settings(env),
     trustedProxies: trustedProxiesSetting(env),
     jobLeaseMs: intSetting(env, 'FSS_JOB_LEASE_SECONDS', 60, 1, 3600) * 1000,
+    shutdownMs: intSetting(env, 'FSS_SHUTDOWN_SECONDS', 30, 0, 3600) * 1000,
     passwordHashSlots: intSetting(env, 'FSS_PASSWORD_HASH_SLOTS', 2, 1, Math.max(1, threadPoolSize(env) - THREADS_KEPT_FOR_FILES)),
     imageMakers: intSetting(env, 'FSS_IMAGE_MAKERS', 1, 1, 64),
     imageQueue: intSetting(env, 'FSS_IMAGE_QUEUE', 16, 0, 10_000),

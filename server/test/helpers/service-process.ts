@@ -40,6 +40,15 @@ export interface ServiceProcess {
   kill9(): Promise<void>;
   /** SIGTERM (the service closes its database cleanly), and waits; kill -9 after a timeout. */
   stop(): Promise<void>;
+  /** Sends `signal` and returns at once. */
+  signal(signal: NodeJS.Signals): void;
+  /** How the process ended, once it has. */
+  exitStatus(): Promise<ExitStatus>;
+}
+
+export interface ExitStatus {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 export interface FssResult {
@@ -86,6 +95,7 @@ export async function startService(dataDir: string, extraEnv: NodeJS.ProcessEnv 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = track(child);
+  const status = new Promise<ExitStatus>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let output = '';
   let hasExited = false;
   void exited.then(() => (hasExited = true));
@@ -136,6 +146,10 @@ export async function startService(dataDir: string, extraEnv: NodeJS.ProcessEnv 
       if (!hasExited) child.kill('SIGKILL');
       await exited;
     },
+    signal(signal) {
+      child.kill(signal);
+    },
+    exitStatus: () => status,
     async stop() {
       if (hasExited) return;
       child.kill('SIGTERM');

@@ -222,4 +222,21 @@ describe('the upload lock in the database', () => {
     expect(await purgeExpiredUploadLocks(services)).toBe(1);
     expect((await rows(services)).map((row) => row.name)).toEqual(['live']);
   });
+
+  it('on shutdown (drain) asks each request holding a lock here to let go at once, and each that takes one afterwards', async () => {
+    const services = await openTestServices();
+    const a = locker(services);
+    const asked: Array<[string, boolean | undefined]> = [];
+    await a.newLock('u1').lock(never, (atOnce?: boolean) => void asked.push(['u1', atOnce]));
+    await sleep(50);
+    expect(asked).toEqual([]);
+
+    a.drain();
+    await expect.poll(() => asked).toEqual([['u1', true]]);
+    await a.newLock('u2').lock(never, (atOnce?: boolean) => void asked.push(['u2', atOnce]));
+    await expect.poll(() => asked).toEqual([
+      ['u1', true],
+      ['u2', true],
+    ]);
+  });
 });

@@ -39,12 +39,16 @@ export const DEFAULT_UPLOAD_LOCK_TIMINGS: UploadLockTimings = {
   maxRetryMs: 250,
 };
 
+/** tus' RequestRelease; `atOnce` (shutdown) asks to stop reading now rather than after LOCK_DRAIN_MS. */
+export type ReleaseRequest = (atOnce?: boolean) => ReturnType<RequestRelease>;
+
 interface Holding {
   readonly holder: string;
-  readonly requestRelease: RequestRelease;
+  readonly requestRelease: ReleaseRequest;
   /** When taken (this process's clock): a renewal that began earlier cannot have seen it. */
   readonly since: number;
-  asked: boolean;
+  /** 0 not asked, 1 asked to let go, 2 asked to let go at once. */
+  asked: 0 | 1 | 2;
 }
 
 export class UploadLocker implements Locker {
@@ -57,6 +61,8 @@ export class UploadLocker implements Locker {
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
   private lastRenewal = 0;
+  /** Shutting down: every holder is asked to let go at once, as soon as it holds. */
+  private draining = false;
 
   constructor(
     private readonly services: Pick<Services, 'db' | 'now'>,
@@ -71,7 +77,7 @@ export class UploadLocker implements Locker {
   }
 
   /** Takes lock `name`, asking its holder to let go meanwhile; rejects with ABORTED or ERR_LOCK_TIMEOUT. */
-  async acquire(name: string, signal: AbortSignal | undefined, requestRelease: RequestRelease, timeoutMs = this.timings.acquireTimeoutMs): Promise<string> {
+  async acquire(name: string, signal: AbortSignal | undefined, requestRelease: ReleaseRequest, timeoutMs = this.timings.acquireTimeoutMs): Promise<string> {
     const { db } = this.services;
     const deadline = Date.now() + timeoutMs;
     let pause = this.timings.firstRetryMs;
@@ -94,8 +100,10 @@ export class UploadLocker implements Locker {
           await this.release(name, holder);
           throw ERRORS.ABORTED;
         }
-        this.holdings.set(name, { holder, requestRelease, since: Date.now(), asked: false });
+        const holding: Holding = { holder, requestRelease, since: Date.now(), asked: 0 };
+        this.holdings.set(name, holding);
         this.startWatching();
+        if (this.draining) this.askToRelease(holding);
         return holder;
       }
       const local = this.holdings.get(name);
@@ -122,16 +130,23 @@ export class UploadLocker implements Locker {
     }
   }
 
+  /** Shutdown: each request holding a lock here ends now with what it has written, and lets go; so does each new one. */
+  drain(): void {
+    this.draining = true;
+    for (const holding of this.holdings.values()) this.askToRelease(holding);
+  }
+
   /** Stops the periodic work (the locks still held then expire with their leases). */
   close(): void {
     this.stopWatching();
   }
 
-  private askToRelease(holding: Holding): void {
-    if (holding.asked) return;
-    holding.asked = true;
+  private askToRelease(holding: Holding, atOnce = this.draining): void {
+    const asked = atOnce ? 2 : 1;
+    if (holding.asked >= asked) return;
+    holding.asked = asked;
     void Promise.resolve()
-      .then(() => holding.requestRelease())
+      .then(() => holding.requestRelease(atOnce))
       .catch((error: unknown) => this.onError(error));
   }
 

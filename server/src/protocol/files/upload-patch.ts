@@ -45,7 +45,8 @@ export class DirectPatch {
     if (!declared) return false;
     const { datastore, locker } = this.options;
 
-    // Reading stops when the client goes away, or LOCK_DRAIN_MS after a newer request asked for the lock; what arrived is kept.
+    // Reading stops when the client goes away, LOCK_DRAIN_MS after a newer request asked for the lock, or at once on
+    // shutdown (the client resumes elsewhere); what arrived is kept.
     let stopped = false;
     let cutShort = false;
     let endBody: (() => void) | null = null;
@@ -65,9 +66,10 @@ export class DirectPatch {
     req.once('close', onClose);
     const lock = locker.newLock(id);
     try {
-      await lock.lock(gone.signal, () => {
+      await lock.lock(gone.signal, (atOnce?: boolean) => {
         cutShort = true;
-        drainTimer ??= setTimeout(stop, LOCK_DRAIN_MS);
+        if (atOnce) stop();
+        else drainTimer ??= setTimeout(stop, LOCK_DRAIN_MS);
       });
     } catch (error) {
       req.off('close', onClose);
