@@ -358,7 +358,6 @@ async function* blobsOf(db: Kysely<Database>): AsyncGenerator<Blob> {
 
 const describeBlob = (blob: Blob) => (blob.kind === 'content' ? `content ${blob.id} (${blob.key})` : `the cover image of share ${blob.shareId} (${blob.key})`);
 
-/** Runs `work` on every item, `jobs` at a time; the first failure stops the rest and is thrown. */
 /** Derived images, under the same keys (not verified: one lost is only made again on first use). */
 async function copyDerivedImages(from: LocalDiskStore, to: ContentStore, jobs: number): Promise<number> {
   let copied = 0;
@@ -370,7 +369,8 @@ async function copyDerivedImages(from: LocalDiskStore, to: ContentStore, jobs: n
   return copied;
 }
 
-async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: number, work: (item: T) => Promise<void>): Promise<void> {
+/** Runs `work` on every item, `jobs` at a time; the first failure stops the rest and is thrown. */
+export async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: number, work: (item: T) => Promise<void>): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
   let failed = false;
   const worker = async () => {
