@@ -41,6 +41,7 @@ const MiB = 1024 * 1024;
 
 const op = (service: string, name: string): OperationSpec => findOperation(service as never, name)!;
 const FileAdd = op('FileService', 'FileAdd');
+const FileRename = op('FileService', 'FileRename');
 const FolderAdd = op('FileService', 'FolderAdd');
 const FileShare = op('FileService', 'FileShare');
 const FolderShare = op('FileService', 'FolderShare');
@@ -490,6 +491,36 @@ describe('fss migrate', () => {
     const again = await migrate(installation, target);
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toMatch(/: 1 copied/);
+  });
+
+  it('--verify-only after the service has run on the target verifies what was moved, reports the rest as not verified, and still finds a damaged moved blob', { timeout: 120_000 }, async () => {
+    const target = await newTarget(installation);
+    expect((await migrate(installation, target)).code).toBe(0);
+    const app = await startTestApp(target.env);
+    try {
+      const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+      await addFile(app, alice, 'after.txt', Buffer.from('written on the target'));
+      expect((await signedCall(app, alice, FileRename, { fid: installation.protectedShare.file.id, newname: 'renamed.txt' })).result.code).toBe('0');
+      const moved = installation.folderShare.file;
+      expect((await signedCall(app, alice, FolderAndFileDelete, { dirids: '', fids: String(moved.id), is_real: 1 })).result.code).toBe('0');
+    } finally {
+      await app.close();
+    }
+
+    const verified = await migrate(installation, target, '--verify-only');
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).not.toMatch(/problem\(s\):|FAILED/);
+    expect(verified.stdout).toMatch(/^ {2}files: \d+ row\(s\) as moved; after the move 1 changed, 1 removed, 1 added \(not verified\)$/m);
+    expect(verified.stdout).toMatch(/not verified: 1 removed and 0 replaced after the move .*; 1 added after the move/);
+    expect(verified.stdout).toContain('Not verified:');
+
+    const [victim] = await query<{ storage_key: string }>(target, `select storage_key from content where size > ${MiB}`);
+    await target.store.delete(victim.storage_key);
+    const damaged = await migrate(installation, target, '--verify-only');
+    expect(damaged.code).toBe(1);
+    expect(damaged.stdout).toContain(`(${victim.storage_key}): missing in the target`);
+    expect(damaged.stdout).toMatch(/^1 problem\(s\):$/m);
+    expect(damaged.stdout).toContain('verification FAILED');
   });
 
   it('refuses a target that is not PostgreSQL, a missing or wrong secret, and misuse', async () => {
