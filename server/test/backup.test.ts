@@ -141,7 +141,7 @@ describe('fss backup and fss restore (embedded default)', () => {
     expect(await fs.readdir(target)).toEqual(['notes.txt']);
   });
 
-  it('restores only a complete backup, and only into an empty data folder', async () => {
+  it('restores only a complete backup with its secret, and only into an empty data folder', async () => {
     const dataDir = path.join(workDir, 'restore-refusals');
     expect((await runFss(dataDir, ['user', 'add', ACCOUNT, '--password', PASSWORD])).code).toBe(0);
     const backupDir = path.join(workDir, 'restore-refusals-backup');
@@ -150,6 +150,14 @@ describe('fss backup and fss restore (embedded default)', () => {
     const intoUsed = await runFss(dataDir, ['restore', backupDir]);
     expect(intoUsed.code).toBe(1);
     expect(intoUsed.stderr).toContain('is not empty');
+
+    const secret = await fs.readFile(path.join(backupDir, 'secret.key'));
+    await fs.rm(path.join(backupDir, 'secret.key'));
+    const noSecret = await runFss(path.join(workDir, 'restore-refusals-secret'), ['restore', backupDir]);
+    expect(noSecret.code).toBe(1);
+    expect(noSecret.stderr).toContain('set FSS_SECRET to that secret');
+    await expect(fs.readdir(path.join(workDir, 'restore-refusals-secret'))).rejects.toThrow('ENOENT');
+    await fs.writeFile(path.join(backupDir, 'secret.key'), secret);
 
     await fs.rm(path.join(backupDir, 'backup.json'));
     const incomplete = await runFss(path.join(workDir, 'restore-refusals-new'), ['restore', backupDir]);

@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -516,10 +516,21 @@ describe('fss migrate', () => {
 
     const [victim] = await query<{ storage_key: string }>(target, `select storage_key from content where size > ${MiB}`);
     await target.store.delete(victim.storage_key);
+    const [overwritten] = await query<{ storage_key: string; size: string }>(
+      target,
+      `select storage_key, size from content where sha256 = '${sha256(installation.protectedShare.file.bytes)}' order by id limit 1`,
+    );
+    const garbageDir = mkdtempSync(path.join(os.tmpdir(), 'fss-garbage-'));
+    onTestFinished(() => rmSync(garbageDir, { recursive: true, force: true }));
+    const garbage = path.join(garbageDir, 'bytes');
+    writeFileSync(garbage, Buffer.alloc(Number(overwritten.size), 'x'));
+    await target.store.delete(overwritten.storage_key);
+    await target.store.putFile(overwritten.storage_key, garbage);
     const damaged = await migrate(installation, target, '--verify-only');
     expect(damaged.code).toBe(1);
     expect(damaged.stdout).toContain(`(${victim.storage_key}): missing in the target`);
-    expect(damaged.stdout).toMatch(/^1 problem\(s\):$/m);
+    expect(damaged.stdout).toContain(`(${overwritten.storage_key}): the target's bytes hash to`);
+    expect(damaged.stdout).toMatch(/^2 problem\(s\):$/m);
     expect(damaged.stdout).toContain('verification FAILED');
   });
 

@@ -199,6 +199,11 @@ export async function restoreInstallation(config: Config, dir: string, print: (l
   if ((await fs.readdir(dataDir).catch(() => [])).length > 0) {
     throw new BackupRefused(`${dataDir} (FSS_DATA_DIR) is not empty: stop the service, move that folder aside, and restore into an empty one`);
   }
+  const hasSecret = await exists(path.join(backup, SECRET_FILE));
+  if (!hasSecret && config.secret === undefined) {
+    // Else the first start would make a new secret.key, and every URL and sealed code of the backup would fail.
+    throw new BackupRefused('the backup holds no secret.key (its service ran with FSS_SECRET): set FSS_SECRET to that secret, and restore again');
+  }
   await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const work = path.join(dataDir, 'tmp', `restore-${randomBytes(6).toString('hex')}`);
   await fs.mkdir(work, { recursive: true, mode: 0o700 });
@@ -214,11 +219,9 @@ export async function restoreInstallation(config: Config, dir: string, print: (l
       await to.putFile(key, temp);
       blobs++;
     });
-    if (await exists(path.join(backup, SECRET_FILE))) {
+    if (hasSecret) {
       await fs.copyFile(path.join(backup, SECRET_FILE), path.join(dataDir, SECRET_FILE));
       await fs.chmod(path.join(dataDir, SECRET_FILE), 0o600);
-    } else if (config.secret === undefined) {
-      print('secret: the backup holds no secret.key (its service ran with FSS_SECRET): set FSS_SECRET to that secret before starting the service');
     }
     const temp = path.join(work, SQLITE_FILE_NAME);
     await fs.copyFile(path.join(backup, SQLITE_FILE_NAME), temp);
