@@ -18,7 +18,7 @@ import { contentStoreFor } from '../../storage/content/stores';
 import { closeDatabase, openSqliteReadOnly, SQLITE_FILE_NAME } from '../../storage/db/engine/database';
 import { contentAfter, shareImagesAfter } from '../../storage/db/engine/installation-copy';
 import { snapshotSqlite } from '../../storage/db/engine/sqlite-snapshot';
-import { forEachConcurrently, formatBytes } from './migrate-installation';
+import { forEachConcurrently, formatBytes, progressPrinter } from './migrate-installation';
 
 /** A refusal before anything was written; the message says why and what to do. */
 export class BackupRefused extends Error {}
@@ -79,6 +79,8 @@ export async function backupInstallation(config: Config, dir: string, print: (li
     const db = openSqliteReadOnly(target);
     const nowMissing = new Set<string>();
     named = new Set();
+    let copied = 0;
+    const progress = progressPrinter(print, () => `content: ${copied} blob(s) copied`);
     try {
       await forEachConcurrently(blobsNamedBy(db), JOBS, async (blob) => {
         named.add(blob.key);
@@ -86,6 +88,8 @@ export async function backupInstallation(config: Config, dir: string, print: (li
         const problem = await copyBlob(source, copies, blob, work);
         if (problem === 'missing') nowMissing.add(blob.key);
         else if (problem) problems.push(problem);
+        copied++;
+        progress.tick();
       });
     } finally {
       await closeDatabase(db);

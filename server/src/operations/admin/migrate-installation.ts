@@ -432,7 +432,8 @@ export async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: numb
   if (failure) throw failure.reason;
 }
 
-function progressPrinter(print: (line: string) => void, describe: () => string): { tick(): void; done(): void } {
+/** Prints `describe()` at most every 2 s while work goes on (tick), and once at the end (done). */
+export function progressPrinter(print: (line: string) => void, describe: () => string): { tick(): void; done(): void } {
   let last = Date.now();
   return {
     tick() {
