@@ -31,7 +31,7 @@ const withoutDatabase = [
  * index. The reliability suite (docs/reliability.md) runs against the embedded default, with its
  * budget set by FSS_RELIABILITY_BUDGET.
  */
-const sqliteOnly = ['server/test/crash/kill-9.test.ts', 'server/test/serve-output.test.ts', 'server/test/storage/wal-checkpoints.test.ts', 'server/test/reliability/**'];
+const sqliteOnly = ['server/test/backup.test.ts', 'server/test/crash/kill-9.test.ts', 'server/test/serve-output.test.ts', 'server/test/storage/wal-checkpoints.test.ts', 'server/test/reliability/**'];
 
 /**
  * Test files that need PostgreSQL whatever the engine under test: `fss migrate` moves an embedded

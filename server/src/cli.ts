@@ -25,6 +25,7 @@ import { callCaches } from './operations/caches';
 import { OpError } from './operations/errors';
 import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/admin/integrity';
 import { migrateInstallation } from './operations/admin/migrate-installation';
+import { backupInstallation, restoreInstallation } from './operations/admin/backup';
 import { prepareContentStores } from './storage/content/stores';
 import { closeDatabase, openDatabase } from './storage/db/engine/database';
 import { loadServerSecret } from './storage/secret';
@@ -56,6 +57,11 @@ const USAGE = `Usage: fss <command>
                                               FSS_S3_*), with FSS_SECRET set to its secret; copies,
                                               then verifies every row and blob; stop the service
                                               first; safe to run again (continues where it stopped)
+  fss backup DIR                              copy the embedded installation (database, content,
+                                              secret.key) into the new folder DIR, while the
+                                              service runs; DIR holds secrets: keep it private
+  fss restore DIR                             copy the backup in DIR into FSS_DATA_DIR (an empty
+                                              folder, the service stopped), then check it as fsck
   fss help                                    show this help
 
 NAME is an account name or its numeric id; ${ACCOUNT_NAME_RULE}.
@@ -110,6 +116,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<n
       return fsck(rest, env, io);
     case 'migrate':
       return migrate(rest, env, io);
+    case 'backup':
+      return backup(rest, env, io);
+    case 'restore':
+      return restore(rest, env, io);
     case undefined:
       throw new UsageError('missing command');
     default:
@@ -233,6 +243,27 @@ async function migrate(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promi
     print: (line) => io.stdout.write(line + '\n'),
   });
   return report.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** Exit 0 when the backup is complete and every blob was found whole; 1 otherwise (the problems are listed). */
+async function backup(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const { positionals } = parse(args, {}, 1, 'DIR');
+  const config = loadConfig(env);
+  await prepareContentStores(config);
+  const summary = await backupInstallation(config, positionals[0], (line) => io.stdout.write(line + '\n'));
+  if (summary.problems.length === 0) return EXIT_OK;
+  io.stdout.write(`${summary.problems.length} problem(s) in the installation, copied as they are (fss fsck on it tells more):\n`);
+  for (const problem of summary.problems) io.stdout.write(`  ${problem}\n`);
+  return EXIT_FAILED;
+}
+
+/** Restores, then checks the result as `fss fsck` does: exit 0 only when it is clean. */
+async function restore(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const { positionals } = parse(args, {}, 1, 'DIR');
+  const config = loadConfig(env);
+  await prepareContentStores(config);
+  await restoreInstallation(config, positionals[0], (line) => io.stdout.write(line + '\n'));
+  return fsck([], env, io);
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -41,6 +41,7 @@ const MiB = 1024 * 1024;
 
 const op = (service: string, name: string): OperationSpec => findOperation(service as never, name)!;
 const FileAdd = op('FileService', 'FileAdd');
+const FileRename = op('FileService', 'FileRename');
 const FolderAdd = op('FileService', 'FolderAdd');
 const FileShare = op('FileService', 'FileShare');
 const FolderShare = op('FileService', 'FolderShare');
@@ -490,6 +491,47 @@ describe('fss migrate', () => {
     const again = await migrate(installation, target);
     expect(again.code, again.stdout).toBe(0);
     expect(again.stdout).toMatch(/: 1 copied/);
+  });
+
+  it('--verify-only after the service has run on the target verifies what was moved, reports the rest as not verified, and still finds a damaged moved blob', { timeout: 120_000 }, async () => {
+    const target = await newTarget(installation);
+    expect((await migrate(installation, target)).code).toBe(0);
+    const app = await startTestApp(target.env);
+    try {
+      const alice = await logIn(app, 'post', 'alice', 'alice-password-1');
+      await addFile(app, alice, 'after.txt', Buffer.from('written on the target'));
+      expect((await signedCall(app, alice, FileRename, { fid: installation.protectedShare.file.id, newname: 'renamed.txt' })).result.code).toBe('0');
+      const moved = installation.folderShare.file;
+      expect((await signedCall(app, alice, FolderAndFileDelete, { dirids: '', fids: String(moved.id), is_real: 1 })).result.code).toBe('0');
+    } finally {
+      await app.close();
+    }
+
+    const verified = await migrate(installation, target, '--verify-only');
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).not.toMatch(/problem\(s\):|FAILED/);
+    expect(verified.stdout).toMatch(/^ {2}files: \d+ row\(s\) as moved; after the move 1 changed, 1 removed, 1 added \(not verified\)$/m);
+    expect(verified.stdout).toMatch(/not verified: 1 removed and 0 replaced after the move .*; 1 added after the move/);
+    expect(verified.stdout).toContain('Not verified:');
+
+    const [victim] = await query<{ storage_key: string }>(target, `select storage_key from content where size > ${MiB}`);
+    await target.store.delete(victim.storage_key);
+    const [overwritten] = await query<{ storage_key: string; size: string }>(
+      target,
+      `select storage_key, size from content where sha256 = '${sha256(installation.protectedShare.file.bytes)}' order by id limit 1`,
+    );
+    const garbageDir = mkdtempSync(path.join(os.tmpdir(), 'fss-garbage-'));
+    onTestFinished(() => rmSync(garbageDir, { recursive: true, force: true }));
+    const garbage = path.join(garbageDir, 'bytes');
+    writeFileSync(garbage, Buffer.alloc(Number(overwritten.size), 'x'));
+    await target.store.delete(overwritten.storage_key);
+    await target.store.putFile(overwritten.storage_key, garbage);
+    const damaged = await migrate(installation, target, '--verify-only');
+    expect(damaged.code).toBe(1);
+    expect(damaged.stdout).toContain(`(${victim.storage_key}): missing in the target`);
+    expect(damaged.stdout).toContain(`(${overwritten.storage_key}): the target's bytes hash to`);
+    expect(damaged.stdout).toMatch(/^2 problem\(s\):$/m);
+    expect(damaged.stdout).toContain('verification FAILED');
   });
 
   it('refuses a target that is not PostgreSQL, a missing or wrong secret, and misuse', async () => {

@@ -20,7 +20,9 @@ import {
   beginRun,
   blobTotals,
   columnDifferences,
+  compareRows,
   contentAfter,
+  contentKeysAmong,
   copyTables,
   countTables,
   digestTables,
@@ -30,6 +32,7 @@ import {
   schemaState,
   sealedExtractionCodes,
   shareImagesAfter,
+  shareImagesAmong,
   sqliteDataVersion,
   type TableCount,
   type TableDigest,
@@ -115,7 +118,11 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
     print(`fss migrate${mode === 'migrate' ? '' : ` --${mode}`}`);
     print(`  from: the embedded installation in ${sourceDir} (${sourceId})`);
     print(`  to:   PostgreSQL ${describeDatabase(target.databaseUrl)}; content ${describeContent(target, contentInPlace)}`);
-    print('  Both services must be stopped while this runs: the installation\'s, and any on the target.');
+    print(
+      mode === 'verify-only'
+        ? "  The installation's service must be stopped; the target's may run (what it writes meanwhile shows as changed after the move)."
+        : "  Both services must be stopped while this runs: the installation's, and any on the target.",
+    );
     await checkSecret(source, sourceDir, secret, print);
 
     const targetSchema = await schemaState(targetDb).catch((error: unknown) => {
@@ -228,8 +235,12 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
     }
 
     // ---- 4. Verification ------------------------------------------------------------------------
-    problems.push(...(await verifyRows(source, targetDb, print)));
-    problems.push(...(await verifyBlobs(targetDb, sourceStore, targetStore, { jobs, totals, print, repair: mode === 'migrate' && !contentInPlace })));
+    // After a finished move the service may have run on the target: what it changed is told apart, not blamed.
+    const moved = mode === 'verify-only' && marker?.finishedAt && marker.copied ? marker.copied : null;
+    const rows = moved ? await verifyRowsAfterUse(source, targetDb, moved, print) : { problems: await verifyRows(source, targetDb, print), notVerified: 0 };
+    problems.push(...rows.problems);
+    const blobs = await verifyBlobs(source, targetDb, sourceStore, targetStore, { jobs, totals, print, repair: mode === 'migrate' && !contentInPlace });
+    problems.push(...blobs.problems);
 
     // ---- 5. The source must not have changed meanwhile --------------------------------------------
     if ((await sqliteDataVersion(source)) !== dataVersion) {
@@ -248,8 +259,14 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
       print(`done in ${seconds} s: every row and every blob copied and verified.`);
       print('Start the service with the same FSS_DATABASE_URL, FSS_S3_* and FSS_SECRET as this command had.');
       print(`The installation in ${sourceDir} was not changed: keep it until the new one has proven itself.`);
-    } else {
+    } else if (rows.notVerified + blobs.notVerified === 0) {
       print('verified: every row and every blob of the installation is in the target.');
+    } else {
+      print('verified: every row and blob of the installation that the target still holds as moved is as it was moved.');
+      print(
+        `Not verified: ${rows.notVerified} row(s) and ${blobs.notVerified} blob(s) the service added, changed or removed after the move ` +
+          '(its own changes cannot be told from damage by comparing with the installation); fss fsck on the target checks its rows against its store.',
+      );
     }
     return { ok: true, problems: [] };
   } finally {
@@ -356,9 +373,32 @@ async function* blobsOf(db: Kysely<Database>): AsyncGenerator<Blob> {
   }
 }
 
+/** A blob of the installation, and whether the target's row still names it (the service may have removed or replaced it). */
+type MovedBlob = Blob & { readonly inTarget: 'as-moved' | 'gone' | 'replaced' };
+
+/** The installation's blobs, each with what the target's rows say of it now. */
+async function* movedBlobsOf(source: Kysely<Database>, target: Kysely<Database>): AsyncGenerator<MovedBlob> {
+  const state = (now: string | undefined, key: string) => (now === undefined ? 'gone' : now === key ? 'as-moved' : 'replaced');
+  for (let after = 0; ; ) {
+    const rows = await contentAfter(source, after, PAGE);
+    const now = await contentKeysAmong(target, rows.map((row) => row.id));
+    for (const row of rows) {
+      yield { kind: 'content', id: row.id, key: row.storageKey, size: row.size, sha256: row.sha256, encrypted: row.encrypted, inTarget: state(now.get(row.id), row.storageKey) };
+    }
+    if (rows.length < PAGE) break;
+    after = rows[rows.length - 1].id;
+  }
+  for (let after = 0; ; ) {
+    const rows = await shareImagesAfter(source, after, PAGE);
+    const now = await shareImagesAmong(target, rows.map((row) => row.shareId));
+    for (const row of rows) yield { kind: 'image', shareId: row.shareId, key: row.key, inTarget: state(now.get(row.shareId), row.key) };
+    if (rows.length < PAGE) break;
+    after = rows[rows.length - 1].shareId;
+  }
+}
+
 const describeBlob = (blob: Blob) => (blob.kind === 'content' ? `content ${blob.id} (${blob.key})` : `the cover image of share ${blob.shareId} (${blob.key})`);
 
-/** Runs `work` on every item, `jobs` at a time; the first failure stops the rest and is thrown. */
 /** Derived images, under the same keys (not verified: one lost is only made again on first use). */
 async function copyDerivedImages(from: LocalDiskStore, to: ContentStore, jobs: number): Promise<number> {
   let copied = 0;
@@ -370,7 +410,8 @@ async function copyDerivedImages(from: LocalDiskStore, to: ContentStore, jobs: n
   return copied;
 }
 
-async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: number, work: (item: T) => Promise<void>): Promise<void> {
+/** Runs `work` on every item, `jobs` at a time; the first failure stops the rest and is thrown. */
+export async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: number, work: (item: T) => Promise<void>): Promise<void> {
   const iterator = items[Symbol.asyncIterator]();
   let failed = false;
   const worker = async () => {
@@ -391,7 +432,8 @@ async function forEachConcurrently<T>(items: AsyncIterable<T>, jobs: number, wor
   if (failure) throw failure.reason;
 }
 
-function progressPrinter(print: (line: string) => void, describe: () => string): { tick(): void; done(): void } {
+/** Prints `describe()` at most every 2 s while work goes on (tick), and once at the end (done). */
+export function progressPrinter(print: (line: string) => void, describe: () => string): { tick(): void; done(): void } {
   let last = Date.now();
   return {
     tick() {
@@ -494,7 +536,8 @@ const sha256Of = async (stream: Readable): Promise<string> => (await sha256OfStr
 const hashInKey = (key: string) => key.slice(6, 70);
 
 async function verifyBlobs(
-  db: Kysely<Database>,
+  source: Kysely<Database>,
+  target: Kysely<Database>,
   from: LocalDiskStore,
   to: ContentStore,
   options: {
@@ -504,16 +547,21 @@ async function verifyBlobs(
     /** Delete a target blob that fails while the source's is right, so that a re-run copies it. */
     readonly repair: boolean;
   },
-): Promise<string[]> {
+): Promise<{ problems: string[]; notVerified: number }> {
   const { print } = options;
   const problems: string[] = [];
   const total = options.totals.content + options.totals.images;
   let checked = 0;
-  print(`verify: reading ${total} blob(s) back from the target`);
+  let gone = 0;
+  let replaced = 0;
+  print(`verify: reading the installation's ${total} blob(s) back from the target`);
   const progress = progressPrinter(print, () => `${checked}/${total} blob(s) checked, ${problems.length} problem(s)`);
-  await forEachConcurrently(blobsOf(db), options.jobs, async (blob) => {
-    const problem = await checkBlob(blob, from, to);
+  await forEachConcurrently(movedBlobsOf(source, target), options.jobs, async (blob) => {
     checked++;
+    if (blob.inTarget === 'gone') gone++;
+    if (blob.inTarget === 'replaced') replaced++;
+    if (blob.inTarget !== 'as-moved') return;
+    const problem = await checkBlob(blob, from, to);
     progress.tick();
     if (!problem) return;
     let line = `${describeBlob(blob)}: ${problem.text}`;
@@ -526,7 +574,12 @@ async function verifyBlobs(
     problems.push(line);
   });
   progress.done();
-  return problems;
+  const inTarget = await blobTotals(target);
+  const added = inTarget.content + inTarget.images - (total - gone - replaced);
+  if (gone + replaced + added > 0) {
+    print(`  not verified: ${gone} removed and ${replaced} replaced after the move (their rows are gone or name other blobs); ${added} added after the move`);
+  }
+  return { problems, notVerified: gone + replaced + Math.max(0, added) };
 }
 
 async function checkBlob(blob: Blob, from: LocalDiskStore, to: ContentStore): Promise<{ text: string; sourceIsRight: boolean } | null> {
@@ -569,6 +622,39 @@ async function verifyRows(source: Kysely<Database>, target: Kysely<Database>, pr
   }
   print(`  ${ours.size} tables, ${rows} rows: ${problems.length === 0 ? 'equal' : `${problems.length} differ`}`);
   return problems;
+}
+
+/**
+ * Rows after a finished move, when the service may have run on the target: a table equal to the installation's is
+ * verified; one the installation changed after the copy is a problem; one only the target changed is compared row
+ * by row, and what the service added, changed or removed is reported as not verified.
+ */
+async function verifyRowsAfterUse(
+  source: Kysely<Database>,
+  target: Kysely<Database>,
+  copied: ReadonlyMap<string, TableDigest>,
+  print: (line: string) => void,
+): Promise<{ problems: string[]; notVerified: number }> {
+  print('verify: rows of every table, against the installation and against what the move copied');
+  const [ours, theirs] = [await digestTables(source), await digestTables(target)];
+  const problems: string[] = [];
+  let verified = 0;
+  let notVerified = 0;
+  for (const [table, digest] of ours) {
+    const then = copied.get(table);
+    if (theirs.get(table)!.digest === digest.digest) {
+      verified += digest.rows;
+    } else if (!then || then.digest !== digest.digest) {
+      problems.push(`table ${table}: the installation's rows differ from those the move copied (${then?.rows ?? 0} copied, ${digest.rows} now): was it used after the move?`);
+    } else {
+      const rows = await compareRows(source, target, table);
+      verified += rows.same;
+      notVerified += rows.changed + rows.removed + rows.added;
+      print(`  ${table}: ${rows.same} row(s) as moved; after the move ${rows.changed} changed, ${rows.removed} removed, ${rows.added} added (not verified)`);
+    }
+  }
+  print(`  ${ours.size} tables: ${verified} row(s) as moved${problems.length > 0 ? `, ${problems.length} table(s) differ` : ''}`);
+  return { problems, notVerified };
 }
 
 // ---- Output -----------------------------------------------------------------------------------------
