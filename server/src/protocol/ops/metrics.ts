@@ -121,7 +121,8 @@ export class Metrics {
     if (type.startsWith('text/xml')) {
       form = 'soap11';
       const header = req.headers.soapaction;
-      action = typeof header === 'string' ? header.replace(/^\s*"?|"?\s*$/g, '') : undefined;
+      // As soap.ts declaredAction reads it: quoted or not.
+      if (typeof header === 'string') action = header.length > 1 && header.startsWith('"') ? header.slice(1, -1) : header;
     } else if (type.startsWith('application/soap+xml')) {
       form = 'soap12';
       if (type.includes('action')) action = parseContentType(type)?.params.get('action');
