@@ -198,7 +198,7 @@ async function listenForMetrics(at: { host: string; port: number }, metrics: Met
     } else answerPlainText(res, 'Not found', 'no-store', 404);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`FSS_METRICS: cannot listen on ${at.host}:${at.port} (${error.code ?? error.message})`)));
     server.listen(at.port, at.host, resolve);
   });
   const { port } = server.address() as AddressInfo;

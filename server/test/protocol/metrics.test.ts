@@ -17,12 +17,15 @@ interface Sample {
   readonly value: number;
 }
 
-/** The samples of an exposition; throws on a line that is neither a comment nor `name{labels} value`. */
+/**
+ * The samples of an exposition; throws on a line that is neither a comment nor `name{labels} value`. NaN in any case, as
+ * Prometheus reads it: prom-client writes `Nan` for the event-loop lag before its first measurement.
+ */
 function parseExposition(text: string): Sample[] {
   const samples: Sample[] = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\})? (-?[0-9.e+-]+|NaN|[+-]Inf)$/.exec(line);
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*)\})? (-?[0-9.e+-]+|[Nn][Aa][Nn]|[+-]Inf)$/.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
     for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]] = pair[2];
@@ -129,6 +132,11 @@ describe('FSS_METRICS=host:port', () => {
     const samples = await scrape(app.app.metricsUrl!);
     expect(valueOf(samples, 'fss_requests_total', { service: 'OAuthService', operation: 'Login', form: 'post', code: '200' })).toBe(1);
     expect((await send(app.url, 'GET', '/metrics', {})).status).toBe(404);
+  });
+
+  it('stops the start with an error naming FSS_METRICS when its address is taken', async () => {
+    const port = new URL(app.app.metricsUrl!).port;
+    await expect(startTestApp({ FSS_METRICS: `127.0.0.1:${port}` })).rejects.toThrow(`FSS_METRICS: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
   });
 
   it('answers 404 on that listener for any other path', async () => {
