@@ -1,5 +1,6 @@
 /** The application: services, the protocol edge and the web app; `buildApp(config)` is what `fss serve` runs and tests build. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { createLogger, type Logger } from './log';
 import { callCaches } from './operations/caches';
@@ -22,12 +23,16 @@ import type { Outcome } from './protocol/asmx/results';
 import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/files/share-images';
 import { ZipRoute } from './protocol/files/zip-route';
+import { HealthRoute } from './protocol/ops/health';
+import { Metrics } from './protocol/ops/metrics';
 import { ThumbnailRoute } from './protocol/files/thumbnails';
 import { SharePreviews } from './protocol/web/share-preview';
 import { UploadEndpoint } from './protocol/files/uploads';
 import { WebApp } from './protocol/web/web-app';
 import { prepareContentStores } from './storage/content/stores';
-import { closeDatabase, openDatabase } from './storage/db/engine/database';
+import { probeContentStore } from './storage/content/store-probe';
+import { closeDatabase, openDatabase, poolUse } from './storage/db/engine/database';
+import { databaseMigrated, queueDepths } from './storage/db/repositories/status-repository';
 import { loadServerSecret } from './storage/secret';
 
 export interface App {
@@ -36,6 +41,10 @@ export interface App {
   /** The e-mail sender of this instance; null when turned off (AppOptions.mailSender). */
   readonly mailSender: MailSender | null;
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** From now on /readyz answers 503 (`shutting_down: true`), so load balancers stop sending new requests. */
+  setShuttingDown(): void;
+  /** With FSS_METRICS=host:port, where its own listener serves /metrics (`http://host:port`); else undefined. */
+  readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -68,6 +77,25 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     nudgeMailSender: () => mailSender?.nudge(),
   };
 
+  let shuttingDown = false;
+  const health = new HealthRoute({
+    database: () => databaseMigrated(db),
+    store: () => probeContentStore(config),
+    shuttingDown: () => shuttingDown,
+  });
+  const metrics =
+    config.metrics.kind === 'off' ? null : new Metrics(config.namespace, { poolUse: () => poolUse(db), queueDepths: () => queueDepths(db, services.now()) });
+  // Before any background work starts: a listener that cannot listen (the port is taken) leaves only the database to close.
+  let metricsListener: MetricsListener | null = null;
+  if (config.metrics.kind === 'listener' && metrics) {
+    try {
+      metricsListener = await listenForMetrics(config.metrics, metrics);
+    } catch (error) {
+      await closeDatabase(db);
+      throw error;
+    }
+  }
+
   const env: ProtocolEnv = {
     config,
     caches: services.caches,
@@ -99,6 +127,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const previews = new PreviewRoute(services, log);
 
   async function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> {
+    // Before everything else: no route of the app may shadow the probes and the scrape.
+    if (await health.route(req, res, url)) return;
+    if (url.pathname === '/metrics' && config.metrics.kind === 'on' && metrics) return metrics.serve(req, res);
     if (await router.route(req, res, url)) return;
     if (await uploads.route(req, res, url)) return;
     if (await downloads.route(req, res, url)) return;
@@ -114,6 +145,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     services,
     log,
     mailSender,
+    metricsUrl: metricsListener?.url,
+    setShuttingDown() {
+      shuttingDown = true;
+    },
     handle(req, res) {
       const started = performance.now();
       requestTaken(started);
@@ -125,13 +160,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       // The client's address (protocol/client-address.ts), read now: a closed socket no longer knows its peer.
       const client = clientAddressOf(req, config);
       res.on('finish', () => {
-        log.request({
-          method: req.method ?? 'GET',
-          path: loggablePath(url.pathname),
-          client,
-          status: res.statusCode,
-          ms: Math.round(performance.now() - started),
-        });
+        const ms = performance.now() - started;
+        log.request({ method: req.method ?? 'GET', path: loggablePath(url.pathname), client, status: res.statusCode, ms: Math.round(ms) });
+        metrics?.record(req, res, url.pathname, ms / 1000);
       });
       route(req, res, url).catch((error: unknown) => {
         if (error instanceof ClientGoneError) return;
@@ -148,8 +179,36 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await encryptionJobs?.stop();
       // Before the database closes: a message being sent is marked before the sender lets go.
       await mailSender?.stop();
+      await metricsListener?.close();
       await closeDatabase(db);
     },
+  };
+}
+
+/** FSS_METRICS=host:port: /metrics on a listener of its own, kept off the public port; any other path there is 404. */
+interface MetricsListener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+async function listenForMetrics(at: { host: string; port: number }, metrics: Metrics): Promise<MetricsListener> {
+  const server = http.createServer((req, res) => {
+    if (requestTarget(req.url ?? '/')?.pathname === '/metrics') {
+      metrics.serve(req, res).catch(() => res.destroy());
+    } else answerPlainText(res, 'Not found', 'no-store', 404);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`FSS_METRICS: cannot listen on ${at.host}:${at.port} (${error.code ?? error.message})`)));
+    server.listen(at.port, at.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

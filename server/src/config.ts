@@ -93,6 +93,8 @@ export interface Config {
   readonly imageMakers: number;
   readonly imageQueue: number;
   readonly limits: Limits;
+  /** FSS_METRICS: no /metrics (off), /metrics on the public port (on), or a listener of its own (host:port). */
+  readonly metrics: MetricsSetting;
   /** Where log lines go; tests capture them. */
   readonly log: (line: string) => void;
 }
@@ -120,7 +122,20 @@ export const defaultLimits: Limits = {
   maxZipEntries: 100_000,
 };
 
+export type MetricsSetting = { readonly kind: 'off' | 'on' } | { readonly kind: 'listener'; readonly host: string; readonly port: number };
+
 export class ConfigError extends Error {}
+
+/** FSS_METRICS: off (default), on, or `host:port` (`[::1]:9464` for IPv6). */
+function metricsSetting(env: NodeJS.ProcessEnv): MetricsSetting {
+  const raw = (env.FSS_METRICS ?? '').trim();
+  if (raw === '' || raw === 'off') return { kind: 'off' };
+  if (raw === 'on') return { kind: 'on' };
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new ConfigError(`FSS_METRICS must be off, on or host:port (e.g. 127.0.0.1:9464), got "${raw}"`);
+  return { kind: 'listener', host: match[1] ?? match[2], port };
+}
 
 function intSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
@@ -272,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     passwordHashSlots: intSetting(env, 'FSS_PASSWORD_HASH_SLOTS', 2, 1, Math.max(1, threadPoolSize(env) - THREADS_KEPT_FOR_FILES)),
     imageMakers: intSetting(env, 'FSS_IMAGE_MAKERS', 1, 1, 64),
     imageQueue: intSetting(env, 'FSS_IMAGE_QUEUE', 16, 0, 10_000),
+    metrics: metricsSetting(env),
     limits: {
       maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),
       maxXmlDepth: intSetting(env, 'FSS_MAX_XML_DEPTH', defaultLimits.maxXmlDepth, 8, 1000),

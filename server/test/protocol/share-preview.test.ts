@@ -173,7 +173,7 @@ describe('share page previews', () => {
     expect(metaTags(body)['og:description']).toBe('Shared file · 1 B — </title><script>alert(1)</script>');
   });
 
-  it('HEAD answers the headers of the page without a body; other paths under a share code are the plain app', async () => {
+  it('HEAD answers the headers of the page without a body; other paths under a share code are no page of the app (404)', async () => {
     const file = await addFile(app.app.services, accountId, 0, 'head.txt', 1);
     const { code } = await share(FileShare, { fids: String(file.id) });
     const head = await page(code, 'HEAD');
@@ -183,8 +183,8 @@ describe('share page previews', () => {
     expect(Number(head.headers['content-length'])).toBeGreaterThan(INDEX_HTML.length);
 
     const other = await send(app.url, 'GET', `/s/${code}/elsewhere`, {});
-    expect(other.status).toBe(200);
-    expect(other.body).toBe(INDEX_HTML);
+    expect(other.status).toBe(404);
+    expect(other.body).not.toContain(INDEX_HTML);
     expect((await send(app.url, 'GET', '/folder/12', {})).body).toBe(INDEX_HTML);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The built web app (dist/web) on the services' origin: client routes answer index.html, hashed assets are cached for
- * good; a share page gets its link preview (share-preview.ts), is never cached (it names the share) and is noindex.
+ * The built web app (dist/web) on the services' origin: its client routes answer index.html, any other path 404 (a
+ * probe of /healthz-typo or /.env must not look like a page); hashed assets are cached for good; a share page gets its
+ * link preview (share-preview.ts), is never cached (it names the share) and is noindex.
  */
 import { createReadStream, promises as fs } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -43,6 +44,27 @@ const NOT_BUILT = `<!DOCTYPE html>
 <a href="/UserService.asmx">UserService</a>, <a href="/ShareService.asmx">ShareService</a>.</p></body></html>
 `;
 
+/**
+ * The web app's routes (src/App.tsx, in react-router's syntax; app-routes.test.ts checks both agree). Matched as
+ * react-router does: any case, an optional trailing slash, a `:param` standing for one segment.
+ */
+export const APP_ROUTES = ['/', '/login', '/s/:code', '/folder/:id', '/search', '/recent', '/bin', '/links', '/shares'] as const;
+
+const APP_ROUTE = new RegExp(
+  `^(?:${APP_ROUTES.map((route) => route.replace(/\/$/, '').replace(/:\w+/g, '[^/]+')).join('|')})/?$`,
+  'i',
+);
+
+export function isAppRoute(pathname: string): boolean {
+  return APP_ROUTE.test(pathname);
+}
+
+/** What a path outside the app answers: a page of its own (the app's router never sees it), with a way back. */
+const NOT_FOUND = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Page not found</title></head>
+<body><main><h1>Page not found</h1><p>There is no page at this address.</p><p><a href="/">Go to your files</a></p></main></body></html>
+`;
+
 export class WebApp {
   private readonly root: string;
 
@@ -72,8 +94,8 @@ export class WebApp {
       const immutable = decoded.startsWith('/assets/');
       return this.sendFile(res, file, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     }
-    if (path.extname(decoded) !== '' && !decoded.endsWith('.html')) {
-      answer(res, { status: 404, contentType: 'text/plain; charset=utf-8' }, 'Not found\n');
+    if (!isAppRoute(pathname)) {
+      answer(res, { status: 404, contentType: CONTENT_TYPES['.html'], cacheControl: 'no-cache', headers: APP_SECURITY_HEADERS }, NOT_FOUND);
       return;
     }
     const index = path.join(this.root, 'index.html');

@@ -36,6 +36,8 @@ export async function closeDatabase(db: Kysely<Database>): Promise<void> {
 export function openDatabaseUnmigrated(config: Config): Kysely<Database> {
   const dialect = createDialect(config);
   const db = new Kysely<Database>({ dialect, plugins: config.databaseUrl === undefined ? [] : [postgresTextPlugin] });
+  const pool = pools.get(dialect);
+  if (pool) pools.set(db, pool);
   // The compiled hot queries read at once when the connection is free (prepared-query.ts).
   if (dialect instanceof CachingSqliteDialect) dialect.serveImmediateReads(db);
   return db;
@@ -93,6 +95,15 @@ async function migrate(db: Kysely<any>): Promise<string[]> {
   return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
 
+/** Each PostgreSQL database's pool, by its dialect and its Kysely (for /metrics); SQLite has none. */
+const pools = new WeakMap<object, pg.Pool>();
+
+/** The connections of `db`'s pool: open, idle, and requests waiting for one; null on SQLite. */
+export function poolUse(db: Kysely<Database>): { readonly total: number; readonly idle: number; readonly waiting: number } | null {
+  const pool = pools.get(db);
+  return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null;
+}
+
 function createDialect(config: Config): Dialect {
   return config.databaseUrl === undefined ? sqliteDialect(config.dataDir) : postgresDialect(config.databaseUrl, config.databasePoolSize, config.log);
 }
@@ -104,7 +115,9 @@ function postgresDialect(url: string, poolSize: number, log: (line: string) => v
   const logger = createLogger(log);
   pool.on('error', (error) => logger.error('database-connection-failed', { error: error.message }));
   // The cursor is what Kysely's stream() reads listings through, a chunk of rows at a time.
-  return new PostgresDialect({ pool, cursor: Cursor });
+  const dialect = new PostgresDialect({ pool, cursor: Cursor });
+  pools.set(dialect, pool);
+  return dialect;
 }
 
 function sqliteDialect(dataDir: string): Dialect {
