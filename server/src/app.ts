@@ -10,6 +10,7 @@ import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
 import { scheduleEncryptionJobs } from './operations/encryption/encryption-jobs';
 import { scheduleHousekeeping } from './operations/admin/housekeeping';
+import { shuttingDown } from './operations/admin/shutdown';
 import { requestTaken } from './time-slices';
 import { MailSender, type MailSenderOptions } from './operations/sharing/mail-queue';
 import { clientAddressOf } from './protocol/client-address';
@@ -41,8 +42,6 @@ export interface App {
   /** The e-mail sender of this instance; null when turned off (AppOptions.mailSender). */
   readonly mailSender: MailSender | null;
   handle(req: IncomingMessage, res: ServerResponse): void;
-  /** From now on /readyz answers 503 (`shutting_down: true`), so load balancers stop sending new requests. */
-  setShuttingDown(): void;
   /** With FSS_METRICS=host:port, where its own listener serves /metrics (`http://host:port`); else undefined. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
@@ -77,11 +76,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     nudgeMailSender: () => mailSender?.nudge(),
   };
 
-  let shuttingDown = false;
   const health = new HealthRoute({
     database: () => databaseMigrated(db),
     store: () => probeContentStore(config),
-    shuttingDown: () => shuttingDown,
+    shuttingDown: () => shuttingDown(services),
   });
   const metrics =
     config.metrics.kind === 'off' ? null : new Metrics(config.namespace, { poolUse: () => poolUse(db), queueDepths: () => queueDepths(db, services.now()) });
@@ -146,9 +144,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     log,
     mailSender,
     metricsUrl: metricsListener?.url,
-    setShuttingDown() {
-      shuttingDown = true;
-    },
     handle(req, res) {
       const started = performance.now();
       requestTaken(started);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
+import { beginShutdown } from '../../src/operations/admin/shutdown';
 import { APP_ROUTES } from '../../src/protocol/web/web-app';
 import { startTestApp, type TestApp } from '../helpers/app-server';
 import { createTestDatabase, startPostgres, testEngine } from '../helpers/postgres';
@@ -87,10 +88,10 @@ describe('/readyz', () => {
     }
   });
 
-  it('answers 503 once the instance is shutting down (setShuttingDown), while /healthz still answers 200', async () => {
+  it('answers 503 once the instance is shutting down (beginShutdown), while /healthz still answers 200', async () => {
     const other = await startTestApp();
     try {
-      other.app.setShuttingDown();
+      beginShutdown(other.app.services);
       const ready = await readiness(other);
       expect(ready.status).toBe(503);
       expect(ready.body).toEqual({ status: 'unavailable', database: 'ok', store: 'ok', shutting_down: true });
