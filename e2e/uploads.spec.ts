@@ -105,6 +105,8 @@ test.describe('uploads and downloads', () => {
       if (new URL(request.url()).pathname.startsWith('/upload')) uploads.push(request.method());
     });
     await page.getByTestId('upload-files-input').setInputFiles(file);
+    // The name is taken now: the app asks (e2e/name-conflicts.spec.ts); Keep both numbers the new one.
+    await page.getByRole('alertdialog', { name: '“notes.txt” already exists here' }).getByRole('button', { name: 'Keep both' }).click();
     await expect(panel(page).getByTestId('upload-item').nth(1)).toHaveAttribute('data-state', 'done');
     await expect(panel(page).getByTestId('upload-item').nth(1)).toContainText('Already stored');
     expect(uploads).toEqual([]);
@@ -287,6 +289,7 @@ test.describe('uploads and downloads', () => {
     const sent = recordUploadRequests(page);
     const deleted = page.waitForResponse((response) => response.request().method() === 'DELETE' && new URL(response.url()).pathname.startsWith('/upload/'));
     await page.getByTestId('upload-files-input').setInputFiles(file);
+    await page.getByRole('alertdialog', { name: '“owned.iso” already exists here' }).getByRole('button', { name: 'Keep both' }).click();
     const again = panel(page).getByTestId('upload-item').nth(1);
     await expect(again).toHaveAttribute('data-state', 'done', { timeout: 15_000 });
     await expect(again).toContainText('Already stored');

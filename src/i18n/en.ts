@@ -517,6 +517,17 @@ export const en = {
   sharePageSubjectFile: 'this file',
   sharePageSubjectShare: 'this share',
 
+  // Name conflicts (uploads and moves)
+  conflictTitle: (name: string) => `“${name}” already exists here`,
+  conflictExplain: (existingIsFolder: boolean, incomingIsFolder: boolean) =>
+    `This folder already has a ${existingIsFolder ? 'folder' : 'file'} with this name. Replace moves it to the recycle bin${incomingIsFolder ? ' (with everything in it)' : ''}; Keep both gives the new ${incomingIsFolder ? 'folder' : 'file'} a numbered name; Skip leaves it out.`,
+  conflictReplace: 'Replace',
+  conflictKeepBoth: 'Keep both',
+  conflictSkip: 'Skip',
+  conflictApplyAll: (others: number) => `Do the same for the other ${plural(others, 'conflict', 'conflicts')}`,
+  conflictAllSkipped: 'Nothing was moved: every item was skipped.',
+  conflictReplaceFailed: (name: string) => `“${name}” was uploaded, but the old one could not be replaced: both are kept.`,
+
   // Big folders (streamed listings)
   itemsArriving: (loaded: number, total: number) => `Loading… ${loaded.toLocaleString('en')} of ${plural(total, 'item', 'items')}`,
 };

@@ -497,6 +497,17 @@ export const zhCN: Messages = {
   sharePageSubjectFile: '此文件',
   sharePageSubjectShare: '此分享',
 
+  // Name conflicts (uploads and moves)
+  conflictTitle: (name) => `此处已有“${name}”`,
+  conflictExplain: (existingIsFolder, incomingIsFolder) =>
+    `此文件夹中已有同名${existingIsFolder ? '文件夹' : '文件'}。“替换”会将其移入回收站${incomingIsFolder ? '（连同其中的全部内容）' : ''}；“保留两者”会给新的${incomingIsFolder ? '文件夹' : '文件'}加上编号；“跳过”则不处理它。`,
+  conflictReplace: '替换',
+  conflictKeepBoth: '保留两者',
+  conflictSkip: '跳过',
+  conflictApplyAll: (others) => `其余 ${count(others)} 个冲突也这样处理`,
+  conflictAllSkipped: '没有移动任何项目：全部已跳过。',
+  conflictReplaceFailed: (name) => `“${name}”已上传，但无法替换原有项目：两者都已保留。`,
+
   // Big folders (streamed listings)
   itemsArriving: (loaded, total) => `正在加载… 已载入 ${count(loaded)} / ${count(total)} 项`,
 };

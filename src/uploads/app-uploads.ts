@@ -1,6 +1,6 @@
 /** The app's one upload queue: listings refresh as files are added; a change of account stops it (remembered uploads stay, per account). */
 import { api } from '../api/client';
-import type { Item } from '../api/results';
+import type { FileItem, Item } from '../api/results';
 import { withUnlock } from '../api/encryption';
 import { bytesLeft, invalidateAccountInfo } from '../api/account';
 import { invalidateFiles } from '../api/files';
@@ -12,8 +12,9 @@ import { formatSize } from '../lib/format';
 import { notify } from '../lib/notices';
 import { queryClient } from '../api/query-client';
 import { createUploadTransport, createWorkerHasher, localStorageResumeStore } from './browser';
+import { decideConflicts, freeNumberedName } from '../components/dialogs/name-conflicts';
 import { treeFromPicked, type DroppedTree } from './dropped-files';
-import { createUploadQueue, type UploadQueue } from './upload-queue';
+import { createUploadQueue, type UploadQueue, type UploadRequest } from './upload-queue';
 
 /** Listings are refreshed at most this often while files keep arriving (the first change at once). */
 const REFRESH_INTERVAL_MS = 1_000;
@@ -52,8 +53,70 @@ session.subscribe(() => {
   uploadsFor = token;
 });
 
-async function enqueueTree(folderId: number, tree: DroppedTree) {
-  if (tree.files.length === 0 && tree.dirs.length === 0) return;
+const toBin = (items: readonly Item[]) => {
+  const ids = (type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
+  return api.folderAndFileDelete({ dirids: ids('folder'), fids: ids('file'), is_real: 0 });
+};
+
+/** Replace of a file: FileAdd gave the new one a numbered name; now the old one goes to the bin and the new one takes the name. */
+async function replaceWith(file: FileItem, name: string, old: Item) {
+  try {
+    await toBin([old]);
+    if (file.name !== name) await api.fileRename({ fid: file.id, newname: name });
+  } catch {
+    notify('error', messagesFor(getLanguage()).conflictReplaceFailed(name));
+  }
+  refreshListings();
+}
+
+/**
+ * Asks about the top-level names the folder holds (docs/web-app.md, "Name conflicts"): one question per file and per
+ * dropped folder. A replaced folder goes to the bin now; a replaced file once its successor is added. Null: cancelled.
+ */
+async function resolveConflicts(folderId: number, tree: DroppedTree): Promise<{ tree: DroppedTree; replacing: Map<TreeSource, Item> } | null> {
+  const folders = [...new Set([...tree.dirs.map((path) => path[0]), ...tree.files.filter((file) => file.dirs.length > 0).map((file) => file.dirs[0])])];
+  const loose = tree.files.filter((file) => file.dirs.length === 0);
+  const incoming = [...folders.map((name) => ({ name, kind: 'folder' as const })), ...loose.map((file) => ({ name: file.source.name, kind: 'file' as const }))];
+  const decisions = await decideConflicts(folderId, incoming);
+  if (!decisions) return null;
+  const renamedFolders = new Map<string, string | null>(); // null: skipped
+  const binnedFolders: Item[] = [];
+  for (const [index, name] of folders.entries()) {
+    const decision = decisions[index];
+    if (decision?.choice === 'skip') renamedFolders.set(name, null);
+    else if (decision?.choice === 'keepBoth') renamedFolders.set(name, await freeNumberedName([folderId], name, false));
+    else if (decision?.choice === 'replace') binnedFolders.push(decision.existing);
+  }
+  const replacing = new Map<TreeSource, Item>();
+  const skippedFiles = new Set<TreeSource>();
+  for (const [index, file] of loose.entries()) {
+    const decision = decisions[folders.length + index];
+    if (decision?.choice === 'skip') skippedFiles.add(file.source);
+    else if (decision?.choice === 'replace') replacing.set(file.source, decision.existing);
+  }
+  if (binnedFolders.length > 0) await toBin(binnedFolders);
+  const rename = (path: readonly string[]) => (renamedFolders.has(path[0]) ? [renamedFolders.get(path[0])!, ...path.slice(1)] : [...path]);
+  return {
+    tree: {
+      files: tree.files
+        .filter((file) => !skippedFiles.has(file.source) && renamedFolders.get(file.dirs[0]) !== null)
+        .map((file) => (file.dirs.length > 0 ? { ...file, dirs: rename(file.dirs) } : file)),
+      dirs: tree.dirs.filter((path) => renamedFolders.get(path[0]) !== null).map(rename),
+    },
+    replacing,
+  };
+}
+
+type TreeSource = DroppedTree['files'][number]['source'];
+
+async function enqueueTree(folderId: number, dropped: DroppedTree) {
+  if (dropped.files.length === 0 && dropped.dirs.length === 0) return;
+  const resolved = await resolveConflicts(folderId, dropped).catch((error: unknown) => {
+    notify('error', messagesFor(getLanguage()).actionFailed, error instanceof Error ? error.message : undefined);
+    return null;
+  });
+  if (!resolved) return;
+  const { tree, replacing } = resolved;
   // Refused before a byte is sent; the service checks again as each file is added.
   const needed = tree.files.reduce((sum, file) => sum + file.source.size, 0);
   const left = await bytesLeft();
@@ -63,8 +126,14 @@ async function enqueueTree(folderId: number, tree: DroppedTree) {
     notify('error', t.uploadOverQuotaTitle, t.uploadOverQuota(formatSize(needed, language), formatSize(left, language)));
     return;
   }
-  if (tree.dirs.length === 0) uploadQueue.add(tree.files.map(({ source }) => ({ source, folder: folderId })));
-  else uploadQueue.addTree(folderId, tree.files, tree.dirs);
+  const loose = tree.files.filter((file) => file.dirs.length === 0);
+  const requests = loose.map(({ source }): UploadRequest => {
+    const old = replacing.get(source);
+    return { source, folder: folderId, onAdded: old && ((file) => void replaceWith(file, source.name, old)) };
+  });
+  if (requests.length > 0) uploadQueue.add(requests);
+  const nested = tree.files.filter((file) => file.dirs.length > 0);
+  if (nested.length > 0 || tree.dirs.length > 0) uploadQueue.addTree(folderId, nested, tree.dirs);
 }
 
 /** Queues the files of a file picker, or the tree of a folder picker (webkitRelativePath). */

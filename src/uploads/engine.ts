@@ -41,4 +41,5 @@ export function finish(engine: Engine, entry: Entry, file: FileItem, instant: bo
   engine.records.release(entry);
   engine.progress.changed(entry, true);
   engine.onFileAdded?.(file);
+  entry.onAdded?.(file);
 }

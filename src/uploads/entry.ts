@@ -6,6 +6,7 @@ export interface Entry {
   readonly id: string;
   readonly source: UploadSource;
   readonly relativePath?: string;
+  readonly onAdded?: (file: FileItem) => void;
   readonly folder: number | (() => Promise<number>);
   folderId: number | null;
   state: UploadState;

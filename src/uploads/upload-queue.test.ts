@@ -346,6 +346,18 @@ describe('the upload queue', () => {
     expect(store.list()).toEqual([]);
   });
 
+  it("tells a request's onAdded the file FileAdd added, by transfer and by instant upload alike (a replace renames it then)", async () => {
+    const { service, queue } = setup();
+    const sent = fileOf('sent.bin', 100);
+    const owned = fileOf('owned.bin', 50);
+    service.owned.add(sha256(await bytesOf(owned)));
+    const added: string[] = [];
+    queue.add([sent, owned].map((source) => ({ source, folder: 0, onAdded: (file: FileItem) => added.push(`${source.name}: ${file.id}`) })));
+    await until(queue, allIn('done', 'error'));
+    expect(added.sort()).toEqual(service.files.map((file) => `${file.name}: ${file.id}`).sort());
+    expect(added).toHaveLength(2);
+  });
+
   it('adds a small file whose content the account already owns without any transfer (instant upload)', async () => {
     const { service, queue } = setup();
     const file = fileOf('copy.bin', 100);

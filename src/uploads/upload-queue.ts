@@ -40,6 +40,8 @@ export interface UploadRequest {
   readonly folder: number | (() => Promise<number>);
   /** Shown instead of the name: the path below a dropped or picked folder. */
   readonly relativePath?: string;
+  /** Called once FileAdd has added the file (a replace then bins the old one: app-uploads.ts). */
+  readonly onAdded?: (file: FileItem) => void;
 }
 
 /** A file of a dropped or picked folder, with the folders it lies in below the drop target. */
@@ -162,6 +164,7 @@ export function createUploadQueue(options: UploadQueueOptions): UploadQueue {
         id,
         source: request.source,
         relativePath: request.relativePath,
+        onAdded: request.onAdded,
         folder,
         folderId: typeof folder === 'number' ? folder : null,
         state: 'queued',

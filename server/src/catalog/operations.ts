@@ -293,6 +293,18 @@ export const operations = [
   },
   {
     service: 'FileService',
+    name: 'NamesTaken',
+    params: signed(
+      p('dirid', 'long', 'Folder id; 0 is the root.'),
+      p('names', 'string', 'Names to look for, separated by "/" (no name holds it); 1 to 1,000 names.'),
+    ),
+    auth: 'signed',
+    result: 'listing',
+    extension: true,
+    doc: "Returns the live folders and files of a folder whose names equal one of the names as the service compares names (case-insensitive, NFC): what an upload or a move there would collide with.",
+  },
+  {
+    service: 'FileService',
     name: 'RecycleEmpty',
     params: signed(),
     auth: 'signed',

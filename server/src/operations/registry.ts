@@ -7,6 +7,7 @@ import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmail
 import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryption';
 import { fileAdd } from './content/file-add';
 import { copy } from './tree/copy';
+import { namesTaken } from './tree/names-taken';
 import { fileRename, folderAdd, folderRename, move } from './tree/folders';
 import { fileLink, fileUnlink } from './sharing/links';
 import { fileSearch, folderSearch, getFiles, getFilesWhitPath, getLinkFiles, getNewUploadFiles, getRecycleFiles, getShareFiles } from './tree/listings';
@@ -39,6 +40,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   FileRename: fileRename,
   Move: move,
   Copy: copy,
+  NamesTaken: namesTaken,
   RecycleEmpty: recycleEmpty,
   FileDownload: fileDownload,
   ZipDownload: zipDownload,

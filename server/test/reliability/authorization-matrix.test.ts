@@ -60,6 +60,8 @@ const LOCKED: Record<string, Expected> = {
   'Copy.dirids': refused('423'),
   'Copy.fids': refused('423'),
   'Copy.todir': refused('423'),
+  // NamesTaken answers a locked folder as its listing does (docs/protocol.md §10.9).
+  'NamesTaken.dirid': refused('423'),
   'FileDownload.fid': refused('423'),
   'FilePreview.fid': refused('423'),
   'ZipDownload.dirids': refused('423'),
@@ -165,6 +167,7 @@ function otherParams(op: OperationSpec, probed: IdParam, id: number): ParamTexts
     password_tip: () => 'a hint',
     newname: () => ownName,
     name: () => (op.name === 'FileAdd' ? 'probe.txt' : 'probe'),
+    names: () => 'probe.txt/Docs',
     ext: () => 'txt',
     size: () => String(readme.size),
     hash: () => readme.hash,

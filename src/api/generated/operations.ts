@@ -5,7 +5,7 @@ export type WireType = 'string' | 'long' | 'int' | 'base64Binary';
 /** none: anonymous; token: uid and token; signed: uid, token and sign (filled by the transport). */
 export type AuthKind = 'none' | 'token' | 'signed';
 /** The result document an operation answers with (DECISIONS.md §2). */
-export type ResultKind = 'token' | 'empty' | 'restored' | 'shared' | 'file' | 'folder' | 'string' | 'emailShareInfo' | 'url' | 'account' | 'listing' | 'pathListing' | 'share';
+export type ResultKind = 'token' | 'empty' | 'restored' | 'shared' | 'file' | 'folder' | 'string' | 'emailShareInfo' | 'listing' | 'url' | 'account' | 'pathListing' | 'share';
 export type ServiceName = 'OAuthService' | 'FileService' | 'UserService' | 'ShareService';
 
 /** Everything the transport needs to call an operation; P types the caller's parameters. */
@@ -648,6 +648,37 @@ export const Copy: OperationDescriptor<CopyParams, 'empty', 'copy'> = {
   ],
   auth: 'signed',
   result: 'empty',
+  extension: true,
+};
+
+// ---- NamesTaken ----------------------------------------------------------------------------------
+
+/** Parameters of NamesTaken that the caller gives (uid, token and sign come from the session). */
+export interface NamesTakenParams {
+  /** Folder id; 0 is the root. */
+  readonly dirid: number;
+  /** Names to look for, separated by "/" (no name holds it); 1 to 1,000 names. */
+  readonly names: string;
+}
+
+/**
+ * Returns the live folders and files of a folder whose names equal one of the names as the service
+ * compares names (case-insensitive, NFC): what an upload or a move there would collide with.
+ * (FileService.NamesTaken, extension, signed)
+ */
+export const NamesTaken: OperationDescriptor<NamesTakenParams, 'listing', 'namesTaken'> = {
+  service: 'FileService',
+  name: 'NamesTaken',
+  method: 'namesTaken',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'dirid', type: 'long' },
+    { name: 'names', type: 'string' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'listing',
   extension: true,
 };
 
@@ -1437,6 +1468,7 @@ export const operations = {
   FileRename,
   Move,
   Copy,
+  NamesTaken,
   RecycleEmpty,
   FileDownload,
   ZipDownload,

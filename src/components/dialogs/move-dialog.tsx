@@ -2,10 +2,10 @@
  * Move or Copy with a lazy folder picker; the folders being moved or copied cannot be opened or chosen (the service
  * checks again: 409). A copy may go into the items' own folder: the service numbers the copies' names.
  */
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-import { DEFAULT_SORT, fileQueries, useCopyItems, useMoveItems } from '../../api/files';
+import { DEFAULT_SORT, fileQueries, useCopyItems } from '../../api/files';
 import type { FolderItem, Item, PathSegment } from '../../api/results';
 import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
@@ -14,6 +14,7 @@ import { LineSkeleton } from '../file-list/skeleton';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { Icon } from '../ui/icons';
+import { moveWithConflicts } from './move-with-conflicts';
 
 const PICKER_ROW = 40;
 
@@ -27,7 +28,8 @@ export function MoveDialog({
   readonly onClose: () => void;
 }) {
   const { t } = useI18n();
-  const moveItems = useMoveItems();
+  // A move asks about names the destination holds (move-with-conflicts.ts); a copy numbers them (the service does).
+  const moveItems = useMutation({ mutationFn: ({ items, to }: { readonly items: readonly Item[]; readonly to: number }) => moveWithConflicts(items, to) });
   const copyItems = useCopyItems();
   const copying = mode === 'copy';
   const move = copying ? copyItems : moveItems;
@@ -53,8 +55,11 @@ export function MoveDialog({
     move.mutate(
       { items, to: dir },
       {
-        onSuccess: () => {
-          notify('info', (copying ? t.copied : t.moved)(what, pathText || '/'));
+        onSuccess: (outcome) => {
+          if (outcome === null) return; // the user cancelled at a name conflict: the picker stays open
+          const moved = outcome ? outcome.moved : items;
+          if (moved.length === 0) notify('info', t.conflictAllSkipped);
+          else notify('info', (copying ? t.copied : t.moved)(t.itemsPhrase(moved.length, moved[0].name), pathText || '/'));
           onClose();
         },
       },

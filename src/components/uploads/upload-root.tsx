@@ -1,8 +1,9 @@
-/** The upload pieces that live once in the signed-in layout: the hidden pickers, the page-wide drop zone, and the panel. */
+/** The upload pieces that live once in the signed-in layout: the hidden pickers, the page-wide drop zone, the panel, the name-conflict questions. */
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
 import { pickerCancelled, takePicked, useUploads, useUploadSnapshot } from '../../uploads/use-uploads';
 import { useUploadText } from '../../i18n/uploads';
+import { NameConflictHost } from '../dialogs/name-conflict-dialog';
 
 // The panel comes with the upload engine, in a chunk fetched after the first render.
 const UploadPanel = lazy(() => import('./upload-panel').then((module) => ({ default: module.UploadPanel })));
@@ -23,6 +24,7 @@ export function UploadRoot() {
       <PickerInput kind="folder" folderId={folderId ?? 0} />
       <PageDropZone folderId={folderId} />
       <LeaveWarning />
+      <NameConflictHost />
       <Suspense fallback={null}>
         <UploadPanel />
       </Suspense>

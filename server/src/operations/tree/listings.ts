@@ -69,7 +69,7 @@ function publicUrls(ctx: CallContext): PublicUrls {
 
 // A missing folder, another account's and a binned one are the same 404: no existence oracle. A folder
 // locked for the caller answers 423 with what to unlock (encryption.ts).
-async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
+export async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
   if (folderId === 0) return;
   const folder = await folderState(ctx, accountId, folderId);
   if (!folder.live) throw notFound('folder not found');

@@ -79,6 +79,7 @@ const BASE: Record<string, (world: World, op: OperationSpec) => string> = {
   // A name the root already holds: FolderAdd into the root (a SOAP call without dirid) is a 409.
   name: () => 'Docs',
   newname: () => 'Docs',
+  names: () => 'Docs/probe.txt',
   ext: () => '',
   size: () => '10',
   hash: () => 'a'.repeat(64),
