@@ -8,7 +8,9 @@ import { useMemo, useRef, useState } from 'react';
 import { DEFAULT_SORT, fileQueries, useCopyItems, useMoveItems } from '../../api/files';
 import type { FolderItem, Item, PathSegment } from '../../api/results';
 import { useI18n } from '../../i18n';
+import { moveRefusal } from '../../lib/move-rules';
 import { notify } from '../../lib/notices';
+import { notifyMoved } from '../file-browser/undo';
 import { ErrorPanel, InlineError } from '../error-panel';
 import { LineSkeleton } from '../file-list/skeleton';
 import { Button } from '../ui/button';
@@ -41,7 +43,9 @@ export function MoveDialog({
   const shown = listing.data && !listing.isPlaceholderData ? listing.data : undefined;
   const trail: readonly PathSegment[] = shown?.path.dirs ?? [];
   const pathText = shown?.path.value ?? '';
-  const nowhereToGo = (!copying && items.every((item) => item.dir === dir)) || moving.has(dir);
+  // The same refusals as a drag-and-drop move (file-browser/drop-move.ts); a copy may go where the items are.
+  const refusal = moveRefusal(items, trail.length > 0 ? trail.map((segment) => segment.id) : [dir]);
+  const nowhereToGo = refusal === 'intoItself' || (!copying && refusal === 'alreadyThere');
 
   const region = useRef<HTMLDivElement>(null);
   const open = (id: number) => {
@@ -54,7 +58,8 @@ export function MoveDialog({
       { items, to: dir },
       {
         onSuccess: () => {
-          notify('info', (copying ? t.copied : t.moved)(what, pathText || '/'));
+          if (copying) notify('info', t.copied(what, pathText || '/'));
+          else notifyMoved(t, items, t.moved(what, pathText || '/'), moveItems.mutateAsync);
           onClose();
         },
       },
