@@ -4,7 +4,7 @@ import type { Item, PathSegment } from '../../api/results';
 import { useI18n } from '../../i18n';
 import { itemKey, parentPath } from '../../lib/items';
 import { Breadcrumbs } from '../ui/breadcrumbs';
-import { draggedRows, endRowDrag, onRowDragCancel } from '../file-list/row-drag';
+import { draggedRows, endRowDrag, onRowDragEnd } from '../file-list/row-drag';
 import type { RowDrops } from './drop-move';
 
 export const folderPath = (id: number) => (id === 0 ? '/' : `/folder/${id}`);
@@ -25,7 +25,7 @@ export function FolderBreadcrumbs({ dirs, drops }: { readonly dirs: readonly Pat
   }));
   const box = useRef<HTMLDivElement>(null);
   const [target, setTarget] = useState<{ readonly index: number; readonly tone: 'accept' | 'refuse' } | null>(null);
-  useEffect(() => onRowDragCancel(() => setTarget(null)), []);
+  useEffect(() => onRowDragEnd(() => setTarget(null)), []);
   // The crumbs are ui/breadcrumbs' elements: the one under the drag is marked here, and styled by the wrapper's classes.
   useEffect(() => {
     box.current?.querySelectorAll('li').forEach((crumb, index) => {

@@ -15,7 +15,7 @@ import { COLUMNS, underName, type ColumnId } from './columns';
 import { HeaderBar, HeaderCell, ListFrame, ROW_CLASS } from './header-cell';
 import { useElementSize } from './use-element-size';
 import { ItemBadges, ItemIcon } from './item-icon';
-import { draggedRows, endRowDrag, onRowDragCancel, startRowDrag } from './row-drag';
+import { draggedRows, endRowDrag, onRowDragEnd, startRowDrag } from './row-drag';
 import { Thumbnail } from './thumbnail';
 
 const LIST_ROW_HEIGHT = 52;
@@ -84,7 +84,7 @@ export function FileList({
   const [dropIndex, setDropIndex] = useState<number | null>(null);
   const [dropRefused, setDropRefused] = useState(false);
   const dragLabel = useRef<HTMLDivElement>(null);
-  useEffect(() => onRowDragCancel(() => setDropIndex(null)), []);
+  useEffect(() => onRowDragEnd(() => setDropIndex(null)), []);
   const pointerType = useRef('mouse');
 
   const box = useElementSize(scrollRef);
@@ -179,10 +179,6 @@ export function FileList({
       event.dataTransfer.setDragImage(dragLabel.current, 12, 12);
     }
   };
-  const onDragEnd = () => {
-    endRowDrag();
-    setDropIndex(null);
-  };
   // A row drag: the folder under it is a target unless the move dialog would refuse (refused targets show so, and say why on drop).
   const rowTarget = (event: DragEvent) => {
     const rows = draggedRows(event);
@@ -257,7 +253,7 @@ export function FileList({
         onDoubleClick={onDoubleClick}
         onContextMenu={onRightClick}
         onDragStart={onDragStart}
-        onDragEnd={onDragEnd}
+        onDragEnd={() => endRowDrag()}
         onDragOver={onDragOver}
         onDragLeave={onDragLeave}
         onDrop={onDrop}

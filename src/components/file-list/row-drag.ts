@@ -7,33 +7,26 @@ import { itemKey } from '../../lib/items';
 export const ROW_DRAG_TYPE = 'application/x-fss-items';
 
 let dragged: readonly Item[] | null = null;
-const cancelListeners = new Set<() => void>();
-
-function onKeyDown(event: KeyboardEvent) {
-  if (event.key === 'Escape') endRowDrag(true);
-}
+const endListeners = new Set<() => void>();
 
 export function startRowDrag(dataTransfer: DataTransfer, items: readonly Item[]): void {
   dragged = items;
   dataTransfer.effectAllowed = 'move';
   dataTransfer.setData(ROW_DRAG_TYPE, items.map(itemKey).join(' '));
-  // The browser cancels a drag on Escape itself; this covers the key reaching the page, and clears the drop targets at once.
-  window.addEventListener('keydown', onKeyDown, true);
 }
 
-/** The drag is over: dropped, ended, or cancelled (then the drop targets are told, to stop showing). */
-export function endRowDrag(cancelled = false): void {
+/** The drag is over: dropped, or cancelled (Escape: the browser ends the drag); the drop targets stop showing. */
+export function endRowDrag(): void {
   dragged = null;
-  window.removeEventListener('keydown', onKeyDown, true);
-  if (cancelled) for (const listener of [...cancelListeners]) listener();
+  for (const listener of [...endListeners]) listener();
 }
 
-/** The rows a drag event carries, when it is a row drag of this page that was not cancelled; else null. */
+/** The rows a drag event carries, when it is a row drag of this page; else null. */
 export function draggedRows(event: DragEvent): readonly Item[] | null {
   return event.dataTransfer.types.includes(ROW_DRAG_TYPE) ? dragged : null;
 }
 
-export function onRowDragCancel(listener: () => void): () => void {
-  cancelListeners.add(listener);
-  return () => void cancelListeners.delete(listener);
+export function onRowDragEnd(listener: () => void): () => void {
+  endListeners.add(listener);
+  return () => void endListeners.delete(listener);
 }
