@@ -61,7 +61,7 @@ export function FolderBreadcrumbs({ dirs, drops }: { readonly dirs: readonly Pat
       onDragOver={onDragOver}
       onDragLeave={(event) => !event.currentTarget.contains(event.relatedTarget as Node | null) && setTarget(null)}
       onDrop={onDrop}
-      className="min-w-0 [&_li[data-drop]]:rounded [&_li[data-drop]]:ring-2 [&_li[data-drop=accept]]:bg-blue-100 [&_li[data-drop=accept]]:ring-blue-500 dark:[&_li[data-drop=accept]]:bg-blue-900 [&_li[data-drop=refuse]]:bg-red-50 [&_li[data-drop=refuse]]:ring-red-500 dark:[&_li[data-drop=refuse]]:bg-red-950"
+      className="min-w-0 [&_li[data-drop]_a]:ring-2 [&_li[data-drop=accept]_a]:bg-blue-100 [&_li[data-drop=accept]_a]:ring-blue-500 dark:[&_li[data-drop=accept]_a]:bg-blue-900 [&_li[data-drop=refuse]_a]:bg-red-50 [&_li[data-drop=refuse]_a]:ring-red-500 dark:[&_li[data-drop=refuse]_a]:bg-red-950"
     >
       <Breadcrumbs crumbs={crumbs} />
     </div>
