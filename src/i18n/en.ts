@@ -248,6 +248,16 @@ export const en = {
   actionFailed: 'That did not work.',
   notifications: 'Notifications',
 
+  // Drag-and-drop move and undo (issue 22)
+  undo: 'Undo',
+  undoShortcut: 'Undo (Ctrl+Z)',
+  movedBack: (what: string) => `Moved ${what} back.`,
+  restoredFromBin: (what: string) => `Restored ${what} from the recycle bin.`,
+  undoFailed: (what: string) => `Could not undo the change to ${what}.`,
+  moveFailed: (what: string) => `Could not move ${what}.`,
+  moveIntoItself: (folder: string) => `A folder cannot be moved into itself: “${folder}” is being moved.`,
+  dragCount: (n: number) => plural(n, 'item', 'items'),
+
   // Sharing
   sharingShare: 'Share',
   sharingMenu: 'Share…',

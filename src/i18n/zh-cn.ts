@@ -236,6 +236,16 @@ export const zhCN: Messages = {
   actionFailed: '操作未成功。',
   notifications: '通知',
 
+  // Drag-and-drop move and undo (issue 22)
+  undo: '撤销',
+  undoShortcut: '撤销 (Ctrl+Z)',
+  movedBack: (what) => `已将 ${what} 移回原处。`,
+  restoredFromBin: (what) => `已从回收站恢复 ${what}。`,
+  undoFailed: (what) => `无法撤销对 ${what} 的更改。`,
+  moveFailed: (what) => `无法移动 ${what}。`,
+  moveIntoItself: (folder) => `文件夹不能移动到其自身中：“${folder}”正在被移动。`,
+  dragCount: (n) => `${count(n)} 个项目`,
+
   // Sharing
   sharingShare: '分享',
   sharingMenu: '分享…',

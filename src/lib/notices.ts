@@ -7,27 +7,65 @@ export interface Notice {
   readonly text: string;
   /** The service's own message, for errors. */
   readonly detail?: string;
+  /** Takes the action back (a move, a delete to the bin); offered for UNDO_MS. */
+  readonly undo?: () => void;
 }
 
 const INFO_MS = 6000;
+export const UNDO_MS = 8000;
 let notices: readonly Notice[] = [];
 let nextId = 1;
 const listeners = new Set<() => void>();
+const timers = new Map<number, ReturnType<typeof setTimeout>>();
 
 function emit() {
   for (const listener of [...listeners]) listener();
 }
 
 export function dismissNotice(id: number): void {
+  clearTimeout(timers.get(id));
+  timers.delete(id);
   notices = notices.filter((notice) => notice.id !== id);
   emit();
 }
 
-export function notify(kind: Notice['kind'], text: string, detail?: string): void {
-  const notice: Notice = { id: nextId++, kind, text, ...(detail ? { detail } : {}) };
+/** Keeps a notice while the pointer or focus is on it (time to read it, or to reach its Undo); on release it gets its full time again. */
+export function holdNotice(id: number, held: boolean): void {
+  const notice = notices.find((candidate) => candidate.id === id);
+  if (!notice || notice.kind === 'error') return;
+  clearTimeout(timers.get(id));
+  if (held) timers.delete(id);
+  else timers.set(id, setTimeout(() => dismissNotice(id), notice.undo ? UNDO_MS : INFO_MS));
+}
+
+function add(notice: Notice) {
   notices = [...notices.slice(-4), notice];
   emit();
-  if (kind === 'info') setTimeout(() => dismissNotice(notice.id), INFO_MS);
+  holdNotice(notice.id, false);
+}
+
+export function notify(kind: Notice['kind'], text: string, detail?: string): void {
+  add({ id: nextId++, kind, text, ...(detail ? { detail } : {}) });
+}
+
+/** A notice with an Undo button; `undo` runs at most once, and the notice goes when it is pressed. */
+export function notifyUndoable(text: string, undo: () => void): void {
+  const id = nextId++;
+  add({
+    id,
+    kind: 'info',
+    text,
+    undo: () => {
+      if (!notices.some((notice) => notice.id === id)) return;
+      dismissNotice(id);
+      undo();
+    },
+  });
+}
+
+/** The newest notice that can still be undone (Ctrl+Z). */
+export function latestUndoable(): Notice | undefined {
+  return notices.findLast((notice) => notice.undo !== undefined);
 }
 
 function subscribe(listener: () => void) {

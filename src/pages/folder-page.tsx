@@ -7,6 +7,7 @@ import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
 import type { FolderItem, Item } from '../api/results';
 import { LockedFolderPrompt } from '../components/encryption/unlock-form';
 import { FolderBreadcrumbs, folderPath } from '../components/file-browser/breadcrumbs';
+import { useRowDrops } from '../components/file-browser/drop-move';
 import { useItemActions } from '../components/file-browser/item-actions';
 import { SelectionTools, useContextMenu } from '../components/file-browser/selection-tools';
 import { ListToolbar } from '../components/file-browser/sort-control';
@@ -125,13 +126,14 @@ function FolderView({ dir }: { readonly dir: number }) {
   const contextMenu = useContextMenu(actions);
   const onLayout = useListKeys(items, controls, { open: openItem, goUp, remove: actions.remove, rename: actions.rename }, listId, actions.request === null);
   const onDropOnFolder = useCallback((folder: FolderItem, data: DataTransfer) => uploads.addDropped(folder.id, data), [uploads]);
+  const rowDrops = useRowDrops(dirs);
 
   return (
     <section aria-labelledby="folder-title" className="flex min-h-0 flex-1 flex-col gap-3">
       <PageHeading
         id="folder-title"
         title={title}
-        above={dirs ? <FolderBreadcrumbs dirs={dirs} /> : dir !== 0 && !listing.isError && <LineSkeleton />}
+        above={dirs ? <FolderBreadcrumbs dirs={dirs} drops={rowDrops} /> : dir !== 0 && !listing.isError && <LineSkeleton />}
         updating={listing.isFetching && !listing.isPending && arriving === undefined}
         headingRef={heading}
       />
@@ -177,6 +179,7 @@ function FolderView({ dir }: { readonly dir: number }) {
           onOpen={openItem}
           onContextMenu={contextMenu.openAt}
           onDropOnFolder={onDropOnFolder}
+          rowDrops={rowDrops}
           onLayout={onLayout}
         />
         <StatusLine selected={controls.count}>

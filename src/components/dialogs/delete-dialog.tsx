@@ -1,8 +1,9 @@
 import type { Item } from '../../api/results';
-import { useDeleteItems, useRetentionDays } from '../../api/recycle-bin';
+import { useDeleteItems, useRestoreItems, useRetentionDays } from '../../api/recycle-bin';
 import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
 import { InlineError } from '../error-panel';
+import { notifyBinned } from '../file-browser/undo';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 
@@ -18,6 +19,7 @@ export function DeleteDialog({
 }) {
   const { t } = useI18n();
   const remove = useDeleteItems();
+  const restore = useRestoreItems();
   const days = useRetentionDays(!permanent);
   const what = t.itemsPhrase(items.length, items[0]?.name);
 
@@ -26,7 +28,8 @@ export function DeleteDialog({
       { items, permanent },
       {
         onSuccess: () => {
-          notify('info', permanent ? t.deletedForever(what) : t.movedToBin(what));
+          if (permanent) notify('info', t.deletedForever(what));
+          else notifyBinned(t, items, t.movedToBin(what), restore.mutateAsync);
           onClose();
         },
       },

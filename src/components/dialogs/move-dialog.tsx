@@ -5,10 +5,12 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-import { DEFAULT_SORT, fileQueries, useCopyItems } from '../../api/files';
+import { DEFAULT_SORT, fileQueries, useCopyItems, useMoveItems } from '../../api/files';
 import type { FolderItem, Item, PathSegment } from '../../api/results';
 import { useI18n } from '../../i18n';
+import { moveRefusal } from '../../lib/move-rules';
 import { notify } from '../../lib/notices';
+import { notifyMoved } from '../file-browser/undo';
 import { ErrorPanel, InlineError } from '../error-panel';
 import { LineSkeleton } from '../file-list/skeleton';
 import { Button } from '../ui/button';
@@ -31,6 +33,8 @@ export function MoveDialog({
   // A move asks about names the destination holds (move-with-conflicts.ts); a copy numbers them (the service does).
   const moveItems = useMutation({ mutationFn: ({ items, to }: { readonly items: readonly Item[]; readonly to: number }) => moveWithConflicts(items, to) });
   const copyItems = useCopyItems();
+  // Undo moves the items straight back where they were (notifyMoved).
+  const moveBack = useMoveItems();
   const copying = mode === 'copy';
   const move = copying ? copyItems : moveItems;
   // Start where the items are, when they are all in one folder; else at the root.
@@ -43,7 +47,9 @@ export function MoveDialog({
   const shown = listing.data && !listing.isPlaceholderData ? listing.data : undefined;
   const trail: readonly PathSegment[] = shown?.path.dirs ?? [];
   const pathText = shown?.path.value ?? '';
-  const nowhereToGo = (!copying && items.every((item) => item.dir === dir)) || moving.has(dir);
+  // The same refusals as a drag-and-drop move (file-browser/drop-move.ts); a copy may go where the items are.
+  const refusal = moveRefusal(items, trail.length > 0 ? trail.map((segment) => segment.id) : [dir]);
+  const nowhereToGo = refusal === 'intoItself' || (!copying && refusal === 'alreadyThere');
 
   const region = useRef<HTMLDivElement>(null);
   const open = (id: number) => {
@@ -58,8 +64,10 @@ export function MoveDialog({
         onSuccess: (outcome) => {
           if (outcome === null) return; // the user cancelled at a name conflict: the picker stays open
           const moved = outcome ? outcome.moved : items;
-          if (moved.length === 0) notify('info', t.conflictAllSkipped);
-          else notify('info', (copying ? t.copied : t.moved)(t.itemsPhrase(moved.length, moved[0].name), pathText || '/'));
+          const phrase = t.itemsPhrase(moved.length, moved[0]?.name);
+          if (copying) notify('info', t.copied(what, pathText || '/'));
+          else if (moved.length === 0) notify('info', t.conflictAllSkipped);
+          else notifyMoved(t, moved, t.moved(phrase, pathText || '/'), moveBack.mutateAsync);
           onClose();
         },
       },

@@ -9,11 +9,13 @@ import type { ViewMode } from '../../hooks/use-view-mode';
 import { useI18n, type Messages } from '../../i18n';
 import { formatSize } from '../../lib/format';
 import { itemKey } from '../../lib/items';
+import type { RowDrops } from '../file-browser/drop-move';
 import { Icon } from '../ui/icons';
 import { COLUMNS, underName, type ColumnId } from './columns';
 import { HeaderBar, HeaderCell, ListFrame, ROW_CLASS } from './header-cell';
 import { useElementSize } from './use-element-size';
 import { ItemBadges, ItemIcon } from './item-icon';
+import { draggedRows, endRowDrag, onRowDragEnd, startRowDrag } from './row-drag';
 import { Thumbnail } from './thumbnail';
 
 const LIST_ROW_HEIGHT = 52;
@@ -44,6 +46,8 @@ export interface FileListProps {
   readonly onContextMenu?: (x: number, y: number) => void;
   readonly onDropOnFolder?: (folder: FolderItem, data: DataTransfer) => void;
   readonly onDropOnList?: (data: DataTransfer) => void;
+  /** Rows can be dragged onto folder rows and tiles, to be moved there (file-browser/drop-move.ts). */
+  readonly rowDrops?: RowDrops;
   readonly onLayout?: (layout: FileListLayout) => void;
   readonly id?: string;
 }
@@ -68,6 +72,7 @@ export function FileList({
   onContextMenu,
   onDropOnFolder,
   onDropOnList,
+  rowDrops,
   onLayout,
   id,
 }: FileListProps) {
@@ -75,7 +80,11 @@ export function FileList({
   const generatedId = useId();
   const listId = id ?? generatedId;
   const scrollRef = useRef<HTMLDivElement>(null);
+  // The row under a drag (-1: the list itself), and whether a drop there is refused (a folder onto itself).
   const [dropIndex, setDropIndex] = useState<number | null>(null);
+  const [dropRefused, setDropRefused] = useState(false);
+  const dragLabel = useRef<HTMLDivElement>(null);
+  useEffect(() => onRowDragEnd(() => setDropIndex(null)), []);
   const pointerType = useRef('mouse');
 
   const box = useElementSize(scrollRef);
@@ -159,20 +168,57 @@ export function FileList({
     const index = indexFrom(event.target);
     return index >= 0 && items[index].type === 'folder' && onDropOnFolder ? index : -1;
   };
+  const onDragStart = (event: DragEvent<HTMLDivElement>) => {
+    const index = indexFrom(event.target);
+    if (!rowDrops || index < 0) return event.preventDefault();
+    // The selection, or the dragged row alone when it is not selected.
+    const dragged = selected.has(itemKey(items[index])) ? controls.selectedItems() : [items[index]];
+    startRowDrag(event.dataTransfer, dragged);
+    if (dragged.length > 1 && dragLabel.current) {
+      dragLabel.current.textContent = t.dragCount(dragged.length);
+      event.dataTransfer.setDragImage(dragLabel.current, 12, 12);
+    }
+  };
+  // A row drag: the folder under it is a target unless the move dialog would refuse (refused targets show so, and say why on drop).
+  const rowTarget = (event: DragEvent) => {
+    const rows = draggedRows(event);
+    const index = rows && rowDrops ? indexFrom(event.target) : -1;
+    const folder = index >= 0 && items[index].type === 'folder' ? rowDrops?.inside(items[index]) : undefined;
+    const refusal = folder && rows ? rowDrops?.refusal(folder, rows) : undefined;
+    return { rows, index, folder: refusal === 'alreadyThere' ? undefined : folder, refused: refusal === 'intoItself' };
+  };
   const acceptsDrops = Boolean(onDropOnFolder || onDropOnList);
   const onDragOver = (event: DragEvent<HTMLDivElement>) => {
+    const row = rowTarget(event);
+    if (row.rows) {
+      if (!row.folder) return setDropIndex(null);
+      event.preventDefault();
+      event.dataTransfer.dropEffect = 'move';
+      setDropIndex(row.index);
+      setDropRefused(row.refused);
+      return;
+    }
     if (!acceptsDrops || !hasFiles(event)) return;
     const target = dropTargetOf(event);
     if (target < 0 && !onDropOnList) return;
     event.preventDefault();
     event.dataTransfer.dropEffect = 'copy';
-    if (target !== dropIndex) setDropIndex(target);
+    setDropIndex(target);
+    setDropRefused(false);
   };
   const onDragLeave = (event: DragEvent<HTMLDivElement>) => {
     if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDropIndex(null);
   };
   const onDrop = (event: DragEvent<HTMLDivElement>) => {
     setDropIndex(null);
+    const row = rowTarget(event);
+    if (row.rows) {
+      endRowDrag();
+      if (!row.folder) return;
+      event.preventDefault();
+      rowDrops?.drop(row.folder, row.rows);
+      return;
+    }
     if (!acceptsDrops || !hasFiles(event)) return;
     const target = dropTargetOf(event);
     // A drop the list does not take keeps its default, so that the page's drop zone takes it (issue 22).
@@ -189,6 +235,8 @@ export function FileList({
     controls.moveTo((firstInView?.index ?? 0) * perRow, { toggle: true });
   };
 
+  const dropTone = (index: number): DropTone => (index === dropIndex ? (dropRefused ? 'refuse' : 'accept') : null);
+
   return (
     <ListFrame header={!grid && <ListHeader columns={columns} sort={sort} onSort={onSort} t={t} />}>
       <div
@@ -204,6 +252,8 @@ export function FileList({
         onClick={onClick}
         onDoubleClick={onDoubleClick}
         onContextMenu={onRightClick}
+        onDragStart={onDragStart}
+        onDragEnd={() => endRowDrag()}
         onDragOver={onDragOver}
         onDragLeave={onDragLeave}
         onDrop={onDrop}
@@ -236,7 +286,8 @@ export function FileList({
                           setSize={setSize}
                           selected={selected.has(itemKey(item))}
                           active={index === cursor}
-                          dropTarget={index === dropIndex}
+                          dropTarget={dropTone(index)}
+                          draggable={rowDrops !== undefined}
                           t={t}
                           locale={language}
                         />
@@ -259,7 +310,8 @@ export function FileList({
                     setSize={setSize}
                     selected={selected.has(itemKey(item))}
                     active={row.index === cursor}
-                    dropTarget={row.index === dropIndex}
+                    dropTarget={dropTone(row.index)}
+                    draggable={rowDrops !== undefined}
                     columns={columns}
                     t={t}
                     locale={language}
@@ -268,6 +320,8 @@ export function FileList({
               })}
         </div>
       </div>
+      {/* The drag image of several rows: "3 items". Off screen; the browser draws it when the drag starts. */}
+      <div ref={dragLabel} aria-hidden="true" className="fixed -top-96 left-0 rounded-md bg-blue-600 px-3 py-1.5 text-sm font-medium text-white" />
     </ListFrame>
   );
 }
@@ -311,7 +365,8 @@ interface RowProps {
   readonly setSize: number;
   readonly selected: boolean;
   readonly active: boolean;
-  readonly dropTarget: boolean;
+  readonly dropTarget: DropTone;
+  readonly draggable: boolean;
   readonly t: Messages;
   readonly locale: string;
 }
@@ -330,12 +385,17 @@ function CheckMark({ selected }: { readonly selected: boolean }) {
   );
 }
 
-function rowTone(selected: boolean, active: boolean, dropTarget: boolean): string {
-  const tone = dropTarget
-    ? 'bg-blue-100 ring-2 ring-blue-500 ring-inset dark:bg-blue-900'
-    : selected
-      ? 'bg-blue-100 dark:bg-blue-950'
-      : 'hover:bg-gray-100 dark:hover:bg-gray-800';
+type DropTone = 'accept' | 'refuse' | null;
+
+function rowTone(selected: boolean, active: boolean, dropTarget: DropTone): string {
+  const tone =
+    dropTarget === 'accept'
+      ? 'bg-blue-100 ring-2 ring-blue-500 ring-inset dark:bg-blue-900'
+      : dropTarget === 'refuse'
+        ? 'bg-red-50 ring-2 ring-red-500 ring-inset dark:bg-red-950'
+        : selected
+          ? 'bg-blue-100 dark:bg-blue-950'
+          : 'hover:bg-gray-100 dark:hover:bg-gray-800';
   const cursor = active ? 'group-focus-visible:outline-2 group-focus-visible:-outline-offset-2 group-focus-visible:outline-blue-600' : '';
   return `${tone} ${cursor}`;
 }
@@ -349,6 +409,7 @@ const ListRow = memo(function ListRow({
   selected,
   active,
   dropTarget,
+  draggable,
   columns,
   t,
   locale,
@@ -362,6 +423,8 @@ const ListRow = memo(function ListRow({
       aria-setsize={setSize}
       aria-posinset={index + 1}
       data-index={index}
+      data-drop={dropTarget ?? undefined}
+      draggable={draggable || undefined}
       style={{ top, height: LIST_ROW_HEIGHT, contain: 'strict' }}
       className={`${ROW_CLASS} cursor-default ${rowTone(selected, active, dropTarget)}`}
     >
@@ -416,7 +479,7 @@ function PlaceholderCard() {
   return <div role="none" aria-hidden="true" className="rounded-lg border border-gray-200 bg-gray-100 dark:border-gray-800 dark:bg-gray-800" />;
 }
 
-const GridCard = memo(function GridCard({ item, index, id, setSize, selected, active, dropTarget, t, locale }: RowProps) {
+const GridCard = memo(function GridCard({ item, index, id, setSize, selected, active, dropTarget, draggable, t, locale }: RowProps) {
   return (
     <div
       id={id}
@@ -425,6 +488,8 @@ const GridCard = memo(function GridCard({ item, index, id, setSize, selected, ac
       aria-setsize={setSize}
       aria-posinset={index + 1}
       data-index={index}
+      data-drop={dropTarget ?? undefined}
+      draggable={draggable || undefined}
       className={`relative flex min-w-0 cursor-default flex-col items-center justify-center gap-1 rounded-lg border border-gray-200 p-2 text-center text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
     >
       <span className="absolute top-2 left-2">

@@ -63,6 +63,7 @@ function ThumbnailImage({ src, large, children }: { readonly src: string; readon
           loading="lazy"
           decoding="async"
           data-thumbnail=""
+          draggable={false}
           onLoad={() => setState('shown')}
           onError={() => void onError()}
           className={`absolute inset-0 size-full object-contain ${state === 'shown' ? '' : 'opacity-0'}`}
