@@ -31,7 +31,7 @@ async function callerFor(services: Services, call: Call): Promise<Caller | null>
   if (call.op.auth === 'none') return null;
   const session = await authenticate(services, call.values.uid as bigint, call.values.token as string | null);
   if (call.op.auth === 'signed' && !verifySign(session.signingKey, call.op.name, call.text, call.values.sign as string | null, signedNamesOf(call.op))) {
-    throw forbidden('sign missing or wrong');
+    throw forbidden('sign-wrong', 'sign missing or wrong');
   }
   return session.caller;
 }

@@ -177,7 +177,7 @@ describe('FileEmailShare and FolderEmailShare', () => {
     ]) {
       const refusal = await rejected(call());
       expect(refusal.code).toBe(ResultCode.Unavailable);
-      expect(refusal.details).toEqual({ reason: PUBLIC_URL_UNSET });
+      expect(refusal.reason).toBe(PUBLIC_URL_UNSET);
     }
     expect(await shareCount(services)).toBe(0);
     expect(await queued(services)).toEqual([]);
