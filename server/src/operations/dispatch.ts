@@ -16,6 +16,7 @@ export interface Call {
 export interface Origin {
   readonly clientAddress: string;
   readonly baseUrl: string;
+  readonly acceptLanguage?: string;
 }
 
 /** Each signed operation's parameter names in the order its sign covers them, sorted once. */
@@ -39,7 +40,8 @@ async function callerFor(services: Services, call: Call): Promise<Caller | null>
 /** Throws OpError for a refusal; anything else thrown is a fault of the server. */
 export async function invokeOperation(services: Services, call: Call, origin: Origin): Promise<OpResult> {
   const caller = await callerFor(services, call);
-  const ctx: CallContext = { services, caller, clientAddress: origin.clientAddress, baseUrl: origin.baseUrl };
+  const { clientAddress, baseUrl, acceptLanguage } = origin;
+  const ctx: CallContext = { services, caller, clientAddress, baseUrl, acceptLanguage };
   const handler = handlers[call.op.name as OperationName] as (ctx: CallContext, params: unknown) => Promise<OpResult>;
   return handler(ctx, call.values);
 }

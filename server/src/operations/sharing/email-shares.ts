@@ -19,6 +19,7 @@ import type { AuthenticatedContext, EmailDelivery, EmailShareInfo, Empty, Item, 
 import { invalidArgument, tooManyAttempts, unavailable } from '../errors';
 import { itemIdOf, requireFile, requireFolder } from '../tree/id-lists';
 import { ensureShare, ownerShareAttributes, sealExtractionCode } from './shares';
+import { mailLanguageOf, type MailLanguage } from './mail-messages';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -138,7 +139,14 @@ export function mailLinkBase(services: Services): string {
  * Queues one message per recipient, sharing the item first if needed, in one transaction: 404, 423 (from
  * ensureShare) or 429 past the sending limit, and then nothing has changed.
  */
-export async function emailShare(services: Services, accountId: number, ref: ItemRef, recipients: readonly string[], linkBase: string): Promise<void> {
+export async function emailShare(
+  services: Services,
+  accountId: number,
+  ref: ItemRef,
+  recipients: readonly string[],
+  linkBase: string,
+  language: MailLanguage = 'en',
+): Promise<void> {
   const { db, secret } = services;
   await db.transaction().execute(async (tx) => {
     // ensureShare takes the account's row lock first, so concurrent calls count their recipients in turn.
@@ -152,6 +160,7 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
         recipient,
         baseUrl: linkBase,
         extractionCodeSealed: share.downpwd === '' ? null : sealExtractionCode(secret, share.downpwd),
+        language,
       })),
       now,
     );
@@ -164,7 +173,7 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
 async function emailShareCall(ctx: AuthenticatedContext, to: string | null, ref: ItemRef): Promise<Empty> {
   const linkBase = mailLinkBase(ctx.services);
   const recipients = parseRecipients(to, ctx.services.config.limits.maxEmailRecipients);
-  await emailShare(ctx.services, ctx.caller.uid, ref, recipients, linkBase);
+  await emailShare(ctx.services, ctx.caller.uid, ref, recipients, linkBase, mailLanguageOf(ctx.acceptLanguage));
   return { kind: 'empty' };
 }
 
