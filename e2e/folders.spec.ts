@@ -34,11 +34,11 @@ test.describe('organising folders', () => {
     await expect(list.getByRole('option', { name: /Annual reports/ })).toBeVisible();
     await expect(list.getByRole('option')).toHaveCount(1);
 
-    // A name that is taken: the service's message, and the dialog stays open.
+    // A name that is taken: told by the refusal's reason, and the dialog stays open.
     await page.getByRole('button', { name: 'New folder' }).click();
     await create.getByLabel('Folder name').fill('annual REPORTS');
     await create.getByRole('button', { name: 'Create' }).click();
-    await expect(create.getByRole('alert')).toContainText('a folder named "Annual reports" already exists in this folder');
+    await expect(create.getByRole('alert')).toContainText('An item with this name already exists here.');
     await create.getByLabel('Folder name').press('Escape');
     await expect(create).toBeHidden();
   });
@@ -54,9 +54,7 @@ test.describe('organising folders', () => {
     const dialog = page.getByRole('dialog', { name: 'Rename “Receipts”' });
     await dialog.getByLabel('New name').fill('INVOICES');
     await dialog.getByLabel('New name').press('Enter');
-    await expect(page.getByRole('alert').filter({ hasText: 'Could not rename “Receipts”.' })).toContainText(
-      'a folder named "Invoices" already exists in this folder',
-    );
+    await expect(page.getByRole('alert').filter({ hasText: 'Could not rename “Receipts”.' })).toContainText('An item with this name already exists here.');
     await expect(list.getByRole('option', { name: /Receipts/ })).toBeVisible();
     await expect(list.getByRole('option', { name: /INVOICES/ })).toHaveCount(0);
     await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();

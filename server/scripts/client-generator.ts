@@ -11,6 +11,7 @@
 import { operations, type AuthKind, type OperationSpec, type ParamSpec, type WireType } from '../src/catalog/operations';
 import { EMAIL_STATUSES, SORT_KEYS, itemAttributes, resultElements, type AttributeSpec, type AttributeType } from '../src/catalog/results';
 import { ResultCode } from '../src/operations/errors';
+import { ALL_REASONS } from '../src/operations/reasons';
 
 export const GENERATED_CLIENT_PATH = 'src/api/generated/operations.ts';
 
@@ -150,6 +151,11 @@ export function generateClientSource(): string {
     ...resultCodes.map(([name, code]) => `  ${code}: ${quote(name)},`),
     '} as const;',
     'export type ResultCodeName = (typeof ResultCodes)[keyof typeof ResultCodes];',
+    '/** Why a call was refused (<result code msg reason/>), from server/src/operations/reasons.ts. */',
+    'export const RefusalReasons = [',
+    ...ALL_REASONS.map((reason) => `  ${quote(reason)},`),
+    '] as const;',
+    'export type RefusalReason = (typeof RefusalReasons)[number];',
   ];
 
   for (const op of all) {

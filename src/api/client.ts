@@ -3,6 +3,7 @@ import { ApiError } from './errors';
 import { operations, type OperationDescriptor, type ResultKind } from './generated/operations';
 import { resultParsers, type ResultOf } from './results';
 import { createTransport, type CallOptions, type Transport } from './transport';
+import { getLanguage } from '../i18n';
 
 type Operations = typeof operations;
 
@@ -38,5 +39,5 @@ export function createApi(transport: Transport): Api {
   return api as unknown as Api;
 }
 
-export const transport: Transport = createTransport();
+export const transport: Transport = createTransport({ language: getLanguage });
 export const api: Api = createApi(transport);

@@ -1,5 +1,5 @@
 /** Errors of the typed client: components decide on `code`, never on message text. */
-import { ResultCodes, type ResultCodeName } from './generated/operations';
+import { RefusalReasons, ResultCodes, type RefusalReason, type ResultCodeName } from './generated/operations';
 
 /** A ResultCode name (the service refused), 'LoginRefused', 'Protocol' (unbindable or unreadable answer), 'Network', or 'Unknown' (a newer service's code). */
 export type ApiErrorCode = ResultCodeName | 'LoginRefused' | 'Protocol' | 'Network' | 'Unknown';
@@ -26,6 +26,12 @@ export class ApiError extends Error {
   get retryAfter(): number | undefined {
     const value = this.details.retryAfter;
     return typeof value === 'number' ? value : undefined;
+  }
+
+  /** Why the service refused (docs/protocol.md §4.2), when it said so with a reason this client knows. */
+  get reason(): RefusalReason | undefined {
+    const value = this.details.reason;
+    return this.status !== undefined && RefusalReasons.includes(value as RefusalReason) ? (value as RefusalReason) : undefined;
   }
 }
 

@@ -116,6 +116,21 @@ describe('the transport', () => {
     expect(error).toMatchObject({ code: 'Locked', message: 'locked', status: 423, details: { id: 7, tip: 'birthday' } });
   });
 
+  it("exposes the refusal's reason when it is one of the service's reasons, and none for an unknown one", async () => {
+    const refusal = async (element: string) =>
+      (await createTransport({ fetch: fakeFetch(200, xmlDoc(element)).fetch, session: loggedIn() })
+        .call(GetFiles, { dir: '7', order: 'name', desc: '0' })
+        .catch((e: unknown) => e)) as ApiError;
+    expect((await refusal('<result code="409" msg="taken" reason="name-taken" />')).reason).toBe('name-taken');
+    expect((await refusal('<result code="409" msg="taken" reason="from-a-newer-service" />')).reason).toBeUndefined();
+  });
+
+  it('sends the app language as Accept-Language when given one', async () => {
+    const { fetch, calls } = fakeFetch(200, OK_EMPTY);
+    await createTransport({ fetch, session: loggedIn(), language: () => 'zh-CN' }).call(Logout, {});
+    expect(new Headers(calls[0].init.headers).get('Accept-Language')).toBe('zh-CN');
+  });
+
   it('turns <token>0</token> into LoginRefused, with the reason and retryAfter when throttled', async () => {
     const refused = await createTransport({ fetch: fakeFetch(200, xmlDoc('<token>0</token>')).fetch })
       .call(Login, { uid: 'alice', pwd: 'wrong' })

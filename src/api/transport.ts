@@ -26,6 +26,8 @@ export interface TransportOptions {
   /** Prefix of the service paths; '' (the default) is the page's own origin. */
   readonly baseUrl?: string;
   readonly session?: SessionStore;
+  /** The app's current language, sent as Accept-Language: the service writes share e-mails in it. */
+  readonly language?: () => string;
 }
 
 function encode(value: string): string {
@@ -205,7 +207,11 @@ export function createTransport(options: TransportOptions = {}): Transport {
     try {
       const response = await doFetch(`${baseUrl}/${descriptor.service}.asmx/${operation}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/xml' },
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Accept: 'text/xml',
+          ...(options.language ? { 'Accept-Language': options.language() } : {}),
+        },
         body,
         signal: callOptions.signal,
         credentials: 'same-origin',

@@ -1,4 +1,4 @@
-import { isApiError } from '../api/errors';
+import { isApiError, type ApiError } from '../api/errors';
 import type { Messages } from '../i18n';
 import { formatDuration } from '../lib/format';
 
@@ -7,33 +7,55 @@ export interface ErrorText {
   readonly message: string;
 }
 
-/** Decided on the error's code, never its text; the service's message is shown where the user can act on it (a name taken, …). */
+/** The text of a refusal's code, when its reason is one this app does not know (a newer service). */
+function codeText(error: ApiError, t: Messages): string {
+  switch (error.code) {
+    case 'InvalidArgument':
+      return t.errInvalidArgument;
+    case 'Forbidden':
+      return t.errForbidden;
+    case 'Conflict':
+      return t.errConflict;
+    case 'TooLarge':
+      return t.errTooLarge;
+    case 'Unavailable':
+      return t.errUnavailable;
+    default:
+      return t.errRefused;
+  }
+}
+
+/**
+ * Decided on the error's code and reason, never its text: a refusal is told in the user's language by its
+ * reason (i18n/reasons.ts), else by its code; the service's English `msg` is never shown.
+ */
 export function describeError(error: unknown, t: Messages, subject: string = t.subjectThis): ErrorText {
   if (!isApiError(error)) {
     return { title: t.errUnknownTitle, message: error instanceof Error ? error.message : String(error) };
   }
+  const { reason } = error;
   switch (error.code) {
     case 'Network':
       return { title: t.errNetworkTitle, message: t.errNetwork };
     case 'NotImplemented':
-      return { title: t.errNotImplementedTitle, message: t.errNotImplemented(error.message) };
+      return { title: t.errNotImplementedTitle, message: t.refusalText('not-implemented', '') };
     case 'NotFound':
-      return { title: t.errNotFoundTitle, message: `${t.errNotFound(subject)} (${error.message})` };
+      return { title: t.errNotFoundTitle, message: t.refusalText(reason, t.errNotFound(subject)) };
     case 'Locked': {
+      if (reason && reason !== 'encrypted-locked') return { title: t.errLockedTitle(subject), message: t.refusalText(reason, '') };
       const tip = typeof error.details.tip === 'string' && error.details.tip ? t.passwordHint(error.details.tip) : '';
       return { title: t.errLockedTitle(subject), message: `${t.errLocked}${tip}` };
     }
     case 'Unauthorized':
       return { title: t.errUnauthorizedTitle, message: t.errUnauthorized };
-    case 'TooManyAttempts':
-      return {
-        title: t.errTooManyTitle,
-        message: error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : error.message,
-      };
+    case 'TooManyAttempts': {
+      const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
+      return { title: t.errTooManyTitle, message: `${t.refusalText(reason, '')} ${wait}`.trim() || t.errTooManyTitle };
+    }
     case 'Protocol':
       return { title: t.errProtocolTitle, message: error.message };
     default:
-      return { title: t.errRefusedTitle, message: error.message };
+      return { title: t.errRefusedTitle, message: t.refusalText(reason, codeText(error, t)) };
   }
 }
 

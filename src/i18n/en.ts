@@ -1,5 +1,7 @@
 /** English: the reference dictionary. Every other language has exactly these keys (see ./index.ts). */
 import { codePointLabel, type NameProblem } from '../api/generated/name-rule';
+import type { RefusalReason } from '../api/generated/operations';
+import { reasonTexts } from './reasons';
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
@@ -56,7 +58,6 @@ export const en = {
   errNetworkTitle: 'Cannot reach the service',
   errNetwork: 'Check the connection and try again.',
   errNotImplementedTitle: 'Not available yet',
-  errNotImplemented: (message: string) => `The service cannot do this yet (${message}).`,
   errNotFoundTitle: 'Not found',
   errNotFound: (subject: string) => `${capitalize(subject)} does not exist, or it is not yours.`,
   errLockedTitle: (subject: string) => `${capitalize(subject)} is encrypted`,
@@ -69,6 +70,14 @@ export const en = {
   errProtocolTitle: 'The service could not handle the request',
   errRefusedTitle: 'The service refused the request',
   errUnknownTitle: 'Something went wrong',
+  /** A refusal's text by its reason (./reasons.ts), else `fallback`, the text of its code. */
+  refusalText: (reason: RefusalReason | undefined, fallback: string) => (reason && reasonTexts.en[reason]) || fallback,
+  errInvalidArgument: 'The request was not valid.',
+  errForbidden: 'This is not allowed.',
+  errConflict: 'This conflicts with a change made meanwhile: reload and try again.',
+  errTooLarge: 'This is over a limit of the service.',
+  errUnavailable: 'The service cannot do this now.',
+  errRefused: 'The service refused the request.',
   tryAgain: 'Try again',
   tryingAgain: 'Trying again…',
   subjectThis: 'this',

@@ -1,6 +1,7 @@
 /** 简体中文. Typed against the English dictionary: a missing or extra key does not compile. */
 import { codePointLabel } from '../api/generated/name-rule';
 import type { Messages } from './messages';
+import { reasonTexts } from './reasons';
 
 const count = (n: number) => n.toLocaleString('zh-CN');
 
@@ -55,7 +56,6 @@ export const zhCN: Messages = {
   errNetworkTitle: '无法连接到服务',
   errNetwork: '请检查网络连接后重试。',
   errNotImplementedTitle: '暂不可用',
-  errNotImplemented: (message) => `服务暂不支持此操作（${message}）。`,
   errNotFoundTitle: '未找到',
   errNotFound: (subject) => `${subject}不存在，或不属于你。`,
   errLockedTitle: (subject) => `${subject}已加密`,
@@ -68,6 +68,13 @@ export const zhCN: Messages = {
   errProtocolTitle: '服务无法处理该请求',
   errRefusedTitle: '服务拒绝了该请求',
   errUnknownTitle: '出错了',
+  refusalText: (reason, fallback) => (reason && reasonTexts.zhCN[reason]) || fallback,
+  errInvalidArgument: '请求无效。',
+  errForbidden: '不允许此操作。',
+  errConflict: '与刚刚发生的修改冲突，请刷新后重试。',
+  errTooLarge: '超出了服务的限制。',
+  errUnavailable: '服务目前无法执行此操作。',
+  errRefused: '服务拒绝了该请求。',
   tryAgain: '重试',
   tryingAgain: '正在重试…',
   subjectThis: '该项目',

@@ -59,6 +59,8 @@ export interface CallContext<C extends Caller | null = Caller | null> {
   readonly clientAddress: string;
   /** Absolute base URL for links in results: FSS_PUBLIC_URL, or the request's own host. */
   readonly baseUrl: string;
+  /** The request's Accept-Language, when it has one: share e-mails are written in it. */
+  readonly acceptLanguage?: string;
 }
 
 /** A successful login: rendered as <token uid key expires>TOKEN</token>. */

@@ -16,6 +16,7 @@ export interface Call {
 export interface Origin {
   readonly clientAddress: string;
   readonly baseUrl: string;
+  readonly acceptLanguage?: string;
 }
 
 /** Each signed operation's parameter names in the order its sign covers them, sorted once. */
@@ -31,7 +32,7 @@ async function callerFor(services: Services, call: Call): Promise<Caller | null>
   if (call.op.auth === 'none') return null;
   const session = await authenticate(services, call.values.uid as bigint, call.values.token as string | null);
   if (call.op.auth === 'signed' && !verifySign(session.signingKey, call.op.name, call.text, call.values.sign as string | null, signedNamesOf(call.op))) {
-    throw forbidden('sign missing or wrong');
+    throw forbidden('sign-wrong', 'sign missing or wrong');
   }
   return session.caller;
 }
@@ -39,7 +40,8 @@ async function callerFor(services: Services, call: Call): Promise<Caller | null>
 /** Throws OpError for a refusal; anything else thrown is a fault of the server. */
 export async function invokeOperation(services: Services, call: Call, origin: Origin): Promise<OpResult> {
   const caller = await callerFor(services, call);
-  const ctx: CallContext = { services, caller, clientAddress: origin.clientAddress, baseUrl: origin.baseUrl };
+  const { clientAddress, baseUrl, acceptLanguage } = origin;
+  const ctx: CallContext = { services, caller, clientAddress, baseUrl, acceptLanguage };
   const handler = handlers[call.op.name as OperationName] as (ctx: CallContext, params: unknown) => Promise<OpResult>;
   return handler(ctx, call.values);
 }

@@ -175,6 +175,8 @@ export interface RequestFacts {
   readonly clientAddress: string;
   /** FSS_PUBLIC_URL, else the request's own scheme and host. */
   readonly baseUrl: string;
+  /** The Accept-Language header ('' when absent): share e-mails are written in it. */
+  readonly acceptLanguage: string;
 }
 
 const HOST_HEADER = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
@@ -185,5 +187,6 @@ export function requestFacts(req: IncomingMessage, config: Config): RequestFacts
   return {
     clientAddress: clientAddressOf(req, config),
     baseUrl: config.publicUrl ?? `${requestSchemeOf(req, config)}://${ownHost}`,
+    acceptLanguage: (req.headers['accept-language'] ?? '').slice(0, 200),
   };
 }

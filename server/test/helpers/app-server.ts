@@ -95,12 +95,13 @@ export function callSigned(
   op: OperationSpec,
   session: Session,
   params: Record<string, Value>,
+  headers: Record<string, string> = {},
 ): Promise<HttpAnswer> {
   const values: Record<string, Value> = { uid: session.uid, token: session.token, ...params };
   const text: Record<string, string> = {};
   for (const p of op.params) if (p.name !== 'sign') text[p.name] = values[p.name] === undefined || values[p.name] === null ? '' : String(values[p.name]);
   values.sign = signRequest(session.key, op.name, text);
-  return callInForm(app.url, form, op, values);
+  return callInForm(app.url, form, op, values, undefined, headers);
 }
 
 const Login = findOperation('OAuthService', 'Login')!;

@@ -335,4 +335,18 @@ describe('over the wire, with the SMTP server', () => {
     expect(element(info, 'file')!.attrs).toMatchObject({ id: String(file.id), name: 'notes.txt', shared: '1' });
     expect(emailsIn(info)).toMatchObject([{ to: 'reader@example.com', status: 'sent' }]);
   });
+
+  test.each(FORMS)('a share e-mail is written in the Accept-Language of the call that queued it: zh-CN in Chinese, over %s', async (form) => {
+    const alice = await logIn(app, form, 'alice', 'alice-password-1');
+    const file = await addFile(app.app.services, aliceId, 0, `报告 ${form}.pdf`, 3);
+    const to = `zh-${form}@example.com`;
+    const answer = await callSigned(app, form, FileEmailShare, alice, { fid: file.id, to }, { 'Accept-Language': 'zh-CN,zh;q=0.9,en;q=0.8' });
+    expect(element(resultXml(answer, FileEmailShare), 'result')!.attrs).toMatchObject({ code: '0', msg: '' });
+    await until(() => sentTo(to), `the message to ${to}`, 3_000);
+    const mail = parseMail(server.received.find((m) => m.rcptTo[0] === to)!.raw);
+    expect(mail.headers.get('subject')).toBe(`alice 与你分享了文件“报告 ${form}.pdf”`);
+    expect(mail.text).toContain('打开链接：');
+    expect(mail.html).toContain('<html lang="zh-CN">');
+    expect(mail.text).not.toContain('shared');
+  });
 });

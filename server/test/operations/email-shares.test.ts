@@ -22,7 +22,7 @@ import {
   PUBLIC_URL_UNSET,
 } from '../../src/operations/sharing/email-shares';
 import { ResultCode } from '../../src/operations/errors';
-import { shareMessage } from '../../src/operations/sharing/mail-messages';
+import { mailLanguageOf, shareMessage } from '../../src/operations/sharing/mail-messages';
 import { MailSender, nextAttemptAt, defaultMailSenderSettings } from '../../src/operations/sharing/mail-queue';
 import { moveToBin } from '../../src/operations/tree/recycle-bin';
 import { fileShare, unshare } from '../../src/operations/sharing/shares';
@@ -177,7 +177,7 @@ describe('FileEmailShare and FolderEmailShare', () => {
     ]) {
       const refusal = await rejected(call());
       expect(refusal.code).toBe(ResultCode.Unavailable);
-      expect(refusal.details).toEqual({ reason: PUBLIC_URL_UNSET });
+      expect(refusal.reason).toBe(PUBLIC_URL_UNSET);
     }
     expect(await shareCount(services)).toBe(0);
     expect(await queued(services)).toEqual([]);
@@ -478,5 +478,26 @@ describe('settings', () => {
     const { limits } = loadConfig({ FSS_EMAIL_RECIPIENTS_PER_HOUR: '7', FSS_EMAIL_RECIPIENTS_PER_DAY: '70' });
     expect([limits.maxEmailRecipientsPerHour, limits.maxEmailRecipientsPerDay]).toEqual([7, 70]);
     expect([defaultLimits.maxEmailRecipients, defaultLimits.maxEmailRecipientsPerHour, defaultLimits.maxEmailRecipientsPerDay]).toEqual([20, 100, 500]);
+  });
+});
+
+describe('the language of a share e-mail', () => {
+  test('is the most preferred of English and any Chinese in Accept-Language; English when neither or none', () => {
+    expect(mailLanguageOf('zh-CN')).toBe('zh-CN');
+    expect(mailLanguageOf('zh-TW,en;q=0.5')).toBe('zh-CN');
+    expect(mailLanguageOf('en-US,zh-CN;q=0.9')).toBe('en');
+    expect(mailLanguageOf('en;q=0.4, zh;q=0.8')).toBe('zh-CN');
+    expect(mailLanguageOf('fr-FR, de;q=0.9')).toBe('en');
+    expect(mailLanguageOf('zh;q=0, en')).toBe('en');
+    expect(mailLanguageOf('')).toBe('en');
+    expect(mailLanguageOf(undefined)).toBe('en');
+  });
+
+  test('a Chinese message says everything in Chinese, the names and link escaped as in English', () => {
+    const message = shareMessage({ sharerName: 'alice', itemType: 'folder', itemName: '<照片>', url: 'https://f.example/s/abc', extractionCode: 'pA5s', language: 'zh-CN' });
+    expect(message.subject).toBe('alice 与你分享了文件夹“<照片>”');
+    expect(message.text).toContain('提取码：pA5s');
+    expect(message.html).toContain('<strong>&#60;照片&#62;</strong>');
+    expect(message.text).not.toMatch(/shared|Extraction|Open/);
   });
 });

@@ -98,10 +98,10 @@ describe('ShareOpen', () => {
     const none = await rejected(open(services, code, ''));
     expect(none.code).toBe(ResultCode.Forbidden);
     expect(none.message).toContain('needs its extraction code');
-    expect(none.details).toEqual({ reason: 'downpwd-required' });
+    expect(none.reason).toBe('downpwd-required');
     const wrong = await rejected(open(services, code, 'cafe'));
     expect(wrong.code).toBe(ResultCode.Forbidden);
-    expect(wrong.details).toEqual({ reason: 'downpwd-wrong' });
+    expect(wrong.reason).toBe('downpwd-wrong');
     await open(services, code, 'Café');
     await open(services, code, 'Cafe\u0301');
   });
@@ -302,7 +302,7 @@ describe('ShareDownload', () => {
     const refused = await rejected(download(services, code, file.id, 'abcd'));
     expect(refused.code).toBe(ResultCode.Forbidden);
     expect(refused.message).toContain('download limit reached');
-    expect(refused.details).toEqual({ reason: 'download-limit' });
+    expect(refused.reason).toBe('download-limit');
     expect((await open(services, code, 'abcd')).item.share).toMatchObject({ downValue: 2, downloads: 2 });
   });
 

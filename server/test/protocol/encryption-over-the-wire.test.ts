@@ -84,7 +84,7 @@ describe.each(FORMS)('FileEncrypt and Unlock over %s', (form) => {
     expect(element(listed.xml, 'file')!.attrs).toMatchObject({ id: String(fid), encrypted: '1', tip: TIP });
 
     const locked = await call(app, form, FileDownload, alice, { fid });
-    expect(locked.attrs).toMatchObject({ code: '423', id: String(fid), tip: TIP, type: 'file' });
+    expect(locked.attrs).toMatchObject({ code: '423', reason: 'encrypted-locked', id: String(fid), tip: TIP, type: 'file' });
 
     expect((await call(app, form, Unlock, alice, { dirid: 0, fid, password: 'wrong password' })).attrs.code).toBe('403');
     expect((await call(app, form, Unlock, alice, { dirid: fid, fid, password: PASSWORD })).attrs.code).toBe('400');

@@ -67,7 +67,7 @@ describe.each(FORMS)('over %s', (form) => {
   it('FolderAdd with a taken name answers 409 saying which', async () => {
     await call(form, FolderAdd, alice, { dirid: 0, name: `Taken ${form}` });
     const { xml, result } = await call(form, FolderAdd, alice, { dirid: 0, name: `TAKEN ${form}` });
-    expect(result).toMatchObject({ code: '409', msg: `a folder named "Taken ${form}" already exists in this folder` });
+    expect(result).toMatchObject({ code: '409', msg: `a folder named "Taken ${form}" already exists in this folder`, reason: 'name-taken' });
     expect(xml).not.toContain('<folder');
   });
 
@@ -128,7 +128,7 @@ describe('files and moves (HTTP POST)', () => {
     const outer = (await call('post', FolderAdd, alice, { dirid: 0, name: 'Outer' })).folder!;
     const inner = (await call('post', FolderAdd, alice, { dirid: outer.id, name: 'Inner' })).folder!;
     const { result } = await call('post', Move, alice, { dirids: outer.id, fids: '', todir: inner.id });
-    expect(result).toMatchObject({ code: '409', msg: 'cannot move a folder into itself or its own subfolder' });
+    expect(result).toMatchObject({ code: '409', msg: 'cannot move a folder into itself or its own subfolder', reason: 'into-itself' });
   });
 
   it("Move with another account's id answers 404", async () => {

@@ -254,7 +254,7 @@ describe("another account's file", () => {
 
     for (const fid of [bobs, unlinked]) {
       const linked = await call(alice, FileLink, { fid });
-      expect(linked.result).toEqual({ code: '404', msg: 'file not found' });
+      expect(linked.result).toEqual({ code: '404', msg: 'file not found', reason: 'file-not-found' });
       expect((await call(alice, FileUnlink, { fid })).result.code).toBe('404');
     }
     expect(await state()).toEqual(before);

@@ -4,16 +4,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations, type OperationSpec, type WireType } from '../../src/catalog/operations';
-import { notImplemented } from '../../src/operations/errors';
+import * as refuse from '../../src/operations/errors';
+import { notImplemented, type OpError } from '../../src/operations/errors';
 import { startProtocolServer, type ProtocolServer } from '../helpers/protocol-server';
 import { callInForm, FORMS, resultXml, type Value } from '../helpers/requests';
 
 let server: ProtocolServer;
+/** The refusal the stand-in answers with instead of 501, when a test sets one. */
+let refusal: OpError | undefined;
 beforeAll(async () => {
   server = await startProtocolServer((call) =>
     call.op.result === 'string'
       ? { kind: 'result', result: { kind: 'string', value: 'ERROR <501> & "not yet"' } }
-      : { kind: 'refusal', refusal: notImplemented(call.op.name) },
+      : { kind: 'refusal', refusal: refusal ?? notImplemented(call.op.name) },
   );
 });
 afterAll(() => server.close());
@@ -53,11 +56,38 @@ describe.each(FORMS)('every operation over %s', (form) => {
         const text = 'ERROR &lt;501&gt; &amp; "not yet"';
         expect(answer.body).toContain(soap ? `<${op.name}Result>${text}</${op.name}Result>` : `<string xmlns="http://tempuri.org/">${text}</string>`);
       } else if (soap) {
-        expect(resultXml(answer, op)).toBe(`<result code="501" msg="${op.name} is not implemented yet" xmlns="" />`);
+        expect(resultXml(answer, op)).toBe(`<result code="501" msg="${op.name} is not implemented yet" reason="not-implemented" xmlns="" />`);
         expect(answer.body).toContain(`<${op.name}Response xmlns="http://tempuri.org/"><${op.name}Result>`);
       } else {
-        expect(answer.body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<result code="501" msg="${op.name} is not implemented yet" />`);
+        expect(answer.body).toBe(`<?xml version="1.0" encoding="utf-8"?>\n<result code="501" msg="${op.name} is not implemented yet" reason="not-implemented" />`);
       }
     });
   }
+});
+
+/** A refusal of each code, as an operation throws it, and the result element every form must carry. */
+const REFUSALS: readonly [OpError, string][] = [
+  [refuse.invalidArgument('name-invalid', 'bad <name>'), '<result code="400" msg="bad &lt;name&gt;" reason="name-invalid"'],
+  [refuse.unauthorized(), '<result code="401" msg="token missing, unknown or expired" reason="token-expired"'],
+  [refuse.forbidden('sign-wrong', 'sign missing or wrong'), '<result code="403" msg="sign missing or wrong" reason="sign-wrong"'],
+  [refuse.notFound('folder-not-found', 'folder not found'), '<result code="404" msg="folder not found" reason="folder-not-found"'],
+  [refuse.conflict('name-taken', 'taken'), '<result code="409" msg="taken" reason="name-taken"'],
+  [refuse.tooLarge('quota-exceeded', 'full'), '<result code="413" msg="full" reason="quota-exceeded"'],
+  [refuse.lockedRefusal({ type: 'folder', id: 3, tip: 'hint' }), '<result code="423" msg="the item is in an encrypted folder: unlock the folder first" reason="encrypted-locked" id="3" tip="hint" type="folder"'],
+  [refuse.tooManyAttempts('share-attempts', 'wait', 60), '<result code="429" msg="wait" reason="share-attempts" retryAfter="60"'],
+  [refuse.unavailable('service-unavailable', 'down'), '<result code="503" msg="down" reason="service-unavailable"'],
+];
+
+describe.each(FORMS)('a refusal of each code over %s', (form) => {
+  const op = operations.find((o) => o.name === 'FolderAdd')!;
+  it.each(REFUSALS.map(([error, element]) => [error.code, error, element] as const))('%i carries its reason after code and msg, then its details', async (_code, error, element) => {
+    refusal = error;
+    try {
+      const answer = await callInForm(server.url, form, op, sampleValues(op));
+      const soap = form === 'soap11' || form === 'soap12';
+      expect(resultXml(answer, op)).toBe(`${element}${soap ? ' xmlns=""' : ''} />`);
+    } finally {
+      refusal = undefined;
+    }
+  });
 });

@@ -16,8 +16,10 @@ describe('why a file got no link', () => {
     expect(linkErrorText(locked, messagesFor('zh-CN'), 'secret.txt')).toContain('请先解密该文件');
   });
 
-  it('anything else is said as for any call, with the service’s words', () => {
-    const missing = new ApiError('NotFound', 'file not found', {}, 404);
-    expect(linkErrorText(missing, en, 'gone.txt')).toBe('Not found. “gone.txt” does not exist, or it is not yours. (file not found)');
+  it('anything else is said as for any call, by its reason, never in the service’s words', () => {
+    const missing = new ApiError('NotFound', 'file not found', { reason: 'file-not-found' }, 404);
+    expect(linkErrorText(missing, en, 'gone.txt')).toBe('Not found. The file does not exist, or it is not yours.');
+    const unexplained = new ApiError('NotFound', 'file not found', {}, 404);
+    expect(linkErrorText(unexplained, en, 'gone.txt')).toBe('Not found. “gone.txt” does not exist, or it is not yours.');
   });
 });

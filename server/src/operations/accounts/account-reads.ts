@@ -37,6 +37,6 @@ export async function folderState(ctx: CallContext, accountId: number, folderId:
 /** GetAccountInfo (ext): the caller's name, bytes used (the bin's included, every copy in full) and quota. */
 export async function getAccountInfo(ctx: AuthenticatedContext): Promise<AccountResult> {
   const account = await findAccount(ctx.services.db, { id: ctx.caller.uid });
-  if (!account) throw notFound('account not found');
+  if (!account) throw notFound('account-not-found', 'account not found');
   return { kind: 'account', account: { name: account.name, used: account.usedBytes, quota: account.quotaBytes } };
 }

@@ -46,17 +46,17 @@ export function parseAccountRef(nameOrId: string): AccountRef | null {
 }
 
 function checkName(name: string): void {
-  if (!NAME_PATTERN.test(name)) throw invalidArgument(`invalid account name "${name}": ${ACCOUNT_NAME_RULE}`);
+  if (!NAME_PATTERN.test(name)) throw invalidArgument('account-name-invalid', `invalid account name "${name}": ${ACCOUNT_NAME_RULE}`);
 }
 
 function checkPassword(password: string): void {
   const length = [...password].length;
-  if (length < 8 || length > 256) throw invalidArgument(`invalid password: ${PASSWORD_RULE}`);
+  if (length < 8 || length > 256) throw invalidArgument('password-length', `invalid password: ${PASSWORD_RULE}`);
 }
 
 function checkQuota(quotaBytes: number): void {
   if (!Number.isSafeInteger(quotaBytes) || quotaBytes < 0) {
-    throw invalidArgument(`invalid quota ${quotaBytes}: a quota is a whole number of bytes, 0 or more`);
+    throw invalidArgument('quota-invalid', `invalid quota ${quotaBytes}: a quota is a whole number of bytes, 0 or more`);
   }
 }
 
@@ -64,7 +64,7 @@ function checkQuota(quotaBytes: number): void {
 export async function getAccount(db: Kysely<Database>, nameOrId: string): Promise<Account> {
   const ref = parseAccountRef(nameOrId);
   const account = ref && (await findAccount(db, ref));
-  if (!account) throw notFound(`no account "${nameOrId}"`);
+  if (!account) throw notFound('account-not-found', `no account "${nameOrId}"`);
   return account;
 }
 
@@ -90,7 +90,7 @@ export async function createAccount(services: Services, input: NewAccountInput):
       createdAt: services.now(),
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`an account named "${input.name}" already exists`);
+    if (isUniqueViolation(error)) throw conflict('name-taken', `an account named "${input.name}" already exists`);
     throw error;
   }
 }
@@ -111,7 +111,7 @@ export async function setQuota(services: Services, nameOrId: string, quotaBytes:
   checkQuota(quotaBytes);
   const account = await getAccount(services.db, nameOrId);
   const updated = await updateQuota(services.db, account.id, quotaBytes);
-  if (!updated) throw notFound(`no account "${nameOrId}"`);
+  if (!updated) throw notFound('account-not-found', `no account "${nameOrId}"`);
   return updated;
 }
 
@@ -125,7 +125,7 @@ export async function createApiKey(
   nameOrId: string,
   label = '',
 ): Promise<{ readonly key: string; readonly apiKey: ApiKey }> {
-  if ([...label].length > MAX_LABEL_LENGTH) throw invalidArgument(`a label is at most ${MAX_LABEL_LENGTH} characters`);
+  if ([...label].length > MAX_LABEL_LENGTH) throw invalidArgument('label-too-long', `a label is at most ${MAX_LABEL_LENGTH} characters`);
   const account = await getAccount(services.db, nameOrId);
   // The prefix lets secret scanners recognize a leaked key.
   const key = `fss_${randomBytes(32).toString('base64url')}`;
@@ -147,7 +147,7 @@ export async function listApiKeys(services: Services, nameOrId: string): Promise
 export async function revokeApiKey(services: Services, nameOrId: string, apiKeyId: number): Promise<void> {
   const account = await getAccount(services.db, nameOrId);
   if (!(await deleteApiKey(services.db, account.id, apiKeyId))) {
-    throw notFound(`account "${nameOrId}" has no API key ${apiKeyId}`);
+    throw notFound('api-key-not-found', `account "${nameOrId}" has no API key ${apiKeyId}`);
   }
 }
 

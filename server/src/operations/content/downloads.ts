@@ -64,7 +64,7 @@ async function ownFileUrl(ctx: AuthenticatedContext, fid: bigint, route: GrantRo
   const { services } = ctx;
   const fileId = idOf(fid);
   const file = fileId === null ? undefined : await findLiveFileContent(services.db, fileId, ctx.caller.uid);
-  if (!file) throw notFound('file not found');
+  if (!file) throw notFound('file-not-found', 'file not found');
   await refuseIfLocked(services.db, ctx.caller, { type: 'file', id: file.fileId });
   const expires = new Date(services.now().getTime() + urlLifetime(route));
   const grant = { fileId: file.fileId, accountId: file.accountId, contentId: file.contentId, expires };
@@ -72,7 +72,7 @@ async function ownFileUrl(ctx: AuthenticatedContext, fid: bigint, route: GrantRo
   if (file.encrypted) {
     const tokenId = ctx.caller.tokenId;
     const key = await sealedFileKeyForDownload(services, ctx.caller, file.fileId, (keyId) => unlockedContext(grant, tokenId, keyId));
-    if (!key) throw locked('the file is encrypted: unlock it to download', { id: file.fileId });
+    if (!key) throw locked('encrypted-locked', 'the file is encrypted: unlock it to download', { id: file.fileId });
     unlocked = { tokenId, keyId: key.keyId, sealedKey: key.sealedKey };
   }
   return grantUrl(ctx.baseUrl, services.secret, { ...grant, ...(unlocked ? { unlocked } : {}) }, file.name, route);

@@ -88,10 +88,10 @@ export interface CompletedUpload {
  * reservations). With `key` and an area that can, it is encrypted as it arrives (see holdUploadKey).
  */
 export async function beginUpload(services: Services, accountId: number, id: string, length: number, key: UploadKey | null = null): Promise<OwnUpload> {
-  if (!isUploadId(id)) throw invalidArgument('invalid upload id');
-  if (!Number.isSafeInteger(length) || length < 0) throw invalidArgument('Upload-Length must be a whole number of bytes');
+  if (!isUploadId(id)) throw invalidArgument('parameter-invalid', 'invalid upload id');
+  if (!Number.isSafeInteger(length) || length < 0) throw invalidArgument('parameter-invalid', 'Upload-Length must be a whole number of bytes');
   const { maxUploadBytes } = services.config.limits;
-  if (length > maxUploadBytes) throw tooLarge(`the upload is larger than the limit of ${maxUploadBytes} bytes`);
+  if (length > maxUploadBytes) throw tooLarge('upload-too-large', `the upload is larger than the limit of ${maxUploadBytes} bytes`);
   const now = services.now();
   const expiresAt = new Date(now.getTime() + UPLOAD_LIFETIME_MS);
   const encryption: UploadEncryption | null =
@@ -100,9 +100,9 @@ export async function beginUpload(services: Services, accountId: number, id: str
   await services.db.transaction().execute(async (tx) => {
     await lockAccountTree(tx, accountId);
     const account = await findAccount(tx, { id: accountId });
-    if (!account) throw notFound('no such account');
+    if (!account) throw notFound('account-not-found', 'no such account');
     const remaining = account.quotaBytes - account.usedBytes - (await reservedBytes(tx, accountId, now));
-    if (length > remaining) throw tooLarge(`the upload needs ${length} bytes; the quota has ${Math.max(0, remaining)} left`);
+    if (length > remaining) throw tooLarge('quota-exceeded', `the upload needs ${length} bytes; the quota has ${Math.max(0, remaining)} left`);
     await insertUpload(tx, { id, accountId, length, createdAt: now, expiresAt, encryption });
   });
   return { id, length, expiresAt, sha256: null, encryption };
@@ -132,7 +132,7 @@ export async function findOwnUpload(services: Services, accountId: number, id: s
 /** Forgets upload `id` and its bytes (tus termination) under its lock: a PATCH of it on any instance is ended first. */
 export async function cancelUpload(services: Services, accountId: number, id: string): Promise<void> {
   const upload = isUploadId(id) ? await findUpload(services.db, id) : undefined;
-  if (!upload || upload.accountId !== accountId) throw notFound('no such upload');
+  if (!upload || upload.accountId !== accountId) throw notFound('upload-not-found', 'no such upload');
   await withUploadLock(services, id, async () => {
     await deleteUpload(services.db, id);
     await uploadAreaFor(services.config).remove(id);
@@ -159,7 +159,7 @@ export function completeUpload(services: Services, accountId: number, id: string
 async function completeOnce(services: Services, accountId: number, id: string): Promise<CompletedUpload> {
   const { db } = services;
   const upload = isUploadId(id) ? await findUpload(db, id) : undefined;
-  if (!upload || upload.accountId !== accountId) throw notFound('no such upload');
+  if (!upload || upload.accountId !== accountId) throw notFound('upload-not-found', 'no such upload');
   if (upload.completion) return completedOf(upload.completion);
 
   const area = uploadAreaFor(services.config);
@@ -228,7 +228,7 @@ const completedOf = (completion: { readonly sha256: string; readonly contentId: 
 /** Completes an upload whose bytes have all arrived (or joins its completion); null while bytes are missing. HEAD calls it, to finish an interrupted completion. */
 export async function completeIfArrived(services: Services, accountId: number, id: string): Promise<CompletedUpload | null> {
   const upload = isUploadId(id) ? await findUpload(services.db, id) : undefined;
-  if (!upload || upload.accountId !== accountId) throw notFound('no such upload');
+  if (!upload || upload.accountId !== accountId) throw notFound('upload-not-found', 'no such upload');
   if (upload.completion) return completedOf(upload.completion);
   const size = await uploadAreaFor(services.config).readableBytes(id);
   const arrived = size === upload.length || (size === null && upload.staging !== null);
@@ -291,7 +291,7 @@ async function recordCompletion(tx: Kysely<Database>, services: Services, id: st
   const marked = await markUploadCompleted(tx, id, { sha256, contentId, completedAt: now, expiresAt: new Date(now.getTime() + CLAIM_LIFETIME_MS) });
   if (marked) return { sha256, contentId };
   const upload = await findUpload(tx, id);
-  if (!upload) throw notFound('no such upload');
+  if (!upload) throw notFound('upload-not-found', 'no such upload');
   if (!upload.completion) throw new Error(`upload ${id} could not be marked completed`);
   return completedOf(upload.completion);
 }
@@ -309,15 +309,15 @@ export async function claimContent(
   size: number | bigint,
   folderId: number,
 ): Promise<ClaimedUpload> {
-  if (!SHA256.test(sha256)) throw invalidArgument('hash must be a SHA-256 in 64 lowercase hexadecimal digits');
+  if (!SHA256.test(sha256)) throw invalidArgument('parameter-invalid', 'hash must be a SHA-256 in 64 lowercase hexadecimal digits');
   const bytes = Number(size);
-  if (!Number.isSafeInteger(bytes) || bytes < 0) throw invalidArgument('size must be a whole number of bytes');
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw invalidArgument('parameter-invalid', 'size must be a whole number of bytes');
   const folderKeyId = folderId === 0 ? null : ((await findLiveFolderEncryption(tx, accountId, folderId))?.keyId ?? null);
   const fromUpload = await claimCompletedUpload(tx, accountId, sha256, bytes, services.now(), folderKeyId);
   if (fromUpload !== undefined) return fromUpload;
   const owned = await findOwnedPlaintextContent(tx, accountId, sha256, bytes);
   if (owned !== undefined) return { contentId: owned, keyId: null };
-  throw notFound('no completed upload or owned content with that hash and size');
+  throw notFound('content-not-found', 'no completed upload or owned content with that hash and size');
 }
 
 /** Housekeeping: removes expired uploads with their bytes, and stray files in the upload folder; returns how many. */

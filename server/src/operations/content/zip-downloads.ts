@@ -54,13 +54,13 @@ export async function checkZipContents(services: Services, grant: ZipGrant): Pro
   const selectedFiles = await liveFilesById(db, grant.accountId, grant.fileIds);
   const folders = await liveFoldersBeneath(db, grant.accountId, grant.folderIds);
   const encrypted = selectedFiles.find((file) => file.encrypted) ?? folders.find((folder) => folder.encrypted);
-  if (encrypted) throw locked('encrypted items cannot be downloaded as a ZIP: decrypt them, or download them one by one', { id: encrypted.id });
+  if (encrypted) throw locked('encrypted-excluded', 'encrypted items cannot be downloaded as a ZIP: decrypt them, or download them one by one', { id: encrypted.id });
   for (let i = 0; i < folders.length; i += FOLDER_BATCH) {
     const ids = folders.slice(i, i + FOLDER_BATCH).map((folder) => folder.id);
-    if (await anyEncryptedFileIn(db, grant.accountId, ids)) throw locked('encrypted files cannot be downloaded as a ZIP: decrypt them, or download them one by one');
+    if (await anyEncryptedFileIn(db, grant.accountId, ids)) throw locked('encrypted-excluded', 'encrypted files cannot be downloaded as a ZIP: decrypt them, or download them one by one');
   }
   if (folders.length + selectedFiles.length > config.limits.maxZipEntries) {
-    throw tooLarge(`a ZIP holds at most ${config.limits.maxZipEntries} folders and files: choose fewer`);
+    throw tooLarge('too-many-items', `a ZIP holds at most ${config.limits.maxZipEntries} folders and files: choose fewer`);
   }
 }
 

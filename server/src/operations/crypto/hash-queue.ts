@@ -41,7 +41,7 @@ export class HashQueue {
       this.#running++;
     } else {
       if (this.#waiting.length >= this.maxWaiting) {
-        throw tooManyAttempts('too many passwords are being checked at once; try again in a moment', BUSY_RETRY_AFTER_SECONDS);
+        throw tooManyAttempts('server-busy', 'too many passwords are being checked at once; try again in a moment', BUSY_RETRY_AFTER_SECONDS);
       }
       // The slot is handed over, not freed and taken again: a newcomer cannot overtake the queue.
       await new Promise<void>((resolve) => this.#waiting.push(resolve));

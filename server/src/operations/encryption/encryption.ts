@@ -120,22 +120,22 @@ function checkedPassword(password: string | null): string {
   const value = (password ?? '').normalize('NFC');
   const length = lengthOf(value);
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    throw invalidArgument(`password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+    throw invalidArgument('password-length', `password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
   }
   return value;
 }
 
 function checkedTip(tip: string | null, password: string): string {
   const value = (tip ?? '').normalize('NFC');
-  if (lengthOf(value) > TIP_MAX_LENGTH) throw invalidArgument(`password_tip must be at most ${TIP_MAX_LENGTH} characters`);
+  if (lengthOf(value) > TIP_MAX_LENGTH) throw invalidArgument('tip-too-long', `password_tip must be at most ${TIP_MAX_LENGTH} characters`);
     // Case-insensitively: a tip spelling the password in capitals gives it away too.
-  if (value.toLowerCase().includes(password.toLowerCase())) throw invalidArgument('password_tip must not contain the password');
+  if (value.toLowerCase().includes(password.toLowerCase())) throw invalidArgument('tip-contains-password', 'password_tip must not contain the password');
   return value;
 }
 
 /** Unlock's and Decrypt's item: exactly one of dirid and fid is non-zero. */
 function targetOf(dirid: bigint, fid: bigint): ItemRef {
-  if ((dirid !== 0n) === (fid !== 0n)) throw invalidArgument('exactly one of dirid and fid must be non-zero');
+  if ((dirid !== 0n) === (fid !== 0n)) throw invalidArgument('parameter-invalid', 'exactly one of dirid and fid must be non-zero');
   return dirid !== 0n ? { type: 'folder', id: itemIdOf(dirid) } : { type: 'file', id: itemIdOf(fid) };
 }
 
@@ -164,13 +164,13 @@ async function openKeyWithPassword(services: Services, accountId: number, keyId:
   const { db } = services;
   const counters = itemPasswordCounters(accountId, keyId);
   const blocked = await secondsBlocked(db, counters, services.now());
-  if (blocked > 0) throw tooManyAttempts('too many wrong passwords: try again later', blocked);
+  if (blocked > 0) throw tooManyAttempts('password-attempts', 'too many wrong passwords: try again later', blocked);
   const key = await findKey(db, accountId, keyId);
-  if (!key) throw notFound('item not found');
+  if (!key) throw notFound('item-not-found', 'item not found');
   const dataKey = unwrapDataKey(await deriveKeyEncryptionKey(services.passwordHashes, password, kdfOf(key)), key.wrappedKey, wrapContext(accountId));
   if (!dataKey) {
     await recordFailure(db, counters, services.now());
-    throw forbidden('wrong password');
+    throw forbidden('password-wrong', 'wrong password');
   }
   await clearFailures(db, counters[0]);
   return dataKey;
@@ -180,14 +180,14 @@ async function openKeyWithPassword(services: Services, accountId: number, keyId:
 async function keyOfItem(db: Kysely<Database>, accountId: number, item: ItemRef): Promise<number> {
   if (item.type === 'folder') {
     const folder = await findLiveFolderEncryption(db, accountId, item.id);
-    if (!folder) throw notFound('folder not found');
-    if (folder.keyId === null) throw conflict('the folder is not encrypted');
+    if (!folder) throw notFound('folder-not-found', 'folder not found');
+    if (folder.keyId === null) throw conflict('not-encrypted', 'the folder is not encrypted');
     return folder.keyId;
   }
   const file = await findLiveFileEncryption(db, accountId, item.id);
-  if (!file) throw notFound('file not found');
+  if (!file) throw notFound('file-not-found', 'file not found');
   const keyId = file.keyId ?? file.folderKeyId;
-  if (keyId === null) throw conflict('the file is not encrypted');
+  if (keyId === null) throw conflict('not-encrypted', 'the file is not encrypted');
   return keyId;
 }
 
@@ -197,15 +197,15 @@ export async function fileEncrypt(ctx: AuthenticatedContext, params: ParamsOf<'F
   const password = checkedPassword(params.password);
   const tip = checkedTip(params.password_tip, password);
   const file = await findLiveFileEncryption(services.db, caller.uid, itemIdOf(params.fid));
-  if (!file) throw notFound('file not found');
-  if (file.keyId !== null) throw locked('the file is already encrypted', { id: file.id });
-  if (file.folderKeyId !== null) throw locked('the file is already encrypted with its folder', { id: file.id });
+  if (!file) throw notFound('file-not-found', 'file not found');
+  if (file.keyId !== null) throw locked('already-encrypted', 'the file is already encrypted', { id: file.id });
+  if (file.folderKeyId !== null) throw locked('already-encrypted', 'the file is already encrypted with its folder', { id: file.id });
 
   const { keyId, dataKey } = await createKey(services, caller.uid, { type: 'file', id: file.id }, password, tip);
   const outcome = await encryptFile(services, file.id, { keyId, dataKey, folderKeyId: null });
   if (outcome !== 'done') {
     await deleteKeyIfUnused(services.db, keyId);
-    throw conflict('the file changed while it was being encrypted (moved, replaced or encrypted by another call); try again');
+    throw conflict('changed-meanwhile', 'the file changed while it was being encrypted (moved, replaced or encrypted by another call); try again');
   }
   return { kind: 'empty' };
 }
@@ -215,18 +215,18 @@ export async function folderEncrypt(ctx: AuthenticatedContext, params: ParamsOf<
   const { services } = ctx;
   const password = checkedPassword(params.password);
   const tip = checkedTip(params.password_tip, password);
-  if (params.dirid === 0n) throw invalidArgument('the root folder cannot be encrypted: choose a folder');
+  if (params.dirid === 0n) throw invalidArgument('root-not-encryptable', 'the root folder cannot be encrypted: choose a folder');
   const folder = await findLiveFolderEncryption(services.db, caller.uid, itemIdOf(params.dirid));
-  if (!folder) throw notFound('folder not found');
-  if (folder.keyId !== null) throw locked('the folder is already encrypted', { id: folder.id });
+  if (!folder) throw notFound('folder-not-found', 'folder not found');
+  if (folder.keyId !== null) throw locked('already-encrypted', 'the folder is already encrypted', { id: folder.id });
 
   const { keyId, dataKey } = await createKey(services, caller.uid, { type: 'folder', id: folder.id }, password, tip);
   const job = await services.db.transaction().execute(async (tx) => {
     // The account's row lock: FileAdd and Move into this subtree wait, then see the mark.
     await lockAccountTree(tx, caller.uid);
     const current = await findLiveFolderEncryption(tx, caller.uid, folder.id);
-    if (!current) throw notFound('folder not found');
-    if (current.keyId !== null) throw locked('the folder is already encrypted', { id: folder.id });
+    if (!current) throw notFound('folder-not-found', 'folder not found');
+    if (current.keyId !== null) throw locked('already-encrypted', 'the folder is already encrypted', { id: folder.id });
     await markSubtreesEncrypted(tx, caller.uid, [folder.id], keyId);
     const work = await countPlainFilesOfKey(tx, keyId);
     const id = await ensureEncryptJob(tx, services, { accountId: caller.uid, keyId, folderId: folder.id, dataKey, ...work });
@@ -285,31 +285,31 @@ export async function decrypt(ctx: AuthenticatedContext, params: ParamsOf<'Decry
 
   if (target.type === 'file') {
     const file = await findLiveFileEncryption(db, caller.uid, target.id);
-    if (!file) throw notFound('file not found');
+    if (!file) throw notFound('file-not-found', 'file not found');
     if (file.folderKeyId !== null) {
-      throw conflict('the file is in an encrypted folder: decrypt the folder (or move the file out of it) first', { id: file.folderId });
+      throw conflict('inside-encrypted-folder', 'the file is in an encrypted folder: decrypt the folder (or move the file out of it) first', { id: file.folderId });
     }
-    if (file.keyId === null) throw conflict('the file is not encrypted');
+    if (file.keyId === null) throw conflict('not-encrypted', 'the file is not encrypted');
     const dataKey = await openKeyWithPassword(services, caller.uid, file.keyId, password);
     const outcome = await decryptFile(services, file.id, { keyId: file.keyId, dataKey });
-    if (outcome === 'conflict') throw conflict('the file changed while it was being decrypted; try again');
+    if (outcome === 'conflict') throw conflict('changed-meanwhile', 'the file changed while it was being decrypted; try again');
     await deleteKeyIfUnused(db, file.keyId);
     return { kind: 'empty' };
   }
 
   const folder = await findLiveFolderEncryption(db, caller.uid, target.id);
-  if (!folder) throw notFound('folder not found');
-  if (folder.keyId === null) throw conflict('the folder is not encrypted');
+  if (!folder) throw notFound('folder-not-found', 'folder not found');
+  if (folder.keyId === null) throw conflict('not-encrypted', 'the folder is not encrypted');
   const parent = folder.parentId === 0 ? undefined : await findLiveFolderEncryption(db, caller.uid, folder.parentId);
   if (parent && parent.keyId !== null) {
-    throw conflict('the folder is inside an encrypted folder: decrypt that folder (or move this one out of it) first', { id: parent.id });
+    throw conflict('inside-encrypted-folder', 'the folder is inside an encrypted folder: decrypt that folder (or move this one out of it) first', { id: parent.id });
   }
   const keyId = folder.keyId;
   const dataKey = await openKeyWithPassword(services, caller.uid, keyId, password);
   const job = await db.transaction().execute(async (tx) => {
     await lockAccountTree(tx, caller.uid);
     const current = await findLiveFolderEncryption(tx, caller.uid, folder.id);
-    if (!current || current.keyId !== keyId) throw conflict('the folder changed meanwhile; try again');
+    if (!current || current.keyId !== keyId) throw conflict('changed-meanwhile', 'the folder changed meanwhile; try again');
     await unmarkRegion(tx, caller.uid, folder.id, keyId);
     return createDecryptJob(tx, services, { accountId: caller.uid, keyId, folderId: folder.id, dataKey });
   });
@@ -384,7 +384,7 @@ export async function applyEncryptionToMove(
 export async function keyForUploadInto(db: Kysely<Database>, caller: Caller, folderId: number): Promise<{ keyId: number; dataKey: Buffer } | null> {
   if (folderId === 0) return null;
   const folder = await findLiveFolderEncryption(db, caller.uid, folderId);
-  if (!folder) throw notFound('folder not found');
+  if (!folder) throw notFound('folder-not-found', 'folder not found');
   if (folder.keyId === null) return null;
   return { keyId: folder.keyId, dataKey: await keyForWritingInto(db, caller, folder.id, folder.keyId) };
 }

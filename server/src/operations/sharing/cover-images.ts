@@ -67,9 +67,9 @@ export function reencodeCover(input: Buffer): Promise<CoverImage> {
   return decodes.run(async () => {
     const sharp = await loadSharp();
     const header = await headerOf(sharp, input);
-    if (!header || !header.format || !ACCEPTED_FORMATS.has(header.format) || !header.width || !header.height) throw invalidArgument(UNREADABLE);
+    if (!header || !header.format || !ACCEPTED_FORMATS.has(header.format) || !header.width || !header.height) throw invalidArgument('image-unreadable', UNREADABLE);
     if (header.width * header.height > COVER_MAX_INPUT_PIXELS) {
-      throw tooLarge(`the image has more than ${COVER_MAX_INPUT_PIXELS / 1_000_000} million pixels (it is ${header.width} × ${header.height})`);
+      throw tooLarge('image-too-large', `the image has more than ${COVER_MAX_INPUT_PIXELS / 1_000_000} million pixels (it is ${header.width} × ${header.height})`);
     }
     let resized: { data: Buffer; info: OutputInfo };
     try {
@@ -81,7 +81,7 @@ export function reencodeCover(input: Buffer): Promise<CoverImage> {
         .raw()
         .toBuffer({ resolveWithObject: true });
     } catch {
-      throw invalidArgument(UNREADABLE);
+      throw invalidArgument('image-unreadable', UNREADABLE);
     }
     const { width, height, channels } = resized.info;
     const pixels = () => sharp(resized.data, { raw: { width, height, channels } });

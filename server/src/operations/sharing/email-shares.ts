@@ -19,6 +19,7 @@ import type { AuthenticatedContext, EmailDelivery, EmailShareInfo, Empty, Item, 
 import { invalidArgument, tooManyAttempts, unavailable } from '../errors';
 import { itemIdOf, requireFile, requireFolder } from '../tree/id-lists';
 import { ensureShare, ownerShareAttributes, sealExtractionCode } from './shares';
+import { mailLanguageOf, type MailLanguage } from './mail-messages';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -80,19 +81,19 @@ export function parseRecipients(to: string | null, max: number): string[] {
   const text = to ?? '';
   if (CONTROL.test(text.replace(/\t/g, ' '))) {
     const bad = text.split(/[,;]/).find((entry) => CONTROL.test(entry.replace(/\t/g, ' '))) ?? text;
-    throw invalidArgument(`"${shown(bad.replace(/^[ \t]+|[ \t]+$/g, ''))}" is not a valid e-mail address: it contains a line break or another control character`);
+    throw invalidArgument('email-invalid', `"${shown(bad.replace(/^[ \t]+|[ \t]+$/g, ''))}" is not a valid e-mail address: it contains a line break or another control character`);
   }
   const recipients = new Map<string, string>();
   for (const entry of text.split(/[,;]/)) {
     const address = entry.replace(/^[ \t]+|[ \t]+$/g, '');
     if (address === '') continue;
     const problem = addressProblem(address);
-    if (problem) throw invalidArgument(`"${shown(address)}" is not a valid e-mail address: it ${problem}`);
+    if (problem) throw invalidArgument('email-invalid', `"${shown(address)}" is not a valid e-mail address: it ${problem}`);
     const key = address.toLowerCase();
     if (!recipients.has(key)) recipients.set(key, address);
   }
-  if (recipients.size === 0) throw invalidArgument('to holds no e-mail address');
-  if (recipients.size > max) throw invalidArgument(`to holds ${recipients.size} e-mail addresses; at most ${max} are allowed`);
+  if (recipients.size === 0) throw invalidArgument('recipients-empty', 'to holds no e-mail address');
+  if (recipients.size > max) throw invalidArgument('too-many-recipients', `to holds ${recipients.size} e-mail addresses; at most ${max} are allowed`);
   return [...recipients.values()];
 }
 
@@ -113,23 +114,23 @@ export function secondsUntilRoom(sends: readonly EmailSend[], adding: number, li
 async function checkSendingLimit(tx: Kysely<Database>, services: Services, accountId: number, adding: number): Promise<void> {
   const { maxEmailRecipientsPerHour: perHour, maxEmailRecipientsPerDay: perDay } = services.config.limits;
   if (adding > perHour || adding > perDay) {
-    throw invalidArgument(`to holds ${adding} e-mail addresses; this account may e-mail at most ${Math.min(perHour, perDay)} at a time`);
+    throw invalidArgument('too-many-recipients', `to holds ${adding} e-mail addresses; this account may e-mail at most ${Math.min(perHour, perDay)} at a time`);
   }
   const now = services.now();
   const sends = await emailSendsSince(tx, accountId, new Date(now.getTime() - DAY_MS));
   const hourWait = secondsUntilRoom(sends, adding, perHour, HOUR_MS, now);
-  if (hourWait > 0) throw tooManyAttempts(`too many e-mail recipients: at most ${perHour} in an hour`, hourWait);
+  if (hourWait > 0) throw tooManyAttempts('email-hourly-limit', `too many e-mail recipients: at most ${perHour} in an hour`, hourWait);
   const dayWait = secondsUntilRoom(sends, adding, perDay, DAY_MS, now);
-  if (dayWait > 0) throw tooManyAttempts(`too many e-mail recipients: at most ${perDay} in a day`, dayWait);
+  if (dayWait > 0) throw tooManyAttempts('email-daily-limit', `too many e-mail recipients: at most ${perDay} in a day`, dayWait);
 }
 
-export const PUBLIC_URL_UNSET = 'public-url-unset';
+export const PUBLIC_URL_UNSET = 'public-url-unset' as const;
 
 /** The base of share e-mails' links: FSS_PUBLIC_URL; 503 when unset (a request's Host must not write them). */
 export function mailLinkBase(services: Services): string {
   const base = services.config.publicUrl;
   if (base === undefined) {
-    throw unavailable('this service cannot send share e-mails: its public address (FSS_PUBLIC_URL) is not set', PUBLIC_URL_UNSET);
+    throw unavailable(PUBLIC_URL_UNSET, 'this service cannot send share e-mails: its public address (FSS_PUBLIC_URL) is not set');
   }
   return base;
 }
@@ -138,7 +139,14 @@ export function mailLinkBase(services: Services): string {
  * Queues one message per recipient, sharing the item first if needed, in one transaction: 404, 423 (from
  * ensureShare) or 429 past the sending limit, and then nothing has changed.
  */
-export async function emailShare(services: Services, accountId: number, ref: ItemRef, recipients: readonly string[], linkBase: string): Promise<void> {
+export async function emailShare(
+  services: Services,
+  accountId: number,
+  ref: ItemRef,
+  recipients: readonly string[],
+  linkBase: string,
+  language: MailLanguage = 'en',
+): Promise<void> {
   const { db, secret } = services;
   await db.transaction().execute(async (tx) => {
     // ensureShare takes the account's row lock first, so concurrent calls count their recipients in turn.
@@ -152,6 +160,7 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
         recipient,
         baseUrl: linkBase,
         extractionCodeSealed: share.downpwd === '' ? null : sealExtractionCode(secret, share.downpwd),
+        language,
       })),
       now,
     );
@@ -164,7 +173,7 @@ export async function emailShare(services: Services, accountId: number, ref: Ite
 async function emailShareCall(ctx: AuthenticatedContext, to: string | null, ref: ItemRef): Promise<Empty> {
   const linkBase = mailLinkBase(ctx.services);
   const recipients = parseRecipients(to, ctx.services.config.limits.maxEmailRecipients);
-  await emailShare(ctx.services, ctx.caller.uid, ref, recipients, linkBase);
+  await emailShare(ctx.services, ctx.caller.uid, ref, recipients, linkBase, mailLanguageOf(ctx.acceptLanguage));
   return { kind: 'empty' };
 }
 

@@ -24,7 +24,7 @@ export async function fileLink(ctx: AuthenticatedContext, params: ParamsOf<'File
     // The account's row lock: a concurrent move to the bin cannot slip between the check and the insert.
     await lockAccountTree(tx, accountId);
     const file = await findLinkTarget(tx, { accountId, fileId });
-    if (!file) throw notFound('file not found');
+    if (!file) throw notFound('file-not-found', 'file not found');
     const { lock } = file;
     if (lock) throw lockedRefusal(lock, `${lock.type === 'file' ? 'the file is encrypted' : 'the file is in an encrypted folder'}: decrypt it to link it`, 'owner');
     const code = file.link && file.linked ? file.link.code : await insertLink(tx, { accountId, fileId, code: newShareCode(), at: now() });

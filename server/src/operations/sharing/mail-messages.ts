@@ -8,6 +8,8 @@ export interface ShareMessageFacts {
   readonly url: string;
   /** null for an open share. */
   readonly extractionCode: string | null;
+  /** 'en' when not given. */
+  readonly language?: MailLanguage;
 }
 
 export interface ShareMessage {
@@ -26,33 +28,78 @@ function oneLine(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
 }
 
+export const MAIL_LANGUAGES = ['en', 'zh-CN'] as const;
+export type MailLanguage = (typeof MAIL_LANGUAGES)[number];
+
+/** The language of an Accept-Language header that mails are written in: the most preferred of en and any Chinese; else en. */
+export function mailLanguageOf(acceptLanguage: string | undefined): MailLanguage {
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag, ...params] = part.trim().toLowerCase().split(';');
+      const q = params.map((p) => /^\s*q=([01](\.\d{0,3})?)\s*$/.exec(p)).find(Boolean);
+      return { tag: tag.trim(), q: q ? Number(q[1]) : 1, index };
+    })
+    .filter(({ q }) => q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const { tag } of ranked) {
+    if (tag === 'zh' || tag.startsWith('zh-')) return 'zh-CN';
+    if (tag === 'en' || tag.startsWith('en-')) return 'en';
+  }
+  return 'en';
+}
+
+/** The words of a share e-mail in each language; names and URLs are put in by shareMessage. */
+const WORDS = {
+  en: {
+    what: { folder: 'folder', file: 'file' },
+    shared: (sharer: string, what: string, item: string) => `${sharer} shared the ${what} "${item}" with you`,
+    sharedHtml: (sharer: string, what: string, item: string) => `<strong>${sharer}</strong> shared the ${what} <strong>${item}</strong> with you.`,
+    openHere: 'Open it here: ',
+    open: (what: string) => `Open the shared ${what}`,
+    code: 'Extraction code: ',
+    why: 'You received this message because someone entered your address when sharing. If you did not expect it, you can ignore it.',
+    stop: '.',
+  },
+  'zh-CN': {
+    what: { folder: '文件夹', file: '文件' },
+    shared: (sharer: string, what: string, item: string) => `${sharer} 与你分享了${what}“${item}”`,
+    sharedHtml: (sharer: string, what: string, item: string) => `<strong>${sharer}</strong> 与你分享了${what}<strong>${item}</strong>。`,
+    openHere: '打开链接：',
+    open: (what: string) => `打开分享的${what}`,
+    code: '提取码：',
+    why: '你收到这封邮件，是因为有人在分享时填写了你的邮箱地址。如果你没有预料到这封邮件，可以忽略它。',
+    stop: '。',
+  },
+} as const;
+
 export function shareMessage(facts: ShareMessageFacts): ShareMessage {
-  const what = facts.itemType === 'folder' ? 'folder' : 'file';
-  const subject = oneLine(`${facts.sharerName} shared the ${what} "${facts.itemName}" with you`);
+  const language = facts.language ?? 'en';
+  const words = WORDS[language];
+  const what = words.what[facts.itemType];
+  const subject = oneLine(words.shared(facts.sharerName, what, facts.itemName));
 
   const text = [
-    `${facts.sharerName} shared the ${what} "${facts.itemName}" with you.`,
+    `${words.shared(facts.sharerName, what, facts.itemName)}${words.stop}`,
     '',
-    `Open it here: ${facts.url}`,
-    ...(facts.extractionCode === null ? [] : [`Extraction code: ${facts.extractionCode}`]),
+    `${words.openHere}${facts.url}`,
+    ...(facts.extractionCode === null ? [] : [`${words.code}${facts.extractionCode}`]),
     '',
-    'You received this message because someone entered your address when sharing. If you did not expect it, you can ignore it.',
+    words.why,
     '',
   ].join('\n');
 
-  const name = escapeHtml(facts.sharerName);
-  const item = escapeHtml(facts.itemName);
   const href = escapeHtml(facts.url);
   const html = [
     '<!DOCTYPE html>',
-    '<html><head><meta charset="utf-8"><title>' + escapeHtml(subject) + '</title></head>',
+    `<html lang="${language}"><head><meta charset="utf-8"><title>` + escapeHtml(subject) + '</title></head>',
     '<body style="font-family: sans-serif; line-height: 1.5">',
-    `<p><strong>${name}</strong> shared the ${what} <strong>${item}</strong> with you.</p>`,
-    `<p><a href="${href}">Open the shared ${what}</a><br>${href}</p>`,
+    `<p>${words.sharedHtml(escapeHtml(facts.sharerName), what, escapeHtml(facts.itemName))}</p>`,
+    `<p><a href="${href}">${words.open(what)}</a><br>${href}</p>`,
     ...(facts.extractionCode === null
       ? []
-      : [`<p>Extraction code: <code style="font-size: 1.2em">${escapeHtml(facts.extractionCode)}</code></p>`]),
-    '<p style="color: #666; font-size: 0.9em">You received this message because someone entered your address when sharing. If you did not expect it, you can ignore it.</p>',
+      : [`<p>${words.code}<code style="font-size: 1.2em">${escapeHtml(facts.extractionCode)}</code></p>`]),
+    `<p style="color: #666; font-size: 0.9em">${words.why}</p>`,
     '</body></html>',
     '',
   ].join('\n');

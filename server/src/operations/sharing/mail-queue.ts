@@ -11,7 +11,7 @@ import type { Logger } from '../../log';
 import { claimDueEmail, findShareMessageContext, markEmailAttemptFailed, markEmailSent, type ClaimedEmail } from '../../storage/db/repositories/emails-repository';
 import { findSharedTarget } from '../../storage/db/repositories/shares-repository';
 import type { Services } from '../context';
-import { shareMessage, type ShareMessage } from './mail-messages';
+import { mailLanguageOf, shareMessage, type ShareMessage } from './mail-messages';
 import { openExtractionCode, shareUrl } from './shares';
 
 export interface MailSenderSettings {
@@ -346,6 +346,7 @@ export class MailSender {
         itemName: item.record.name,
         url: shareUrl(email.baseUrl, share.code),
         extractionCode,
+        language: mailLanguageOf(email.language),
       }),
     };
   }

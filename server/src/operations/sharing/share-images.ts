@@ -36,9 +36,9 @@ export function imageTypeOf(bytes: Uint8Array): ImageType | null {
 }
 
 function checkedImage(bytes: Buffer | null): Buffer {
-  if (bytes === null || bytes.length === 0) throw invalidArgument('byteFileStream is empty: send the image bytes');
-  if (bytes.length > MAX_SHARE_IMAGE_BYTES) throw tooLarge(`the image is larger than ${MAX_SHARE_IMAGE_BYTES / (1024 * 1024)} MiB`);
-  if (!imageTypeOf(bytes)) throw invalidArgument('the image must be a PNG, JPEG, GIF or WebP image (recognized by its content)');
+  if (bytes === null || bytes.length === 0) throw invalidArgument('image-empty', 'byteFileStream is empty: send the image bytes');
+  if (bytes.length > MAX_SHARE_IMAGE_BYTES) throw tooLarge('image-too-large', `the image is larger than ${MAX_SHARE_IMAGE_BYTES / (1024 * 1024)} MiB`);
+  if (!imageTypeOf(bytes)) throw invalidArgument('image-unreadable', 'the image must be a PNG, JPEG, GIF or WebP image (recognized by its content)');
   return bytes;
 }
 
@@ -66,7 +66,7 @@ async function existingShareOf(db: Kysely<Database>, accountId: number, fileId: 
   const file = await requireFile(db, accountId, fileId);
   await refuseLockedItems(db, accountId, { folderIds: [], fileIds: [file.id] });
   const [share] = await findSharesOf(db, accountId, 'file', [file.id]);
-  if (!share) throw conflict('the file is not shared: share it first (FileShare), then give its share a cover image');
+  if (!share) throw conflict('not-shared', 'the file is not shared: share it first (FileShare), then give its share a cover image');
   return share;
 }
 
@@ -79,11 +79,11 @@ async function giveShareCover(tx: Kysely<Database>, services: Services, accountI
   const replaced = await replaceShareImage(tx, shareId, cover, at);
   const cap = services.config.limits.maxCoverImagesPerAccount;
   if (replaced === null && (await countCoverImages(tx, accountId)) > cap) {
-    throw tooLarge(`this account already has ${cap} cover images, the most it may have: unshare a file that has one first`);
+    throw tooLarge('too-many-covers', `this account already has ${cap} cover images, the most it may have: unshare a file that has one first`);
   }
   const added = cover.bytes - (replaced?.bytes ?? 0);
   if (added > 0 && !(await reserveQuota(tx, accountId, added))) {
-    throw tooLarge('storage quota exceeded: the cover image does not fit in the space left');
+    throw tooLarge('quota-exceeded', 'storage quota exceeded: the cover image does not fit in the space left');
   }
   if (added < 0) await releaseUsedBytes(tx, accountId, -added);
   if (replaced !== null) await queueRemoval(tx, replaced.key, at, at);

@@ -8,7 +8,8 @@ import type { CallContext, ItemResult, Listing, ParamsOf, ShareAttributes, UrlRe
 import { sameSecret } from '../crypto/constant-time';
 import { grantUrl, urlLifetime, type GrantRoute } from '../content/downloads';
 import { claimedKind } from '../previews/content-sniffing';
-import { lockedRefusal, notFound, OpError, ResultCode, tooManyAttempts } from '../errors';
+import { forbidden, lockedRefusal, notFound, type OpError, tooManyAttempts } from '../errors';
+import type { ReasonOf } from '../reasons';
 import { itemIdOf, parseIdList } from '../tree/id-lists';
 import { checkZipContents, urlExpiry, zipUrl } from '../content/zip-downloads';
 import { findLiveFiles, findLiveFolders } from '../../storage/db/repositories/items-repository';
@@ -32,11 +33,9 @@ interface OpenShare {
 const SHARE_NOT_FOUND = 'share not found, or no longer shared';
 
 /** Why a ShareService call is 403: the share page decides on it (ask, wrong, used up), never on the message. */
-export type ShareRefusalReason = 'downpwd-required' | 'downpwd-wrong' | 'download-limit';
+export type ShareRefusalReason = Exclude<ReasonOf<403>, 'sign-wrong' | 'password-wrong'>;
 
-function refusedShare(reason: ShareRefusalReason, message: string): OpError {
-  return new OpError(ResultCode.Forbidden, message, { reason });
-}
+const refusedShare = (reason: ShareRefusalReason, message: string): OpError => forbidden(reason, message);
 
 function lockedForVisitors(lock: ItemLock, what: string): never {
   throw lockedRefusal(lock, `${what} is encrypted: the owner must decrypt it before it can be opened`, 'visitor');
@@ -44,7 +43,7 @@ function lockedForVisitors(lock: ItemLock, what: string): never {
 
 async function refuseIfBlocked(ctx: CallContext, counters: Parameters<typeof secondsBlocked>[1]): Promise<void> {
   const retryAfter = await secondsBlocked(ctx.services.db, counters, ctx.services.now());
-  if (retryAfter > 0) throw tooManyAttempts('too many wrong share codes or extraction codes; try again later', retryAfter);
+  if (retryAfter > 0) throw tooManyAttempts('share-attempts', 'too many wrong share codes or extraction codes; try again later', retryAfter);
 }
 
 /** The share a code names, its live item, the extraction code, the lock, checked in that order (docs/sharing.md §5). */
@@ -56,10 +55,10 @@ export async function openShare(ctx: CallContext, code: string | null, downpwd: 
   const share = code !== null && SHARE_CODE_FORMAT.test(code) ? await findShareByCode(db, code) : undefined;
   if (!share) {
     await recordFailure(db, [address], now());
-    throw notFound(SHARE_NOT_FOUND);
+    throw notFound('share-not-found', SHARE_NOT_FOUND);
   }
   const target = await findSharedTarget(db, share.accountId, { type: share.itemType, id: share.itemId });
-  if (!target) throw notFound(SHARE_NOT_FOUND);
+  if (!target) throw notFound('share-not-found', SHARE_NOT_FOUND);
 
   if (share.downpwdSealed !== null) {
     const [pair, perShare] = extractionCodeCounters(share.id, ctx.clientAddress);
@@ -117,10 +116,10 @@ export async function shareList(ctx: CallContext, params: ParamsOf<'ShareList'>)
 
 /** The folder `requested` (0: the shared folder itself) if it is the shared folder or a live, unlocked folder beneath it. */
 async function folderInShare(ctx: CallContext, share: ShareRecord, requested: number): Promise<number> {
-  if (share.itemType !== 'folder') throw notFound('folder not found: this share is a file');
+  if (share.itemType !== 'folder') throw notFound('folder-not-found', 'folder not found: this share is a file');
   if (requested === 0 || requested === share.itemId) return share.itemId;
   const folder = await findSharedTarget(ctx.services.db, share.accountId, { type: 'folder', id: requested }, share.itemId);
-  if (!folder || !folder.inside) throw notFound('folder not found in this share');
+  if (!folder || !folder.inside) throw notFound('folder-not-found', 'folder not found in this share');
   if (folder.lock) lockedForVisitors(folder.lock, 'this folder');
   return requested;
 }
@@ -142,7 +141,7 @@ export async function shareZipDownload(ctx: CallContext, params: ParamsOf<'Share
   } else {
     const folders = (await findLiveFolders(db, owner, folderIds)).filter((folder) => folder.dir === within);
     const files = (await findLiveFiles(db, owner, fileIds)).filter((file) => file.dir === within);
-    if (folders.length !== folderIds.length || files.length !== fileIds.length) throw notFound('not found in this share');
+    if (folders.length !== folderIds.length || files.length !== fileIds.length) throw notFound('item-not-found', 'not found in this share');
     if (folders.length + files.length === 1) name = folders[0]?.name ?? files[0].name;
   }
   const grant = { accountId: owner, folderIds, fileIds, expires: urlExpiry(ctx.services), share: { id: share.id, stamp: extractionCodeStamp(share.downpwdSealed), within } };
@@ -172,11 +171,11 @@ async function sharedFileUrl(ctx: CallContext, params: ParamsOf<'ShareDownload'>
 
   let file;
   if (target.type === 'file') {
-    if (fileId !== share.itemId) throw notFound('file not found in this share');
+    if (fileId !== share.itemId) throw notFound('file-not-found', 'file not found in this share');
     file = target.record;
   } else {
     const found = await findSharedTarget(db, share.accountId, { type: 'file', id: fileId }, share.itemId);
-    if (!found || found.type !== 'file' || !found.inside) throw notFound('file not found in this share');
+    if (!found || found.type !== 'file' || !found.inside) throw notFound('file-not-found', 'file not found in this share');
     if (found.lock) lockedForVisitors(found.lock, 'this file');
     file = found.record;
   }

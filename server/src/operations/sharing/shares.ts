@@ -101,9 +101,9 @@ function validDownpwd(raw: string | null): string {
   if (code === '') return '';
   const length = [...code].length;
   if (length < DOWNPWD_MIN_LENGTH || length > DOWNPWD_MAX_LENGTH) {
-    throw invalidArgument(`downpwd must be empty (an open share) or ${DOWNPWD_MIN_LENGTH}-${DOWNPWD_MAX_LENGTH} characters`);
+    throw invalidArgument('downpwd-invalid', `downpwd must be empty (an open share) or ${DOWNPWD_MIN_LENGTH}-${DOWNPWD_MAX_LENGTH} characters`);
   }
-  if (/[\p{Cc}]/u.test(code)) throw invalidArgument('downpwd may not contain control characters');
+  if (/[\p{Cc}]/u.test(code)) throw invalidArgument('downpwd-invalid', 'downpwd may not contain control characters');
   return code;
 }
 
@@ -197,10 +197,10 @@ interface ValidSettings {
 
 function validSettings(services: Services, input: ShareInput): ValidSettings {
   const downpwd = validDownpwd(input.downpwd);
-  if (!Number.isSafeInteger(input.downValue) || input.downValue < 0) throw invalidArgument('downValue must be 0 (no limit) or more');
+  if (!Number.isSafeInteger(input.downValue) || input.downValue < 0) throw invalidArgument('parameter-invalid', 'downValue must be 0 (no limit) or more');
   const description = input.description ?? '';
   const max = services.config.limits.maxDescriptionLength;
-  if ([...description].length > max) throw invalidArgument(`description is longer than ${max} characters`);
+  if ([...description].length > max) throw invalidArgument('description-too-long', `description is longer than ${max} characters`);
   return { downpwd, downValue: input.downValue, description };
 }
 
@@ -255,7 +255,7 @@ async function shareItems(ctx: AuthenticatedContext, type: ShareItemType, ids: r
 
 function nonEmptyIds(text: string | null, what: 'dirids' | 'fids', services: Services): number[] {
   const ids = parseIdList(text, what, services.config.limits.maxIdsPerList);
-  if (ids.length === 0) throw invalidArgument(`${what} is empty: name at least one ${what === 'dirids' ? 'folder' : 'file'}`);
+  if (ids.length === 0) throw invalidArgument('ids-empty', `${what} is empty: name at least one ${what === 'dirids' ? 'folder' : 'file'}`);
   return ids;
 }
 

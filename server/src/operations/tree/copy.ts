@@ -49,7 +49,7 @@ async function freeTopLevelNames(
     for (const key of given) taken.add(key);
     const free = firstFreeName(item.name, item.isFile, taken);
     if (nameLength(free) > maxLength) {
-      throw conflict(`"${item.name}" is already taken here, and a numbered name would be longer than ${maxLength} characters`);
+      throw conflict('numbered-name-too-long', `"${item.name}" is already taken here, and a numbered name would be longer than ${maxLength} characters`);
     }
     given.add(nameKey(free));
     names.push(storedName(free));
@@ -69,10 +69,10 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
 
     let destinationDepth = 0;
     if (destination !== 0) {
-      if (folders.get(destination)!.encrypted) throw locked('cannot copy into an encrypted folder');
+      if (folders.get(destination)!.encrypted) throw locked('encrypted-excluded', 'cannot copy into an encrypted folder');
       const chain = await folderChain(tx, accountId, destination);
       const copied = new Set(folderIds);
-      if (chain.some((link) => copied.has(link.id))) throw conflict('cannot copy a folder into itself or its own subfolder');
+      if (chain.some((link) => copied.has(link.id))) throw conflict('into-itself', 'cannot copy a folder into itself or its own subfolder');
       destinationDepth = chain.length;
     }
 
@@ -80,16 +80,16 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
     const subtreeFolders = await readSubtreeFolders(tx, accountId, folderIds, maxCopyItems + 1);
     const subtreeFiles = await readSubtreeFiles(tx, accountId, folderIds, maxCopyItems + 1 - subtreeFolders.length);
     const count = subtreeFolders.length + subtreeFiles.length + fileIds.length;
-    if (count > maxCopyItems) throw tooLarge(`too many items to copy: at most ${maxCopyItems} folders and files in one copy`);
+    if (count > maxCopyItems) throw tooLarge('too-many-items', `too many items to copy: at most ${maxCopyItems} folders and files in one copy`);
     if ([...subtreeFolders, ...subtreeFiles].some((item) => item.encrypted) || fileIds.some((id) => files.get(id)!.encrypted)) {
-      throw locked('encrypted folders and files cannot be copied');
+      throw locked('encrypted-excluded', 'encrypted folders and files cannot be copied');
     }
     const height = Math.max(-1, ...subtreeFolders.map((folder) => folder.level));
     if (destinationDepth + 1 + height > maxFolderDepth) throw tooDeep(maxFolderDepth, 'the folders cannot be copied there');
 
     const topFiles = fileIds.map((id) => files.get(id)!);
     const bytes = subtreeFiles.reduce((sum, file) => sum + file.size, 0) + topFiles.reduce((sum, file) => sum + file.size, 0);
-    if (bytes > 0 && !(await reserveQuota(tx, accountId, bytes))) throw tooLarge('storage quota exceeded: the copies do not fit in the space left');
+    if (bytes > 0 && !(await reserveQuota(tx, accountId, bytes))) throw tooLarge('quota-exceeded', 'storage quota exceeded: the copies do not fit in the space left');
 
     const topNames = await freeTopLevelNames(tx, ctx.services, accountId, destination, [
       ...folderIds.map((id) => ({ name: folders.get(id)!.name, isFile: false })),

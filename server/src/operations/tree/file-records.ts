@@ -24,7 +24,7 @@ export async function inTreeTransaction<T>(db: Kysely<Database>, work: (tx: Kyse
   try {
     return await db.transaction().execute(work);
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict('the name was taken by another change at the same time; try again');
+    if (isUniqueViolation(error)) throw conflict('changed-meanwhile', 'the name was taken by another change at the same time; try again');
     throw error;
   }
 }
@@ -46,7 +46,7 @@ export async function freeName(
   const free = firstFreeName(name, isFile, taken);
   const maxLength = services.config.limits.maxNameLength;
   if (nameLength(free) > maxLength) {
-    throw conflict(`"${name}" is already taken here, and a numbered name would be longer than ${maxLength} characters`);
+    throw conflict('numbered-name-too-long', `"${name}" is already taken here, and a numbered name would be longer than ${maxLength} characters`);
   }
   return free;
 }
@@ -71,9 +71,9 @@ export interface NewFileRecord {
 
 /** A byte size as a safe number: negative is 400; beyond 2^53 no account could hold it (413). */
 function checkedSize(size: bigint | number): number {
-  if (size < 0) throw invalidArgument('size may not be negative');
+  if (size < 0) throw invalidArgument('parameter-invalid', 'size may not be negative');
   const value = Number(size);
-  if (!Number.isSafeInteger(value)) throw tooLarge('size is beyond any quota');
+  if (!Number.isSafeInteger(value)) throw tooLarge('quota-exceeded', 'size is beyond any quota');
   return value;
 }
 
@@ -94,13 +94,13 @@ export async function addFileRecord(
   const ext = extensionOf(name);
   // Case is forgiven ("PDF" for "report.PDF"): what is stored is the lowercase form anyway.
   if ((input.ext ?? '').toLowerCase() !== ext) {
-    throw invalidArgument(`ext does not agree with name: the extension of "${name}" is "${ext}"`);
+    throw invalidArgument('ext-mismatch', `ext does not agree with name: the extension of "${name}" is "${ext}"`);
   }
   // The account's row lock first, so that the parent read next cannot go to the bin before the
   // file is in it (on PostgreSQL; SQLite runs one writer at a time anyway).
   await lockAccountTree(tx, accountId);
   const folderId = await requireParent(tx, accountId, input.folderId);
-  if (!(await reserveQuota(tx, accountId, size))) throw tooLarge('storage quota exceeded: the file does not fit in the space left');
+  if (!(await reserveQuota(tx, accountId, size))) throw tooLarge('quota-exceeded', 'storage quota exceeded: the file does not fit in the space left');
 
   const content = await input.claimContent(tx, folderId);
   const unique = await freeName(tx, services, accountId, folderId, name, true);

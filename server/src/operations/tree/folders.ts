@@ -30,12 +30,12 @@ import { extensionOf, nameKey, storedName, validName } from './names';
 /** 409 when `name` is taken in the folder (by a folder or a file), saying by what. */
 async function refuseTakenName(tx: Kysely<Database>, accountId: number, folderId: number, name: string): Promise<void> {
   const [taken] = await findTakenNames(tx, accountId, folderId, [nameKey(name)]);
-  if (taken) throw conflict(`a ${taken.kind} named "${taken.name}" already exists in this folder`);
+  if (taken) throw conflict('name-taken', `a ${taken.kind} named "${taken.name}" already exists in this folder`);
 }
 
 /** The 413 of a folder that would lie deeper than `maxDepth` (docs/protocol.md §7). */
 export function tooDeep(maxDepth: number, what: string) {
-  return tooLarge(`${what}: folders nest at most ${maxDepth} levels deep`);
+  return tooLarge('too-deep', `${what}: folders nest at most ${maxDepth} levels deep`);
 }
 
 export async function folderAdd(ctx: AuthenticatedContext, params: ParamsOf<'FolderAdd'>): Promise<ItemResult> {
@@ -97,13 +97,13 @@ async function refuseNameClashes(tx: Kysely<Database>, accountId: number, destin
   for (const item of moving) {
     const key = nameKey(item.record.name);
     const other = byKey.get(key);
-    if (other) throw conflict(`two of the items to move are named "${other.record.name}" and "${item.record.name}"`);
+    if (other) throw conflict('names-collide', `two of the items to move are named "${other.record.name}" and "${item.record.name}"`);
     byKey.set(key, item);
   }
   const [taken] = await findTakenNames(tx, accountId, destination, [...byKey.keys()]);
   if (taken) {
     const item = byKey.get(taken.key)!;
-    throw conflict(`"${item.record.name}" cannot be moved: a ${taken.kind} named "${taken.name}" already exists in the destination`);
+    throw conflict('name-taken', `"${item.record.name}" cannot be moved: a ${taken.kind} named "${taken.name}" already exists in the destination`);
   }
 }
 
@@ -158,7 +158,7 @@ export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>):
     if (destination !== 0 && folderIds.length > 0) {
       const moved = new Set(folderIds);
       const chain = await folderChain(tx, accountId, destination);
-      if (chain.some((link) => moved.has(link.id))) throw conflict('cannot move a folder into itself or its own subfolder');
+      if (chain.some((link) => moved.has(link.id))) throw conflict('into-itself', 'cannot move a folder into itself or its own subfolder');
       destinationDepth = chain.length;
     }
 

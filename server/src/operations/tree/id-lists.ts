@@ -32,10 +32,10 @@ export function parseIdList(text: string | null, what: string, maxIds: number): 
     if (token === '') continue;
     if (!DIGITS.test(token)) {
       const shown = token.length > SHOWN_TOKEN_LENGTH ? `${token.slice(0, SHOWN_TOKEN_LENGTH)}…` : token;
-      throw invalidArgument(`${what} must be comma-separated ids: "${shown}" is not an id`);
+      throw invalidArgument('parameter-invalid', `${what} must be comma-separated ids: "${shown}" is not an id`);
     }
     ids.add(idFromDigits(token));
-    if (ids.size > maxIds) throw invalidArgument(`${what} holds more than ${maxIds} ids`);
+    if (ids.size > maxIds) throw invalidArgument('too-many-ids', `${what} holds more than ${maxIds} ids`);
   }
   return [...ids];
 }
@@ -49,15 +49,15 @@ export interface IdLists {
 export function parseIdLists(dirids: string | null, fids: string | null, maxIds: number): IdLists {
   const folderIds = parseIdList(dirids, 'dirids', maxIds);
   const fileIds = parseIdList(fids, 'fids', maxIds);
-  if (folderIds.length === 0 && fileIds.length === 0) throw invalidArgument('dirids and fids are both empty: name at least one item');
+  if (folderIds.length === 0 && fileIds.length === 0) throw invalidArgument('ids-empty', 'dirids and fids are both empty: name at least one item');
   return { folderIds, fileIds };
 }
 
 /** The found items by id; 404 naming the first of `ids` not among them. */
-export function requireAll<T extends { id: number }>(kind: string, ids: readonly number[], found: readonly T[]): Map<number, T> {
+export function requireAll<T extends { id: number }>(kind: 'folder' | 'file', ids: readonly number[], found: readonly T[]): Map<number, T> {
   const byId = new Map(found.map((item) => [item.id, item]));
   const missing = ids.find((id) => !byId.has(id));
-  if (missing !== undefined) throw notFound(missing === NO_ITEM ? `${kind} not found` : `${kind} ${missing} not found`);
+  if (missing !== undefined) throw notFound(`${kind}-not-found`, missing === NO_ITEM ? `${kind} not found` : `${kind} ${missing} not found`);
   return byId;
 }
 

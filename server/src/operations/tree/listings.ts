@@ -45,17 +45,17 @@ const DAY_MS = 86_400_000;
 
 /** `order` and `desc`: exactly a sort key and "1" or "0"; anything else is 400, so a typo never passes as a default. */
 export function parseListingOrder(order: string | null, desc: string | null): ListingOrder {
-  if (!SORT_KEYS.includes(order as SortKey)) throw invalidArgument(`order must be one of ${SORT_KEYS.join(', ')}`);
-  if (desc !== '0' && desc !== '1') throw invalidArgument('desc must be "1" (descending) or "0" (ascending)');
+  if (!SORT_KEYS.includes(order as SortKey)) throw invalidArgument('parameter-invalid', `order must be one of ${SORT_KEYS.join(', ')}`);
+  if (desc !== '0' && desc !== '1') throw invalidArgument('parameter-invalid', 'desc must be "1" (descending) or "0" (ascending)');
   return { key: order as SortKey, descending: desc === '1' };
 }
 
 /** `dir`: "0", "" or absent is the root; else decimal digits (400 if not); an id too large to exist is 404. */
 export function parseFolderId(dir: string | null): number {
   if (dir === null || dir === '') return 0;
-  if (!/^[0-9]+$/.test(dir)) throw invalidArgument('dir must be a folder id (decimal digits), or "0" or "" for the root');
+  if (!/^[0-9]+$/.test(dir)) throw invalidArgument('parameter-invalid', 'dir must be a folder id (decimal digits), or "0" or "" for the root');
   const id = Number(dir);
-  if (!Number.isSafeInteger(id)) throw notFound('folder not found');
+  if (!Number.isSafeInteger(id)) throw notFound('folder-not-found', 'folder not found');
   return id;
 }
 
@@ -72,7 +72,7 @@ function publicUrls(ctx: CallContext): PublicUrls {
 export async function checkFolder(ctx: CallContext, accountId: number, folderId: number): Promise<void> {
   if (folderId === 0) return;
   const folder = await folderState(ctx, accountId, folderId);
-  if (!folder.live) throw notFound('folder not found');
+  if (!folder.live) throw notFound('folder-not-found', 'folder not found');
   const lock = await lockOnChain(ctx.services.db, ctx.caller, accountId, folder.lockChain);
   if (lock) throw lockedRefusal(lock);
 }
@@ -81,7 +81,7 @@ export async function checkFolder(ctx: CallContext, accountId: number, folderId:
 async function folderChain(ctx: CallContext, accountId: number, folderId: number): Promise<Array<{ id: number; name: string }>> {
   if (folderId === 0) return [];
   const chain = await liveFolderChain(ctx.services.db, accountId, folderId);
-  if (!chain) throw notFound('folder not found');
+  if (!chain) throw notFound('folder-not-found', 'folder not found');
   await refuseIfLocked(ctx.services.db, ctx.caller, { type: 'folder', id: folderId });
   return chain;
 }
@@ -119,8 +119,8 @@ export async function getNewUploadFiles(ctx: AuthenticatedContext, params: Param
 
 /** The keyword as given (not trimmed: " report" wants the space), compared as a name key: case-insensitive in every script. */
 function searchKey(keyword: string | null, maxLength: number): string {
-  if (keyword === null || keyword === '') throw invalidArgument('keyword is empty');
-  if (nameLength(keyword) > maxLength) throw invalidArgument(`keyword is longer than ${maxLength} characters`);
+  if (keyword === null || keyword === '') throw invalidArgument('keyword-empty', 'keyword is empty');
+  if (nameLength(keyword) > maxLength) throw invalidArgument('keyword-too-long', `keyword is longer than ${maxLength} characters`);
   return nameKey(keyword);
 }
 

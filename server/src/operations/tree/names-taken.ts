@@ -16,8 +16,8 @@ export const NAMES_TAKEN_LIMIT = 1_000;
 /** "/" separates the names: no valid name holds it. Empty entries are skipped; every other one must be a valid name (400). */
 export function parseNames(text: string | null, maxLength: number): string[] {
   const names = (text ?? '').split('/').filter((entry) => entry !== '');
-  if (names.length === 0) throw invalidArgument('names is empty: give at least one name');
-  if (names.length > NAMES_TAKEN_LIMIT) throw invalidArgument(`names holds more than ${NAMES_TAKEN_LIMIT} names`);
+  if (names.length === 0) throw invalidArgument('ids-empty', 'names is empty: give at least one name');
+  if (names.length > NAMES_TAKEN_LIMIT) throw invalidArgument('too-many-ids', `names holds more than ${NAMES_TAKEN_LIMIT} names`);
   return names.map((name) => validName(name, maxLength, 'names'));
 }
 

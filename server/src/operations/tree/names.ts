@@ -16,7 +16,7 @@ export function nameLength(name: string): number {
 export function validName(raw: string | null, maxLength: number, what = 'name'): string {
   const name = (raw ?? '').normalize('NFC');
   const problem = nameProblem(name, maxLength);
-  if (problem) throw invalidArgument(nameProblemMessage(problem, what));
+  if (problem) throw invalidArgument('name-invalid', nameProblemMessage(problem, what));
   return name;
 }
 

@@ -70,7 +70,7 @@ const SWEEP_MAX_BATCHES = 100;
 function isRealOf(value: number): boolean {
   if (value === 0) return false;
   if (value === 1) return true;
-  throw invalidArgument('is_real must be 0 (to the recycle bin) or 1 (delete permanently)');
+  throw invalidArgument('parameter-invalid', 'is_real must be 0 (to the recycle bin) or 1 (delete permanently)');
 }
 
 export async function folderAndFileDelete(ctx: AuthenticatedContext, params: ParamsOf<'FolderAndFileDelete'>): Promise<Empty> {
@@ -85,7 +85,7 @@ export async function folderDelete(ctx: AuthenticatedContext, params: ParamsOf<'
   const accountId = ctx.caller.uid;
   const forGood = isRealOf(params.is_real);
   const folderIds = parseIdList(params.dirids, 'dirids', ctx.services.config.limits.maxIdsPerList);
-  if (folderIds.length === 0) throw invalidArgument('dirids is empty: name at least one folder');
+  if (folderIds.length === 0) throw invalidArgument('ids-empty', 'dirids is empty: name at least one folder');
   const ids: IdLists = { folderIds, fileIds: [] };
   await (forGood ? deleteForGood(ctx.services, accountId, ids) : moveToBin(ctx.services, accountId, ids));
   return { kind: 'empty' };
@@ -151,7 +151,7 @@ export async function moveToBin(services: Services, accountId: number, ids: IdLi
 // ---- For good -------------------------------------------------------------------------------------
 
 /** 404 for an id that is not the caller's item; `allowed` says which states an operation accepts. */
-function requireStates(kind: string, ids: readonly number[], found: readonly ItemStatus[], allowed: ReadonlySet<ItemStatus['state']>): Map<number, ItemStatus> {
+function requireStates(kind: 'folder' | 'file', ids: readonly number[], found: readonly ItemStatus[], allowed: ReadonlySet<ItemStatus['state']>): Map<number, ItemStatus> {
   return requireAll(kind, ids, found.filter((item) => allowed.has(item.state)));
 }
 
@@ -296,9 +296,9 @@ export async function restoreItems(services: Services, accountId: number, ids: I
       ...ids.fileIds.map((id): Restoring => ({ kind: 'file', item: files.get(id)!, destination: 0, name: '' })),
     ];
     for (const { kind, item } of restoring) {
-      if (item.state === 'live') throw conflict(`${kind} ${item.id} is not in the recycle bin`);
+      if (item.state === 'live') throw conflict('not-in-bin', `${kind} ${item.id} is not in the recycle bin`);
       if (item.state === 'beneath') {
-        throw conflict(`${kind} ${item.id} is not in the recycle bin itself: it is inside a deleted folder; restore that folder`);
+        throw conflict('inside-deleted-folder', `${kind} ${item.id} is not in the recycle bin itself: it is inside a deleted folder; restore that folder`);
       }
     }
 
@@ -433,7 +433,7 @@ async function chooseNames(tx: Kysely<Database>, maxNameLength: number, accountI
       key = nameKey(name);
     }
     if (nameLength(name) > maxNameLength) {
-      throw conflict(`"${entry.item.name}" is taken where it would be restored, and "${name}" would be longer than ${maxNameLength} characters`);
+      throw conflict('numbered-name-too-long', `"${entry.item.name}" is taken where it would be restored, and "${name}" would be longer than ${maxNameLength} characters`);
     }
     used.add(key);
     entry.name = name;

@@ -157,5 +157,5 @@ export function refusedWhileBinding(call: BoundCall): Answered | null {
   if (!param) return null;
   // Login and APILogin refuse with <token>0</token>, never with a <result> document.
   if (call.op.result === 'token') return { kind: 'result', result: { kind: 'tokenRefused', reason: 'invalid' } };
-  return { kind: 'refusal', refusal: invalidArgument(`${param.name} may not contain NUL characters`) };
+  return { kind: 'refusal', refusal: invalidArgument('nul-character', `${param.name} may not contain NUL characters`) };
 }

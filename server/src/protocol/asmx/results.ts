@@ -39,7 +39,7 @@ export function isoTime(date: Date): string {
 }
 
 function refusalAttributes(refusal: OpError): Attributes {
-  return [['code', refusal.code], ['msg', refusal.message], ...Object.entries(refusal.details)];
+  return [['code', refusal.code], ['msg', refusal.message], ['reason', refusal.reason], ...Object.entries(refusal.details)];
 }
 
 /** The text of a string result (ShareImageUpload): its value, or `ERROR <code> <message>`. */

@@ -144,7 +144,7 @@ export class SharePreviews {
       });
     } catch (error) {
       if (error instanceof OpError) {
-        return error.code === ResultCode.Forbidden && error.details.reason === 'downpwd-required' ? protectedPreview(url) : genericPreview(url);
+        return error.code === ResultCode.Forbidden && error.reason === 'downpwd-required' ? protectedPreview(url) : genericPreview(url);
       }
       this.log.error('incident', { incident: newIncidentId(), path: '/s/…', error: error instanceof Error ? error.message : String(error) });
       return genericPreview(url);

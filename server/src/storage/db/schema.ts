@@ -163,6 +163,8 @@ export interface EmailsTable {
   sent_at: Millis | null;
   /** The public base URL of the share link, fixed at queue time (0005_email_queue). */
   base_url: Defaulted<string>;
+  /** The language the message is written in, 'en' or 'zh-CN' (0014_email_language). */
+  language: Defaulted<string>;
   /** The extraction code at queue time, sealed under the server secret; null for an open share. */
   extraction_code_sealed: string | null;
   /** The sending lease: the instance holding the row (locked_by) until locked_until; null when free. */

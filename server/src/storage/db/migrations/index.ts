@@ -13,6 +13,7 @@ import * as fileNameGrams from './0010_file_name_grams';
 import * as sessionVersions from './0011_session_versions';
 import * as encryptedUploads from './0012_encrypted_uploads';
 import * as coverImageBytes from './0013_cover_image_bytes';
+import * as emailLanguage from './0014_email_language';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -28,6 +29,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0011_session_versions': sessionVersions,
   '0012_encrypted_uploads': encryptedUploads,
   '0013_cover_image_bytes': coverImageBytes,
+  '0014_email_language': emailLanguage,
 };
 
 export const migrationProvider: MigrationProvider = {

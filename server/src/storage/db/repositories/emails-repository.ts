@@ -17,6 +17,8 @@ export interface NewEmail {
   readonly recipient: string;
   readonly baseUrl: string;
   readonly extractionCodeSealed: string | null;
+  /** What the message is written in ('en', 'zh-CN'). */
+  readonly language: string;
 }
 
 /** Queues one message per entry, due at once: one statement for all of them. */
@@ -34,6 +36,7 @@ export async function insertQueuedEmails(db: Kysely<Database>, emails: readonly 
         next_attempt_at: time,
         created_at: time,
         base_url: email.baseUrl,
+        language: email.language,
         extraction_code_sealed: email.extractionCodeSealed,
       })),
     )
@@ -117,6 +120,7 @@ export interface ClaimedEmail {
   readonly recipient: string;
   readonly baseUrl: string;
   readonly extractionCodeSealed: string | null;
+  readonly language: string;
   /** Attempts made before this one. */
   readonly attempts: number;
   readonly createdAt: Date;
@@ -153,7 +157,7 @@ export async function claimDueEmail(db: Kysely<Database>, now: Date, lease: Leas
       .where('status', '=', 'queued')
       .where('next_attempt_at', '<=', at)
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)]))
-      .returning(['id', 'share_id', 'recipient', 'base_url', 'extraction_code_sealed', 'attempts', 'created_at'])
+      .returning(['id', 'share_id', 'recipient', 'base_url', 'extraction_code_sealed', 'language', 'attempts', 'created_at'])
       .executeTakeFirst();
     if (row) {
       return {
@@ -162,6 +166,7 @@ export async function claimDueEmail(db: Kysely<Database>, now: Date, lease: Leas
         recipient: row.recipient,
         baseUrl: row.base_url,
         extractionCodeSealed: row.extraction_code_sealed,
+        language: row.language,
         attempts: row.attempts,
         createdAt: new Date(row.created_at),
       };
