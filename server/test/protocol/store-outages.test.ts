@@ -28,7 +28,7 @@ async function downloadUrlOf(app: TestApp, name: string, text: string): Promise<
   return url;
 }
 
-const download = (app: TestApp, url: string) => send(app.url, 'GET', new URL(url).pathname);
+const download = (app: TestApp, url: string) => send(app.url, 'GET', new URL(url).pathname, {});
 const events = (app: TestApp, event: string) => app.logLines.filter((line) => line.includes(`"event":"${event}"`)).map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('an S3 store that stops answering', () => {
