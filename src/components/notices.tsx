@@ -1,3 +1,4 @@
+import { useRetryingOutage } from '../api/query-client';
 import { useI18n } from '../i18n';
 import { dismissNotice, useNotices } from '../lib/notices';
 import { Icon } from './ui/icons';
@@ -6,12 +7,14 @@ import { Icon } from './ui/icons';
 export function Notices() {
   const { t } = useI18n();
   const notices = useNotices();
+  const retrying = useRetryingOutage();
   return (
     <section
       aria-label={t.notifications}
       className="pointer-events-none fixed inset-x-2 top-2 z-50 flex flex-col items-stretch gap-2 sm:inset-x-auto sm:top-auto sm:bottom-4 sm:left-4 sm:w-96"
     >
       <div role="status" className="flex flex-col gap-2">
+        {retrying && <p className="pointer-events-auto rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 shadow-lg dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">{t.serviceRetrying}</p>}
         {notices
           .filter((notice) => notice.kind === 'info')
           .map((notice) => (

@@ -55,6 +55,7 @@ export const en = {
   errorTitle: (title: string, message: string) => `${title}. ${message}`,
   errNetworkTitle: 'Cannot reach the service',
   errNetwork: 'Check the connection and try again.',
+  serviceRetrying: 'The service is temporarily unavailable; retrying…',
   errNotImplementedTitle: 'Not available yet',
   errNotImplemented: (message: string) => `The service cannot do this yet (${message}).`,
   errNotFoundTitle: 'Not found',

@@ -54,6 +54,7 @@ export const zhCN: Messages = {
   errorTitle: (title, message) => `${title}。${message}`,
   errNetworkTitle: '无法连接到服务',
   errNetwork: '请检查网络连接后重试。',
+  serviceRetrying: '服务暂时不可用，正在重试…',
   errNotImplementedTitle: '暂不可用',
   errNotImplemented: (message) => `服务暂不支持此操作（${message}）。`,
   errNotFoundTitle: '未找到',
