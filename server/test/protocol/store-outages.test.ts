@@ -4,7 +4,9 @@
  * local disk's failures are not outages: a content folder that cannot be read stays an incident (500), since no
  * retry mends it (docs: README "What outages look like").
  */
+import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAccount, element, startTestApp, type TestApp } from '../helpers/app-server';
@@ -16,7 +18,7 @@ import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 const { Login, FileDownload } = ops;
 
 /** A download URL of a new file of `name`'s account holding `text`. */
-async function downloadUrlOf(app: TestApp, name: string, text: string): Promise<string> {
+async function downloadUrlOf(app: TestApp, name: string, text: string | Buffer): Promise<string> {
   const uid = await addAccount(app, name, `${name}-password-1`);
   const stored = await storeTestContent(app.app.services, text);
   const fid = await insertTestFile(app.app.services, { accountId: uid, name: 'a.txt', contentId: stored.contentId, sha256: stored.sha256, size: stored.size });
@@ -71,6 +73,29 @@ describe('an S3 store that stops answering', () => {
     expect(served.status).toBe(200);
     expect(served.body).toBe('the bytes in the store');
     expect(events(app, 'outage-ended')).toEqual([expect.objectContaining({ level: 'warn', dependency: 'store', seconds: expect.any(Number) })]);
+  });
+
+  it('does not cut a download whose client makes it wait longer than the store timeout', async () => {
+    const big = randomBytes(24 * 1024 * 1024);
+    const bigUrl = await downloadUrlOf(app, 'cid', big);
+    const received = await new Promise<Buffer>((resolve, reject) => {
+      http.get(new URL(new URL(bigUrl).pathname, app.url), (res) => {
+        const chunks: Buffer[] = [];
+        let waited = false;
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          if (waited) return;
+          waited = true;
+          // A reader that stops for 2.5 s: the store's body waits too, idle beyond its 1 s limit.
+          res.pause();
+          setTimeout(() => res.resume(), 2_500);
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    expect(received.length).toBe(big.length);
+    expect(received.equals(big)).toBe(true);
   });
 
   it('answers a download 503 with Retry-After, not 500, once the server is gone, logging the outage once', async () => {

@@ -387,10 +387,12 @@ export class S3ContentStore implements ContentStore {
  * window full, a paused browser) pauses the body, and silence then is the client's, not the store's.
  */
 function idleOnlyWhileRead(body: Readable, limit: number): void {
-  const socket = (body as Readable & { socket?: { setTimeout(ms: number): unknown } }).socket;
+  const message = body as Readable & { complete?: boolean; socket?: { setTimeout(ms: number): unknown } };
+  const socket = message.socket;
   if (!socket) return;
-  body.on('pause', () => socket.setTimeout(0));
-  body.on('resume', () => socket.setTimeout(limit));
+  // Once the body has arrived whole, its socket may serve another request: leave it alone.
+  body.on('pause', () => message.complete || socket.setTimeout(0));
+  body.on('resume', () => message.complete || socket.setTimeout(limit));
 }
 
 /** Whether an SDK error says that the object (or the multipart upload) is not there. */
