@@ -8,6 +8,7 @@ import type { Services } from './operations/context';
 import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { invokeOperation } from './operations/dispatch';
 import { OpError } from './operations/errors';
+import { OUTAGE_RETRY_AFTER_SECONDS, outageRefusal } from './operations/outages';
 import { scheduleEncryptionJobs } from './operations/encryption/encryption-jobs';
 import { scheduleHousekeeping } from './operations/admin/housekeeping';
 import { shuttingDown } from './operations/admin/shutdown';
@@ -15,7 +16,7 @@ import { requestTaken } from './time-slices';
 import { MailSender, type MailSenderOptions } from './operations/sharing/mail-queue';
 import { clientAddressOf } from './protocol/client-address';
 import { DownloadRoute } from './protocol/files/downloads';
-import { answerPlainText, ClientGoneError } from './protocol/http-common';
+import { answer, answerPlainText, ClientGoneError } from './protocol/http-common';
 import { LinkRoute } from './protocol/files/links';
 import { PreviewRoute } from './protocol/files/previews';
 import { newIncidentId, type ProtocolEnv } from './protocol/pipeline';
@@ -102,6 +103,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         return { kind: 'result', result: await invokeOperation(services, call, facts) };
       } catch (error) {
         if (error instanceof OpError) return { kind: 'refusal', refusal: error };
+        const outage = outageRefusal(config, error);
+        if (outage) return { kind: 'refusal', refusal: outage };
         const incident = newIncidentId();
         log.error('incident', { incident, operation: call.op.name, error: describe(error) });
         return { kind: 'incident', incident };
@@ -161,6 +164,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       });
       route(req, res, url).catch((error: unknown) => {
         if (error instanceof ClientGoneError) return;
+        if (outageRefusal(config, error)) {
+          if (res.headersSent) res.destroy();
+          else answer(res, { status: 503, contentType: 'text/plain; charset=utf-8', cacheControl: 'no-store', headers: { 'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS) } }, 'The service is temporarily unavailable. Try again in a moment.\n');
+          return;
+        }
         const incident = newIncidentId();
         log.error('incident', { incident, path: loggablePath(url.pathname), error: describe(error) });
         if (!res.headersSent) answerPlainText(res, `Internal error (incident ${incident}).`);

@@ -56,6 +56,12 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** FSS_DATABASE_POOL_SIZE: most connections one instance opens to PostgreSQL. */
   readonly databasePoolSize: number;
+  /** FSS_CONNECT_TIMEOUT_SECONDS: how long opening a connection to PostgreSQL or the S3 store may take. */
+  readonly connectTimeoutMs: number;
+  /** FSS_DB_TIMEOUT_SECONDS: longest PostgreSQL statement (and wait for its answer); 0 = none. */
+  readonly databaseTimeoutMs: number;
+  /** FSS_STORE_TIMEOUT_SECONDS: longest wait for the S3 store's answer, and for the next bytes of a body; 0 = none. */
+  readonly storeTimeoutMs: number;
   /** FSS_CACHE_MB (formerly FSS_LISTING_CACHE_MB): MiB the call path's caches may hold (operations/caches.ts); 0 turns them off. */
   readonly cacheMb: number;
   /** XML namespace of the services; also the prefix of every SOAPAction. */
@@ -270,6 +276,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     dataDir,
     databaseUrl: databaseUrlSetting(env),
     databasePoolSize: intSetting(env, 'FSS_DATABASE_POOL_SIZE', 10, 1, 1000),
+    connectTimeoutMs: intSetting(env, 'FSS_CONNECT_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
+    databaseTimeoutMs: intSetting(env, 'FSS_DB_TIMEOUT_SECONDS', 30, 0, 3600) * 1000,
+    storeTimeoutMs: intSetting(env, 'FSS_STORE_TIMEOUT_SECONDS', 30, 0, 3600) * 1000,
     cacheMb: intSetting(env, env.FSS_CACHE_MB === undefined ? 'FSS_LISTING_CACHE_MB' : 'FSS_CACHE_MB', 32, 0, 65_536),
     namespace: env.FSS_NAMESPACE || 'http://tempuri.org/',
     publicUrl: urlSetting(env, 'FSS_PUBLIC_URL'),

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { useRetryingOutage } from '../api/query-client';
 import { useI18n } from '../i18n';
 import { dismissNotice, holdNotice, latestUndoable, useNotices, type Notice } from '../lib/notices';
 import { Icon } from './ui/icons';
@@ -10,6 +11,7 @@ export const NOTICE_SPACE = '--notice-space';
 export function Notices() {
   const { t } = useI18n();
   const notices = useNotices();
+  const retrying = useRetryingOutage();
   const section = useRef<HTMLElement>(null);
 
   useEffect(() => {
@@ -52,6 +54,7 @@ export function Notices() {
       className="pointer-events-none fixed inset-x-2 top-2 z-50 flex flex-col items-stretch gap-2 sm:inset-x-auto sm:top-auto sm:bottom-4 sm:left-4 sm:w-96"
     >
       <div role="status" className="flex flex-col gap-2">
+        {retrying && <p className="pointer-events-auto rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 shadow-lg dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">{t.serviceRetrying}</p>}
         {notices
           .filter((notice) => notice.kind === 'info')
           .map((notice) => (

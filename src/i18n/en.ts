@@ -57,6 +57,7 @@ export const en = {
   errorTitle: (title: string, message: string) => `${title}. ${message}`,
   errNetworkTitle: 'Cannot reach the service',
   errNetwork: 'Check the connection and try again.',
+  serviceRetrying: 'The service is temporarily unavailable; retrying…',
   errNotImplementedTitle: 'Not available yet',
   errNotFoundTitle: 'Not found',
   errNotFound: (subject: string) => `${capitalize(subject)} does not exist, or it is not yours.`,

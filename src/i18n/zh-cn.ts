@@ -55,6 +55,7 @@ export const zhCN: Messages = {
   errorTitle: (title, message) => `${title}。${message}`,
   errNetworkTitle: '无法连接到服务',
   errNetwork: '请检查网络连接后重试。',
+  serviceRetrying: '服务暂时不可用，正在重试…',
   errNotImplementedTitle: '暂不可用',
   errNotFoundTitle: '未找到',
   errNotFound: (subject) => `${subject}不存在，或不属于你。`,

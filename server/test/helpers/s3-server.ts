@@ -69,11 +69,13 @@ export interface TestS3Server {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly region: string;
+  /** Makes the server hang: it reads requests but answers none until the returned function is called. */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
 /** The connection facts of a running server (what globalSetup hands to the test workers). */
-export type TestS3Endpoint = Omit<TestS3Server, 'close'>;
+export type TestS3Endpoint = Omit<TestS3Server, 'close' | 'hold'>;
 
 /** Settings for the service on this server, under a prefix of its own (so tests never see each other's objects). */
 export function testS3Settings(server: TestS3Endpoint, prefix = `test-${randomBytes(6).toString('hex')}/`): S3Settings {
@@ -95,6 +97,11 @@ export async function startTestS3Server(options: { readonly minPartSize?: number
   patchStore(server.store, options.minPartSize ?? 5 * MiB);
   // Before s3rver's router (the last middleware): requests the shim answers never reach it.
   server.middleware.splice(server.middleware.length - 1, 0, shim(server.store));
+  let held: Promise<void> | null = null;
+  server.middleware.unshift(async (_ctx, next) => {
+    if (held) await held;
+    await next();
+  });
   const address = await server.run();
   return {
     endpoint: `http://127.0.0.1:${address.port}`,
@@ -102,6 +109,14 @@ export async function startTestS3Server(options: { readonly minPartSize?: number
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
     region: 'us-east-1',
+    hold() {
+      let release = () => {};
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = null;
+        release();
+      };
+    },
     async close() {
       await server.close();
       rmSync(directory, { recursive: true, force: true });

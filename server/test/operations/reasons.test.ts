@@ -10,8 +10,6 @@ const sources = readdirSync(path.join(root, 'src'), { recursive: true, encoding:
   .map((file) => readFileSync(path.join(root, 'src', file), 'utf8'))
   .join('\n');
 const protocol = readFileSync(path.join(root, '../docs/protocol.md'), 'utf8');
-/** Reasons given by code outside the operations: the 503 of a database outage (server/src/app.ts, issue 23). */
-const GIVEN_ELSEWHERE = new Set(['service-unavailable']);
 
 describe('refusal reasons', () => {
   it('are kebab-case and unique', () => {
@@ -21,7 +19,7 @@ describe('refusal reasons', () => {
 
   it('are each given by some refusal of the service', () => {
     // `${kind}-not-found` (tree/id-lists.ts) names folder-not-found and file-not-found too.
-    const given = (reason: string) => sources.includes(`'${reason}'`) || GIVEN_ELSEWHERE.has(reason);
+    const given = (reason: string) => sources.includes(`'${reason}'`);
     expect(ALL_REASONS.filter((reason) => !given(reason))).toEqual([]);
   });
 

@@ -10,6 +10,7 @@ import { Server, type Upload } from '@tus/server';
 import type { Logger } from '../../log';
 import type { Caller, Services } from '../../operations/context';
 import { OpError, ResultCode } from '../../operations/errors';
+import { OUTAGE_RETRY_AFTER_SECONDS, outageRefusal } from '../../operations/outages';
 import { keyForUploadInto, unlockedKeyForUpload } from '../../operations/encryption/encryption';
 import { authenticateBearer } from '../../operations/accounts/sessions';
 import { uploadLockerOf } from '../../operations/content/upload-locks';
@@ -104,7 +105,7 @@ export class UploadEndpoint {
       },
       onResponseError: async (req, error) => {
         if (isTusError(error)) return (await this.completedMeanwhile(req, error)) ?? undefined;
-        return this.incident(error);
+        return this.incident(error, nodeOf(req).res);
       },
     });
     this.directPatch = new DirectPatch({ datastore, locker: uploadLockerOf(services) });
@@ -121,7 +122,11 @@ export class UploadEndpoint {
   }
 
   /** A fault of the server during an upload request: logged with an id the answer names. */
-  private incident(error: unknown): TusError {
+  private incident(error: unknown, res?: ServerResponse): TusError {
+    if (outageRefusal(this.services.config, error)) {
+      res?.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
+      return { status_code: 503, body: 'The service is temporarily unavailable. Try again in a moment.\n' };
+    }
     const incident = newIncidentId();
     this.log.error('incident', { incident, path: '/upload/…', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     return { status_code: 500, body: `Internal error (incident ${incident}).\n` };
@@ -207,7 +212,7 @@ export class UploadEndpoint {
       try {
         if (await this.directPatch.patch(req, res, id, () => this.finish(caller, id))) return;
       } catch (error) {
-        const refusal = isTusError(error) ? error : this.incident(error);
+        const refusal = isTusError(error) ? error : this.incident(error, res);
         this.directPatch.answer(res, refusal.status_code, { 'Content-Type': 'text/plain; charset=utf-8' }, true, refusal.body);
         return;
       }

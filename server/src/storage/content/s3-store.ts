@@ -28,6 +28,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import type { S3Settings } from '../../config';
+import { fromDependency, type DependencyOutages } from '../outages';
 import {
   ContentMissingError,
   InvalidStorageKeyError,
@@ -57,10 +58,21 @@ export interface S3StoreOptions {
   readonly copyPartSize?: number;
   /** Parts in flight at once, per write. */
   readonly partConcurrency?: number;
+  /** The client's idle limit (S3ClientOptions.idleTimeoutMs), lifted while a body read waits for its reader. */
+  readonly idleTimeoutMs?: number;
+}
+
+/** How a client waits for the store, and where it reports whether the store answers (storage/outages.ts). */
+export interface S3ClientOptions {
+  /** Opening a connection (FSS_CONNECT_TIMEOUT_SECONDS); default 5 s. */
+  readonly connectTimeoutMs?: number;
+  /** Longest silence on a request's connection, before the answer and between its body's bytes (FSS_STORE_TIMEOUT_SECONDS); 0 = none. */
+  readonly idleTimeoutMs?: number;
+  readonly outages?: DependencyOutages;
 }
 
 /** The AWS SDK settings for a bucket (also handed to @tus/s3-store, which builds its own client). */
-export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
+export function s3ClientConfig(settings: S3Settings, options: S3ClientOptions = {}): S3ClientConfig {
   return {
     region: settings.region,
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
@@ -74,16 +86,41 @@ export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
     requestHandler: {
-      connectionTimeout: 10_000,
-      // No request timeout: a download streams for as long as its client takes to read it.
+      connectionTimeout: options.connectTimeoutMs ?? 5_000,
+      // An idle limit, not a total: a download streams for as long as its client reads it (read() lifts the limit
+      // while the client makes it wait), and S3 keeps a long copy's connection busy with whitespace.
+      ...(options.idleTimeoutMs ? { socketTimeout: options.idleTimeoutMs } : {}),
       httpAgent: new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
       httpsAgent: new https.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
     },
   };
 }
 
-export function createS3Client(settings: S3Settings): S3Client {
-  return new S3Client(s3ClientConfig(settings));
+export function createS3Client(settings: S3Settings, options: S3ClientOptions = {}): S3Client {
+  const client = new S3Client(s3ClientConfig(settings, options));
+  if (options.outages) watchStore(client, options.outages);
+  return client;
+}
+
+/**
+ * Marks the errors of `client`'s calls as the store's (after the SDK's retries) and notes every answer below 500 as
+ * proof that the store is reached: what storage/outages.ts reads to tell an outage from a bug.
+ */
+export function watchStore(client: { middlewareStack: S3Client['middlewareStack'] }, outages: DependencyOutages): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        const output = await next(args);
+        outages.reached('store');
+        return output;
+      } catch (error) {
+        const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+        if (status !== undefined && status < 500) outages.reached('store');
+        throw fromDependency('store', error);
+      }
+    },
+    { step: 'initialize', name: 'fssOutages' },
+  );
 }
 
 export class S3ContentStore implements ContentStore {
@@ -91,6 +128,7 @@ export class S3ContentStore implements ContentStore {
   private readonly maxSingleCopyBytes: number;
   private readonly copyPartSize: number;
   private readonly partConcurrency: number;
+  private readonly idleTimeoutMs: number;
 
   constructor(
     readonly client: S3Client,
@@ -103,6 +141,7 @@ export class S3ContentStore implements ContentStore {
     this.maxSingleCopyBytes = Math.min(S3_MAX_SINGLE_COPY, options.maxSingleCopyBytes ?? S3_MAX_SINGLE_COPY);
     this.copyPartSize = Math.max(S3_MIN_PART_SIZE, options.copyPartSize ?? 512 * MiB);
     this.partConcurrency = Math.max(1, options.partConcurrency ?? 4);
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 0;
   }
 
   get contentPrefix(): string {
@@ -193,6 +232,7 @@ export class S3ContentStore implements ContentStore {
     }
     const body = answer.Body as Readable | undefined;
     if (!body) throw new Error(`the store answered no body for ${key}`);
+    if (this.idleTimeoutMs) idleOnlyWhileRead(body, this.idleTimeoutMs);
     // A store that ignored the range would send the wrong bytes as if they were the right ones.
     if (range && !answer.ContentRange?.startsWith(`bytes ${range.start}-${range.end}/`)) {
       body.destroy();
@@ -340,6 +380,19 @@ export class S3ContentStore implements ContentStore {
       throw error;
     }
   }
+}
+
+/**
+ * The idle limit of a body's connection applies while it is read: a client that makes the download wait (its
+ * window full, a paused browser) pauses the body, and silence then is the client's, not the store's.
+ */
+function idleOnlyWhileRead(body: Readable, limit: number): void {
+  const message = body as Readable & { complete?: boolean; socket?: { setTimeout(ms: number): unknown } };
+  const socket = message.socket;
+  if (!socket) return;
+  // Once the body has arrived whole, its socket may serve another request: leave it alone.
+  body.on('pause', () => message.complete || socket.setTimeout(0));
+  body.on('resume', () => message.complete || socket.setTimeout(limit));
 }
 
 /** Whether an SDK error says that the object (or the multipart upload) is not there. */

@@ -3,11 +3,11 @@
  * next PATCH. A finished `<id>` is copied inside the store to its content key: the bytes never pass through again.
  */
 import { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { S3Store, type MetadataValue } from '@tus/s3-store';
 import { DataStore, Upload, type KvStore } from '@tus/server';
 import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
-import { isNotFound, s3ClientConfig, type S3ContentStore } from './s3-store';
+import { isNotFound, s3ClientConfig, watchStore, type S3ClientOptions, type S3ContentStore } from './s3-store';
 import { isUploadId, type UploadArea } from './upload-area';
 import type { S3Settings } from '../../config';
 import { Lru } from '../../lru';
@@ -27,6 +27,7 @@ export class S3UploadArea implements UploadArea {
   constructor(
     private readonly settings: S3Settings,
     private readonly store: S3ContentStore,
+    private readonly clientOptions: S3ClientOptions = {},
   ) {}
 
   get uploadsPrefix(): string {
@@ -41,10 +42,12 @@ export class S3UploadArea implements UploadArea {
 
   createDatastore(): DataStore {
     const s3 = new S3Store({
-      s3ClientConfig: { ...s3ClientConfig(this.settings), bucket: this.settings.bucket },
+      s3ClientConfig: { ...s3ClientConfig(this.settings, this.clientOptions), bucket: this.settings.bucket },
       partSize: 8 * MiB,
       cache: this.cache,
     });
+    // tus' client is its own (declared protected): watched like the content store's.
+    if (this.clientOptions.outages) watchStore((s3 as unknown as { client: S3Client }).client, this.clientOptions.outages);
     return new HashingDataStore(new KeyedDataStore(s3, (id) => this.objectKeyOf(id)), this.runningHashes);
   }
 

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../../config';
+import { outagesOf } from '../outages';
 import type { ContentStore } from './content-store';
 import { LocalDiskStore } from './local-disk-store';
 import { LocalUploadArea, uploadDirectory, type UploadArea } from './upload-area';
@@ -42,7 +43,9 @@ export function contentStoreFor(config: Config): ContentStore {
   if (!store) {
     if (config.s3) {
       const { createS3Client, S3ContentStore } = s3ModulesFor().store;
-      store = new S3ContentStore(createS3Client(config.s3), config.s3.bucket, config.s3.prefix);
+      store = new S3ContentStore(createS3Client(config.s3, s3ClientOptionsOf(config)), config.s3.bucket, config.s3.prefix, {
+        idleTimeoutMs: config.storeTimeoutMs,
+      });
     } else {
       store = new LocalDiskStore(path.join(config.dataDir, 'content'));
     }
@@ -59,13 +62,17 @@ export function uploadAreaFor(config: Config): UploadArea {
     if (config.s3) {
       const modules = s3ModulesFor();
       if (!(store instanceof modules.store.S3ContentStore)) throw new Error('an S3 configuration without an S3 content store');
-      area = new modules.area.S3UploadArea(config.s3, store);
+      area = new modules.area.S3UploadArea(config.s3, store, s3ClientOptionsOf(config));
     } else {
       area = new LocalUploadArea(uploadDirectory(config), store);
     }
     areas.set(config, area);
   }
   return area;
+}
+
+function s3ClientOptionsOf(config: Config) {
+  return { connectTimeoutMs: config.connectTimeoutMs, idleTimeoutMs: config.storeTimeoutMs, outages: outagesOf(config) };
 }
 
 /** The upload folder of the embedded default (tests and tools that work on its files). */

@@ -7,6 +7,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { Config } from '../../../config';
 import { createLogger } from '../../../log';
+import { fromDependency, outagesOf } from '../../outages';
 import { engineOf, postgresTextPlugin, postgresTypes } from './dialect';
 import { migrationProvider, migrations } from '../migrations';
 import type { Database } from '../schema';
@@ -19,11 +20,15 @@ const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 export async function openDatabase(config: Config): Promise<Kysely<Database>> {
   const db = openDatabaseUnmigrated(config);
+  // Migrations may run (or wait for another instance's) for minutes: on PostgreSQL, over a connection without the call timeouts.
+  const migrating = config.databaseUrl === undefined ? db : openDatabaseUnmigrated({ ...config, databaseTimeoutMs: 0 });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(migrating);
   } catch (error) {
     await db.destroy();
     throw error;
+  } finally {
+    if (migrating !== db) await migrating.destroy();
   }
   return db;
 }
@@ -105,15 +110,55 @@ export function poolUse(db: Kysely<Database>): { readonly total: number; readonl
 }
 
 function createDialect(config: Config): Dialect {
-  return config.databaseUrl === undefined ? sqliteDialect(config.dataDir) : postgresDialect(config.databaseUrl, config.databasePoolSize, config.log);
+  return config.databaseUrl === undefined ? sqliteDialect(config.dataDir) : postgresDialect(config.databaseUrl, config);
 }
 
-function postgresDialect(url: string, poolSize: number, log: (line: string) => void): Dialect {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: postgresTypes });
+/** Client-side grace beyond the server's statement_timeout: the server cancels a slow statement itself first. */
+const READ_TIMEOUT_GRACE_MS = 2_000;
+
+function postgresDialect(url: string, config: Config): Dialect {
+  const outages = outagesOf(config);
+  const statementMs = config.databaseTimeoutMs;
+  const readTimeoutMs = statementMs === 0 ? 0 : statementMs + READ_TIMEOUT_GRACE_MS;
+  /**
+   * Errors marked as the database's (storage/outages.ts), answers as proof that it is reached. A plain query waits
+   * at most readTimeoutMs (a stopped server never cancels anything itself); a cursor, read a chunk at a time as its
+   * client reads a listing, only statement_timeout per chunk.
+   */
+  class WatchedClient extends pg.Client {
+    override query(...args: unknown[]): any {
+      const [text, values] = args;
+      if (typeof text !== 'string' || args.length > 2) return (super.query as (...a: unknown[]) => unknown)(...args);
+      const asked = super.query({ text, values: values as unknown[] | undefined, ...(readTimeoutMs ? { query_timeout: readTimeoutMs } : {}) });
+      return asked.then(
+        (result) => {
+          outages.reached('database');
+          return result;
+        },
+        (error: unknown) => Promise.reject(fromDependency('database', error)),
+      );
+    }
+  }
+  class WatchedPool extends pg.Pool {
+    override connect(...args: unknown[]): any {
+      if (args.length > 0) return (super.connect as (...a: unknown[]) => unknown)(...args);
+      return super.connect().catch((error: unknown) => Promise.reject(fromDependency('database', error)));
+    }
+  }
+  const pool = new WatchedPool({
+    connectionString: url,
+    max: config.databasePoolSize,
+    types: postgresTypes,
+    Client: WatchedClient,
+    connectionTimeoutMillis: config.connectTimeoutMs,
+    ...(statementMs ? { statement_timeout: statementMs } : {}),
+  });
   // A pooled connection that fails while idle (the server restarted) is dropped by the pool; without
-  // a listener, the error would end the process.
-  const logger = createLogger(log);
-  pool.on('error', (error) => logger.error('database-connection-failed', { error: error.message }));
+  // a listener, the error would end the process. During an outage it is part of it: the outage's lines say so.
+  const logger = createLogger(config.log);
+  pool.on('error', (error) => {
+    if (!outages.failed(fromDependency('database', error))) logger.error('database-connection-failed', { error: error.message });
+  });
   // The cursor is what Kysely's stream() reads listings through, a chunk of rows at a time.
   const dialect = new PostgresDialect({ pool, cursor: Cursor });
   pools.set(dialect, pool);

@@ -1,0 +1,19 @@
+/** Calls made while the database or the store cannot be reached: refused with 503 and Retry-After (storage/outages.ts), not incidents. */
+import type { Config } from '../config';
+import { OUTAGE_RETRY_AFTER_SECONDS, outagesOf, type Outage } from '../storage/outages';
+import { OpError, ResultCode } from './errors';
+
+export { OUTAGE_RETRY_AFTER_SECONDS };
+
+/** The refusal of a call whose `error` is part of a dependency outage (noted, so it logs once), or null. */
+export function outageRefusal(config: Config, error: unknown): OpError | null {
+  if (!outagesOf(config).failed(error)) return null;
+  return new OpError(ResultCode.Unavailable, 'service-unavailable', 'the service is temporarily unavailable; try again shortly', {
+    retryAfter: OUTAGE_RETRY_AFTER_SECONDS,
+  });
+}
+
+/** The outages under way in the app running `config` (for readiness checks): empty when the database and the store answer. */
+export function currentOutages(config: Config): readonly Outage[] {
+  return outagesOf(config).current();
+}
