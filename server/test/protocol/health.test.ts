@@ -143,7 +143,8 @@ describe('/readyz', () => {
     let stopped = false;
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'fss-test-'));
     const config: Config = { ...loadConfig({ FSS_DATA_DIR: dataDir, FSS_DATABASE_URL: postgres.urlOf('postgres') }), log: () => undefined };
-    const built = await buildApp(config, { housekeeping: false, encryptionJobs: false, mailSender: false });
+    // Background work on, as in `fss serve`: a connection it holds when PostgreSQL stops must not end the process.
+    const built = await buildApp(config);
     const server = http.createServer(built.handle);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

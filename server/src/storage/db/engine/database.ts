@@ -126,6 +126,13 @@ function postgresDialect(url: string, config: Config): Dialect {
    * client reads a listing, only statement_timeout per chunk.
    */
   class WatchedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      // A connection lost while checked out (between the statements of a transaction) is emitted here, and would end
+      // the process without a listener; the next statement fails and tells its caller.
+      this.on('error', (error) => outages.failed(fromDependency('database', error)));
+    }
+
     override query(...args: unknown[]): any {
       const [text, values] = args;
       if (typeof text !== 'string' || args.length > 2) return (super.query as (...a: unknown[]) => unknown)(...args);
