@@ -181,7 +181,7 @@ test.describe('sharing by e-mail', () => {
 
     await recipientsField(dialog).fill('ann@example.com');
     await dialog.getByRole('button', { name: 'Send' }).click();
-    await expect(dialog.getByRole('alert')).toContainText('This folder does not exist, or it is not yours.');
+    await expect(dialog.getByRole('alert')).toContainText('The folder does not exist, or it is not yours.');
     // What was typed is kept, to send again elsewhere.
     await expect(chips(dialog)).toHaveText(['ann@example.com']);
   });
