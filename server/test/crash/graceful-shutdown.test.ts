@@ -158,6 +158,7 @@ describe('fss serve on SIGTERM', { timeout: 90_000 }, () => {
     const { service, session } = running;
     const bytes = bytesOf('interrupted upload', 6 * MiB);
     const location = await createUpload(service.url, session, bytes.length);
+    let written = 0;
     const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request(new URL(location, service.url), {
         method: 'PATCH',
@@ -172,11 +173,13 @@ describe('fss serve on SIGTERM', { timeout: 90_000 }, () => {
       void (async () => {
         for (let at = 0; at < bytes.length && !req.destroyed; at += 64 * 1024) {
           req.write(bytes.subarray(at, at + 64 * 1024));
+          written = at + 64 * 1024;
           await sleep(20);
         }
       })();
     });
-    await sleep(600); // about 2 MiB are in
+    // Mid-body: more written than the sockets' buffers hold, so the service has taken the upload's lock and bytes.
+    while (written < 2 * MiB) await sleep(20);
 
     service.signal('SIGTERM');
     const res = await answered;

@@ -108,6 +108,7 @@ describe('a rolling restart of two instances', { timeout: 90_000 }, () => {
     a = await startService(path.join(workDir, 'a'), env);
     const bytes = bytesOf('rolling upload', 6 * MiB);
     const location = await createUpload(a.url, alice, bytes.length);
+    let written = 0;
     const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
       const req = http.request(new URL(location, a.url), { method: 'PATCH', headers: patchHeaders(0, { 'Content-Length': String(bytes.length) }) });
       req.once('response', (res) => {
@@ -119,11 +120,13 @@ describe('a rolling restart of two instances', { timeout: 90_000 }, () => {
       void (async () => {
         for (let at = 0; at < bytes.length && !req.destroyed; at += 64 * 1024) {
           req.write(bytes.subarray(at, at + 64 * 1024));
+          written = at + 64 * 1024;
           await sleep(20);
         }
       })();
     });
-    await sleep(600);
+    // Mid-body: more written than the sockets' buffers hold, so the instance has taken the upload's lock and bytes.
+    while (written < 2 * MiB) await sleep(20);
 
     a.signal('SIGTERM');
     const res = await answered;
