@@ -278,7 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     databasePoolSize: intSetting(env, 'FSS_DATABASE_POOL_SIZE', 10, 1, 1000),
     connectTimeoutMs: intSetting(env, 'FSS_CONNECT_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
     databaseTimeoutMs: intSetting(env, 'FSS_DB_TIMEOUT_SECONDS', 30, 0, 3600) * 1000,
-    storeTimeoutMs: intSetting(env, 'FSS_STORE_TIMEOUT_SECONDS', 30, 0, 3600) * 1000,
+    storeTimeoutMs: intSetting(env, 'FSS_STORE_TIMEOUT_SECONDS', 10, 0, 3600) * 1000,
     cacheMb: intSetting(env, env.FSS_CACHE_MB === undefined ? 'FSS_LISTING_CACHE_MB' : 'FSS_CACHE_MB', 32, 0, 65_536),
     namespace: env.FSS_NAMESPACE || 'http://tempuri.org/',
     publicUrl: urlSetting(env, 'FSS_PUBLIC_URL'),

@@ -9,7 +9,7 @@ import { startTestS3Server } from './helpers/s3-server';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startTestS3Server();
-  const { close, ...endpoint } = server;
+  const { close, hold: _hold, ...endpoint } = server;
   project.provide('fssS3', endpoint);
   return close;
 }
