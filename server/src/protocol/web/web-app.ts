@@ -94,14 +94,15 @@ export class WebApp {
       const immutable = decoded.startsWith('/assets/');
       return this.sendFile(res, file, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     }
-    if (!isAppRoute(pathname)) {
+    // Read as the capability routes read a path (request-target.ts routePath): `/S/{code}` and `//s/{code}`
+    // are share pages to the app's router too, and the log redacts them the same way.
+    const route = routePath(pathname);
+    if (!isAppRoute(route)) {
       answer(res, { status: 404, contentType: CONTENT_TYPES['.html'], cacheControl: 'no-cache', headers: APP_SECURITY_HEADERS }, NOT_FOUND);
       return;
     }
     const index = path.join(this.root, 'index.html');
-    // Read as the capability routes read a path (request-target.ts routePath): `/S/{code}` is a
-    // share page to the app's router too, and the log redacts it the same way.
-    const share = SHARE_PAGE_PATH.exec(routePath(pathname));
+    const share = SHARE_PAGE_PATH.exec(route);
     if (share && this.sharePreviews && (await isFile(index))) return this.sendSharePage(req, res, index, decodedOrAsSent(share[1]));
     if (await isFile(index)) return this.sendFile(res, index, 'no-cache');
     answer(res, { status: 200, contentType: 'text/html; charset=utf-8', headers: APP_SECURITY_HEADERS }, NOT_BUILT);
