@@ -6,6 +6,7 @@ import { api } from './client';
 import { isApiError } from './errors';
 import { fileKeys, invalidateFiles } from './files';
 import type { Item, Listing } from './results';
+import { session } from './session';
 
 /** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
 export interface ItemLock {
@@ -186,16 +187,25 @@ function readUnlocked(): Set<string> {
   }
 }
 const unlocked = readUnlocked();
-
-/** Records that this tab's session unlocked (or locked) `item`. */
-export function rememberUnlocked(item: { readonly type: 'folder' | 'file'; readonly id: number }, isUnlocked: boolean): void {
-  if (isUnlocked) unlocked.add(refKey(item));
-  else unlocked.delete(refKey(item));
+function saveUnlocked(): void {
   try {
     sessionStorage.setItem(UNLOCKED_KEY, JSON.stringify([...unlocked]));
   } catch {
     // No storage (a test, a private window): remembered until a reload.
   }
+}
+// A session that ends (Logout, expiry) takes its unlocks with it.
+session.subscribe(() => {
+  if (session.get()) return;
+  unlocked.clear();
+  saveUnlocked();
+});
+
+/** Records that this tab's session unlocked (or locked) `item`. */
+export function rememberUnlocked(item: { readonly type: 'folder' | 'file'; readonly id: number }, isUnlocked: boolean): void {
+  if (isUnlocked) unlocked.add(refKey(item));
+  else unlocked.delete(refKey(item));
+  saveUnlocked();
 }
 
 /**
