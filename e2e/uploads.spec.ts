@@ -84,6 +84,12 @@ function recordUploadRequests(page: Page): string[] {
 const panel = (page: Page) => page.getByTestId('upload-panel');
 const item = (page: Page, name: string) => panel(page).getByTestId('upload-item').filter({ hasText: name });
 
+/** Waits until every upload is done with none failed: the panel folds into a chip (docs/web-app.md); Show unfolds it, rows and all. */
+async function unfoldWhenDone(page: Page, timeout = 10_000) {
+  await expect(panel(page)).toHaveAttribute('data-folded', 'true', { timeout });
+  await panel(page).getByRole('button', { name: 'Show uploads' }).click();
+}
+
 test.describe('uploads and downloads', () => {
   test('upload by the Upload button: the file is added to the folder; the same content again is added without a transfer', async ({ page }) => {
     const { api, folderId } = await openNewFolder(page, 'button');
@@ -93,6 +99,7 @@ test.describe('uploads and downloads', () => {
     const chooser = page.waitForEvent('filechooser');
     await page.getByRole('main').getByRole('button', { name: 'Upload', exact: true }).click();
     await (await chooser).setFiles(file);
+    await unfoldWhenDone(page);
     await expect(item(page, 'notes.txt')).toHaveAttribute('data-state', 'done');
     await expect(item(page, 'notes.txt')).toContainText('Uploaded');
     // The listing is refreshed with the new file.
@@ -107,6 +114,7 @@ test.describe('uploads and downloads', () => {
     await page.getByTestId('upload-files-input').setInputFiles(file);
     // The name is taken now: the app asks (e2e/name-conflicts.spec.ts); Keep both numbers the new one.
     await page.getByRole('alertdialog', { name: '“notes.txt” already exists here' }).getByRole('button', { name: 'Keep both' }).click();
+    await unfoldWhenDone(page);
     await expect(panel(page).getByTestId('upload-item').nth(1)).toHaveAttribute('data-state', 'done');
     await expect(panel(page).getByTestId('upload-item').nth(1)).toContainText('Already stored');
     expect(uploads).toEqual([]);
@@ -132,7 +140,15 @@ test.describe('uploads and downloads', () => {
     await writeFile(path.join(tree, '2024', 'january.txt'), 'january');
 
     await page.getByTestId('upload-folder-input').setInputFiles(tree);
-    await expect(panel(page).getByTestId('upload-item')).toHaveCount(2);
+    // All done without a failure: the panel folds into a chip, which the list's status line stands above; Show unfolds it.
+    await expect(panel(page)).toHaveAttribute('data-folded', 'true');
+    await expect(panel(page).getByRole('heading', { name: '2 files uploaded' })).toBeVisible();
+    await expect(item(page, 'Album/2024/january.txt')).toBeHidden();
+    const status = page.getByRole('main').getByText('1 folder, 0 files');
+    await expect(status).toBeVisible();
+    expect((await status.boundingBox())!.y + (await status.boundingBox())!.height).toBeLessThanOrEqual((await panel(page).boundingBox())!.y);
+    await panel(page).getByRole('button', { name: 'Show uploads' }).click();
+    await expect(panel(page)).not.toHaveAttribute('data-folded');
     await expect(panel(page).getByTestId('upload-item').and(page.locator('[data-state="done"]'))).toHaveCount(2);
     await expect(item(page, 'Album/2024/january.txt')).toBeVisible();
 
@@ -163,6 +179,7 @@ test.describe('uploads and downloads', () => {
     await main.dispatchEvent('drop', { dataTransfer });
     await expect(page.getByText('Drop files or folders to upload them into this folder')).toBeHidden();
 
+    await unfoldWhenDone(page);
     await expect(item(page, 'dropped-1.txt')).toHaveAttribute('data-state', 'done');
     await expect(item(page, 'dropped-2.bin')).toHaveAttribute('data-state', 'done');
     const listing = await api.getFiles({ dir: String(folderId), order: 'name', desc: '0' });
@@ -180,6 +197,7 @@ test.describe('uploads and downloads', () => {
     const row = page.getByRole('option', { name: /Inbox/ });
     await row.dispatchEvent('dragover', { dataTransfer: onRow });
     await row.dispatchEvent('drop', { dataTransfer: onRow });
+    await unfoldWhenDone(page);
     await expect(item(page, 'into-inbox.txt')).toHaveAttribute('data-state', 'done');
     const inInbox = await api.getFiles({ dir: String(inbox.id), order: 'name', desc: '0' });
     expect(inInbox.files.map((f) => f.name)).toEqual(['into-inbox.txt']);
@@ -199,6 +217,7 @@ test.describe('uploads and downloads', () => {
       }, name);
       await target.dispatchEvent('dragover', { dataTransfer: transfer });
       await target.dispatchEvent('drop', { dataTransfer: transfer });
+      await unfoldWhenDone(page);
       await expect(item(page, name)).toHaveAttribute('data-state', 'done');
     }
     const afterDrops = await api.getFiles({ dir: String(folderId), order: 'name', desc: '0' });
@@ -232,7 +251,8 @@ test.describe('uploads and downloads', () => {
     await expect(item(page, 'big.bin')).toHaveAttribute('data-state', 'uploading', { timeout: 15_000 });
     await expect(item(page, 'big.bin')).toContainText(/MB\/s/);
     await expect(item(page, 'big.bin')).toContainText(/left/);
-    await expect(item(page, 'big.bin')).toHaveAttribute('data-state', 'done', { timeout: 40_000 });
+    await unfoldWhenDone(page, 40_000);
+    await expect(item(page, 'big.bin')).toHaveAttribute('data-state', 'done');
     await expect(bar).toHaveAttribute('aria-valuenow', '100');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
 
@@ -260,7 +280,8 @@ test.describe('uploads and downloads', () => {
     const sent = recordUploadRequests(page);
 
     await page.getByTestId('upload-files-input').setInputFiles(file);
-    await expect(item(page, 'at-once.bin')).toHaveAttribute('data-state', 'done', { timeout: 40_000 });
+    await unfoldWhenDone(page, 40_000);
+    await expect(item(page, 'at-once.bin')).toHaveAttribute('data-state', 'done');
     await expect(item(page, 'at-once.bin')).toContainText('Uploaded');
 
     // The first PATCH went before the FileAdd that the hash allowed (sent as soon as it was known),
@@ -282,7 +303,8 @@ test.describe('uploads and downloads', () => {
     const { api, folderId } = await openNewFolder(page, 'instant big');
     const file = await writeRandomFile('owned.iso', 64 * MiB);
     await page.getByTestId('upload-files-input').setInputFiles(file);
-    await expect(item(page, 'owned.iso')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
+    await unfoldWhenDone(page, 30_000);
+    await expect(item(page, 'owned.iso')).toHaveAttribute('data-state', 'done');
 
     // The same file again, on a line of 4 MiB/s: sending all of it would take 16 s.
     await limitUpload(page, 4 * MiB);
@@ -291,7 +313,8 @@ test.describe('uploads and downloads', () => {
     await page.getByTestId('upload-files-input').setInputFiles(file);
     await page.getByRole('alertdialog', { name: '“owned.iso” already exists here' }).getByRole('button', { name: 'Keep both' }).click();
     const again = panel(page).getByTestId('upload-item').nth(1);
-    await expect(again).toHaveAttribute('data-state', 'done', { timeout: 15_000 });
+    await unfoldWhenDone(page, 15_000);
+    await expect(again).toHaveAttribute('data-state', 'done');
     await expect(again).toContainText('Already stored');
 
     // It started sending at once, then FileAdd with the hash succeeded: the rest was never sent.
@@ -373,7 +396,8 @@ test.describe('uploads and downloads', () => {
       }
     });
     await page.getByTestId('upload-files-input').setInputFiles(file);
-    await expect(item(page, 'resume.bin')).toHaveAttribute('data-state', 'done', { timeout: 30_000 });
+    await unfoldWhenDone(page, 30_000);
+    await expect(item(page, 'resume.bin')).toHaveAttribute('data-state', 'done');
     await expect(item(page, 'resume.bin')).toContainText('Uploaded');
 
     const sent = requests.map((request) => `${request.method()} ${request.headers()['upload-offset'] ?? ''}`.trim());

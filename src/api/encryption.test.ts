@@ -6,13 +6,16 @@ import {
   insideFolderOf,
   lockOf,
   registerUnlockHost,
+  rememberUnlocked,
   requestUnlock,
+  unlockedHolder,
   withUnlock,
   type UnlockRequest,
 } from './encryption';
 import { ApiError } from './errors';
 import { DEFAULT_SORT, fileKeys, hasRunningJobs } from './files';
 import type { FileItem, FolderItem, Listing, PathListing } from './results';
+import { session } from './session';
 
 const folder = (id: number, name: string, extra: Partial<FolderItem> = {}): FolderItem => ({
   type: 'folder', id, dir: 0, name, time: '', size: 0, shared: false, linked: false, encrypted: false, ...extra,
@@ -148,5 +151,32 @@ describe('withUnlock', () => {
     const waiting = requestUnlock({ type: 'file', id: 3, tip: '' });
     stop();
     expect(await waiting).toBe('cancelled');
+  });
+});
+
+describe('unlockedHolder: what Lock locks again', () => {
+  const encrypted = { ...file(9, 'diary.txt'), encrypted: true };
+  afterEach(() => session.clear());
+
+  it('an encrypted item this tab unlocked is its own holder; a plain or never unlocked one has none', () => {
+    rememberUnlocked({ type: 'file', id: 9 }, true);
+    expect(unlockedHolder(encrypted)).toEqual({ type: 'file', id: 9 });
+    expect(unlockedHolder({ ...encrypted, id: 10 })).toBeNull();
+    expect(unlockedHolder(file(9, 'diary.txt'))).toBeNull();
+    rememberUnlocked({ type: 'file', id: 9 }, false);
+    expect(unlockedHolder(encrypted)).toBeNull();
+  });
+
+  it('an encrypted item inside an unlocked folder of the path is held by that folder', () => {
+    rememberUnlocked({ type: 'folder', id: 5 }, true);
+    expect(unlockedHolder({ ...encrypted, id: 11 }, [0, 5, 7])).toEqual({ type: 'folder', id: 5 });
+    expect(unlockedHolder({ ...encrypted, id: 11 }, [0, 6])).toBeNull();
+  });
+
+  it('the end of the session forgets every unlock', () => {
+    session.set({ uid: 1, token: 't', key: 'k', expires: '', account: 'alice' });
+    rememberUnlocked({ type: 'folder', id: 5 }, true);
+    session.clear();
+    expect(unlockedHolder(encrypted, [5])).toBeNull();
   });
 });

@@ -6,6 +6,7 @@ import { api } from './client';
 import { isApiError } from './errors';
 import { fileKeys, invalidateFiles } from './files';
 import type { Item, Listing } from './results';
+import { session } from './session';
 
 /** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
 export interface ItemLock {
@@ -82,7 +83,8 @@ export function useUnlockItem({ onUnlocked }: { readonly onUnlocked?: () => void
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ lock, password }: { readonly lock: ItemLock; readonly password: string }) => api.unlock({ ...targetParams(lock), password }),
-    onSuccess: async () => {
+    onSuccess: async (_result, { lock }) => {
+      rememberUnlocked(lock, true);
       await invalidateFiles(client);
       onUnlocked?.();
     },
@@ -171,4 +173,58 @@ export function registerUnlockHost(): () => void {
     // The last host went (the page changed): nobody will answer what waits.
     if (hosts === 0) for (const request of [...requests]) request.answer('cancelled');
   };
+}
+
+// ---- What this tab unlocked: the service's listings do not say, so the app remembers (per tab, as the session is kept).
+
+const UNLOCKED_KEY = 'fss.unlocked';
+const refKey = (item: { readonly type: 'folder' | 'file'; readonly id: number }) => `${item.type}:${item.id}`;
+function readUnlocked(): Set<string> {
+  try {
+    return new Set(JSON.parse(sessionStorage.getItem(UNLOCKED_KEY) ?? '[]') as string[]);
+  } catch {
+    return new Set();
+  }
+}
+const unlocked = readUnlocked();
+function saveUnlocked(): void {
+  try {
+    sessionStorage.setItem(UNLOCKED_KEY, JSON.stringify([...unlocked]));
+  } catch {
+    // No storage (a test, a private window): remembered until a reload.
+  }
+}
+// A session that ends (Logout, expiry) takes its unlocks with it.
+session.subscribe(() => {
+  if (session.get()) return;
+  unlocked.clear();
+  saveUnlocked();
+});
+
+/** Records that this tab's session unlocked (or locked) `item`. */
+export function rememberUnlocked(item: { readonly type: 'folder' | 'file'; readonly id: number }, isUnlocked: boolean): void {
+  if (isUnlocked) unlocked.add(refKey(item));
+  else unlocked.delete(refKey(item));
+  saveUnlocked();
+}
+
+/**
+ * What to Lock so that an encrypted `item` is locked again: itself when this tab unlocked it, else the unlocked folder on its
+ * path (`pathIds`) whose password it shares (encryption does not nest); null when it is not known to be unlocked.
+ */
+export function unlockedHolder(item: Item, pathIds: readonly number[] = []): { readonly type: 'folder' | 'file'; readonly id: number } | null {
+  if (!item.encrypted) return null;
+  if (unlocked.has(refKey(item))) return refOf(item);
+  const folder = pathIds.find((id) => unlocked.has(refKey({ type: 'folder', id })));
+  return folder === undefined ? null : { type: 'folder', id: folder };
+}
+
+/** Lock (ext): this session forgets the password of `holder` (see unlockedHolder); every listing is read again, locked. */
+export function useLockItem() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (holder: { readonly type: 'folder' | 'file'; readonly id: number }) => api.lock(targetParams(holder)),
+    onSuccess: (_result, holder) => rememberUnlocked(holder, false),
+    onSettled: () => invalidateFiles(client),
+  });
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type RefObject } from 'react';
 import { useRetryingOutage } from '../api/query-client';
 import { useI18n } from '../i18n';
 import { dismissNotice, holdNotice, latestUndoable, useNotices, type Notice } from '../lib/notices';
@@ -6,6 +6,30 @@ import { Icon } from './ui/icons';
 
 /** The room notices take at the bottom of the screen: lists' status lines stand above it (StatusLine), so nothing is covered. */
 export const NOTICE_SPACE = '--notice-space';
+/** The room the upload panel takes, likewise. */
+export const UPLOAD_SPACE = '--upload-space';
+
+/** Keeps `variable` at the height `element` takes from the bottom of the window (0 when it is not at the bottom). */
+export function useBottomSpace(element: RefObject<HTMLElement | null>, variable: string): void {
+  useEffect(() => {
+    const box = element.current;
+    if (!box) return;
+    // On phones the notices are at the top, where they take no room from the list's bottom.
+    const measure = () => {
+      const rect = box.getBoundingClientRect();
+      const atBottom = rect.height > 0 && rect.bottom > window.innerHeight - 40;
+      document.documentElement.style.setProperty(variable, `${atBottom ? Math.ceil(window.innerHeight - rect.top) : 0}px`);
+    };
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    window.addEventListener('resize', measure);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('resize', measure);
+      document.documentElement.style.removeProperty(variable);
+    };
+  }, [element, variable]);
+}
 
 /** Errors as alerts that stay until dismissed; the rest polite and going by themselves. Ctrl+Z presses the newest Undo. */
 export function Notices() {
@@ -14,24 +38,7 @@ export function Notices() {
   const retrying = useRetryingOutage();
   const section = useRef<HTMLElement>(null);
 
-  useEffect(() => {
-    const element = section.current;
-    if (!element) return;
-    // On phones the notices are at the top, where they take no room from the list's bottom.
-    const measure = () => {
-      const box = element.getBoundingClientRect();
-      const atBottom = box.height > 0 && box.bottom > window.innerHeight - 40;
-      document.documentElement.style.setProperty(NOTICE_SPACE, `${atBottom ? Math.ceil(window.innerHeight - box.top) : 0}px`);
-    };
-    const observer = new ResizeObserver(measure);
-    observer.observe(element);
-    window.addEventListener('resize', measure);
-    return () => {
-      observer.disconnect();
-      window.removeEventListener('resize', measure);
-      document.documentElement.style.removeProperty(NOTICE_SPACE);
-    };
-  }, []);
+  useBottomSpace(section, NOTICE_SPACE);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {

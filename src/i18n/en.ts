@@ -550,6 +550,11 @@ export const en = {
 
   // Big folders (streamed listings)
   itemsArriving: (loaded: number, total: number) => `Loading… ${loaded.toLocaleString('en')} of ${plural(total, 'item', 'items')}`,
+
+  // Locking again without logging out
+  lockMenu: 'Lock',
+  lockedAgain: (name: string) => `“${name}” is locked again. Its password is asked for next time.`,
+  lockFailed: (name: string) => `Could not lock “${name}”`,
 };
 
 function capitalize(text: string): string {

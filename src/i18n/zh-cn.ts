@@ -528,4 +528,9 @@ export const zhCN: Messages = {
 
   // Big folders (streamed listings)
   itemsArriving: (loaded, total) => `正在加载… 已载入 ${count(loaded)} / ${count(total)} 项`,
+
+  // Locking again without logging out
+  lockMenu: '锁定',
+  lockedAgain: (name) => `“${name}”已重新锁定，下次打开时需要输入密码。`,
+  lockFailed: (name) => `无法锁定“${name}”`,
 };

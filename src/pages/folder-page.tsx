@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { lockOf } from '../api/encryption';
+import { isApiError } from '../api/errors';
 import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
 import type { FolderItem, Item } from '../api/results';
 import { LockedFolderPrompt } from '../components/encryption/unlock-form';
@@ -79,6 +80,8 @@ function FolderView({ dir }: { readonly dir: number }) {
   const arriving = listing.data?.partial ? listing.data.count : undefined;
   // A locked folder (423) asks for its password in place of the listing.
   const lock = listing.isError ? lockOf(listing.error) : null;
+  // Nothing can be added to a locked (423) or missing (404) folder; its breadcrumb still leads back to All files.
+  const closed = lock !== null || isApiError(listing.error, 'NotFound');
   const controls = useSelection(items);
   const listId = useId();
 
@@ -119,6 +122,7 @@ function FolderView({ dir }: { readonly dir: number }) {
   const actions = useItemActions(controls, {
     primary: { label: t.open, run: openItem },
     preview: viewer.open,
+    pathIds: dirs?.map((segment) => segment.id),
     onFolderCreated: (folder) => {
       pendingSelect.current = [itemKey(folder)];
     },
@@ -133,17 +137,18 @@ function FolderView({ dir }: { readonly dir: number }) {
       <PageHeading
         id="folder-title"
         title={title}
-        above={dirs ? <FolderBreadcrumbs dirs={dirs} drops={rowDrops} /> : dir !== 0 && !listing.isError && <LineSkeleton />}
+        above={
+          dirs ? <FolderBreadcrumbs dirs={dirs} drops={rowDrops} /> : closed ? <FolderBreadcrumbs dirs={[{ id: 0, name: '' }, { id: dir, name: title }]} /> : dir !== 0 && !listing.isError && <LineSkeleton />
+        }
         updating={listing.isFetching && !listing.isPending && arriving === undefined}
         headingRef={heading}
       />
 
       <ListToolbar sort={sort} setSort={setSort} view={view} setView={setView}>
         <div role="group" aria-label={t.folderActions} className="flex flex-wrap items-center gap-2">
-          {/* Nothing can be added to a locked folder (423) until it is unlocked. */}
-          <ToolButton icon="plusFolder" label={t.newFolder} variant="primary" disabled={lock !== null} onClick={() => actions.open({ kind: 'new-folder', dir })} />
-          <ToolButton icon="upload" label={t.upload} disabled={lock !== null} onClick={() => uploads.pickFiles(dir)} />
-          <ToolButton icon="uploadFolder" label={t.uploadFolder} disabled={lock !== null} onClick={() => uploads.pickFolder(dir)} />
+          <ToolButton icon="plusFolder" label={t.newFolder} variant="primary" disabled={closed} onClick={() => actions.open({ kind: 'new-folder', dir })} />
+          <ToolButton icon="upload" label={t.upload} disabled={closed} onClick={() => uploads.pickFiles(dir)} />
+          <ToolButton icon="uploadFolder" label={t.uploadFolder} disabled={closed} onClick={() => uploads.pickFolder(dir)} />
         </div>
         <div role="group" aria-label={t.selectionActions} className="flex flex-wrap items-center gap-2">
           <SelectionTools actions={actions} count={controls.count} />

@@ -10,6 +10,7 @@ import { getLanguage, messagesFor } from '../i18n';
 import { startBrowserDownload } from '../lib/browser-download';
 import { formatSize } from '../lib/format';
 import { notify } from '../lib/notices';
+import { describeError } from '../components/error-text';
 import { queryClient } from '../api/query-client';
 import { createUploadTransport, createWorkerHasher, localStorageResumeStore } from './browser';
 import { decideConflicts, freeNumberedName } from '../components/dialogs/name-conflicts';
@@ -112,7 +113,8 @@ type TreeSource = DroppedTree['files'][number]['source'];
 async function enqueueTree(folderId: number, dropped: DroppedTree) {
   if (dropped.files.length === 0 && dropped.dirs.length === 0) return;
   const resolved = await resolveConflicts(folderId, dropped).catch((error: unknown) => {
-    notify('error', messagesFor(getLanguage()).actionFailed, error instanceof Error ? error.message : undefined);
+    const t = messagesFor(getLanguage());
+    notify('error', t.actionFailed, describeError(error, t).message);
     return null;
   });
   if (!resolved) return;

@@ -1,5 +1,6 @@
 /** How the engine tells failures apart: worth another attempt, gone from the server, or the file changed. */
 import { isApiError } from '../api/errors';
+import type { NameProblem } from '../api/name-check';
 import type { UploadError, UploadSource } from './types';
 
 /** A failure of the engine's own (not from the service). */
@@ -7,6 +8,8 @@ export class UploadFailure extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** A name the service would refuse: why, for the user's language. */
+    readonly problem?: NameProblem,
   ) {
     super(message);
   }
@@ -38,7 +41,6 @@ export async function readable(source: UploadSource, offset: number): Promise<bo
 }
 
 export function errorOf(error: unknown): UploadError {
-  if (isApiError(error)) return { code: error.code, message: error.message };
-  if (error instanceof UploadFailure) return { code: error.code, message: error.message };
-  return { code: 'Unknown', message: error instanceof Error ? error.message : String(error) };
+  if (isApiError(error) || error instanceof UploadFailure) return { code: error.code, message: error.message, cause: error };
+  return { code: 'Unknown', message: error instanceof Error ? error.message : String(error), cause: error };
 }

@@ -31,7 +31,7 @@ export async function runFile(engine: Engine, entry: Entry, signal: AbortSignal)
   const { source } = entry;
   // A name the service would refuse (its own rule: api/name-check.ts) is neither hashed nor sent.
   const badName = checkName(source.name);
-  if (badName) throw new UploadFailure('InvalidArgument', nameProblemMessage(badName));
+  if (badName) throw new UploadFailure('InvalidArgument', nameProblemMessage(badName), badName);
   if (entry.folderId === null) {
     const folder = entry.folder;
     entry.folderId = typeof folder === 'number' ? folder : await abortable(folder(), signal);

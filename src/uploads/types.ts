@@ -98,6 +98,8 @@ export interface UploadError {
   /** An ApiError code ('Network', 'TooLarge', 'NotFound', …), 'Changed' or 'Unknown'. */
   readonly code: string;
   readonly message: string;
+  /** What failed (an ApiError, an UploadFailure): the panel tells it in the user's language from this, never from `message`. */
+  readonly cause?: unknown;
 }
 
 export interface UploadItem {

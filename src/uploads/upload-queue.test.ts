@@ -457,9 +457,11 @@ describe('the upload queue', () => {
     const { service, hasher, queue } = setup();
     const [id] = queue.add([{ source: fileOf('\u202egnp.exe', 50), folder: 0 }]);
     await until(queue, allIn('error'));
-    expect(queue.getSnapshot().items.find((item) => item.id === id)?.error).toEqual({
+    expect(queue.getSnapshot().items.find((item) => item.id === id)?.error).toMatchObject({
       code: 'InvalidArgument',
       message: 'name may not contain U+202E (a bidirectional text control)',
+      // The panel tells the problem in the user's language (components/uploads/upload-error-text.ts).
+      cause: { problem: { kind: 'deceptive-character', what: 'bidi-control' } },
     });
     expect(service.calls).toEqual([]);
     expect(hasher.calls).toBe(0);

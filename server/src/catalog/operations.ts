@@ -381,6 +381,15 @@ export const operations = [
   },
   {
     service: 'FileService',
+    name: 'Lock',
+    params: signed(p('dirid', 'long', 'Folder id, or 0 when locking a file.'), p('fid', 'long', 'File id, or 0 when locking a folder.')),
+    auth: 'signed',
+    result: 'empty',
+    extension: true,
+    doc: "Locks an unlocked encrypted folder or file again for this token: forgets the token's unlock of its key. Locking what is locked changes nothing.",
+  },
+  {
+    service: 'FileService',
     name: 'Decrypt',
     params: signed(
       p('dirid', 'long', 'Folder id, or 0 when decrypting a file.'),

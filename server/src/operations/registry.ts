@@ -4,7 +4,7 @@ import type { Handler } from './context';
 import { fileDownload, filePreview } from './content/downloads';
 import { zipDownload } from './content/zip-downloads';
 import { fileEmailShare, folderEmailShare, getFileEmailShareInfo, getFolderEmailShareInfo } from './sharing/email-shares';
-import { decrypt, fileEncrypt, folderEncrypt, unlock } from './encryption/encryption';
+import { decrypt, fileEncrypt, folderEncrypt, lock, unlock } from './encryption/encryption';
 import { fileAdd } from './content/file-add';
 import { copy } from './tree/copy';
 import { namesTaken } from './tree/names-taken';
@@ -49,6 +49,7 @@ export const handlers: { readonly [N in OperationName]: Handler<N> } = {
   FileLink: fileLink,
   FileUnlink: fileUnlink,
   Unlock: unlock,
+  Lock: lock,
   Decrypt: decrypt,
   GetAccountInfo: getAccountInfo,
   GetFiles: getFiles,

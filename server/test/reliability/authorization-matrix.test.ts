@@ -73,6 +73,9 @@ const LOCKED: Record<string, Expected> = {
   'FileUnlink.fid': NO_CHANGE,
   'Unlock.dirid': refused('403'),
   'Unlock.fid': refused('403'),
+  // Lock of a locked item is the no-op it asks for (docs/protocol.md §14).
+  'Lock.dirid': NO_CHANGE,
+  'Lock.fid': NO_CHANGE,
   'Decrypt.dirid': refused('403'),
   // The locked file lies in an encrypted folder: Decrypt refuses it before the password (§14).
   'Decrypt.fid': refused('409'),

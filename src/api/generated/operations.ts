@@ -972,6 +972,36 @@ export const Unlock: OperationDescriptor<UnlockParams, 'empty', 'unlock'> = {
   extension: true,
 };
 
+// ---- Lock ----------------------------------------------------------------------------------------
+
+/** Parameters of Lock that the caller gives (uid, token and sign come from the session). */
+export interface LockParams {
+  /** Folder id, or 0 when locking a file. */
+  readonly dirid: number;
+  /** File id, or 0 when locking a folder. */
+  readonly fid: number;
+}
+
+/**
+ * Locks an unlocked encrypted folder or file again for this token: forgets the token's unlock of
+ * its key. Locking what is locked changes nothing. (FileService.Lock, extension, signed)
+ */
+export const Lock: OperationDescriptor<LockParams, 'empty', 'lock'> = {
+  service: 'FileService',
+  name: 'Lock',
+  method: 'lock',
+  params: [
+    { name: 'uid', type: 'long' },
+    { name: 'token', type: 'string' },
+    { name: 'dirid', type: 'long' },
+    { name: 'fid', type: 'long' },
+    { name: 'sign', type: 'string' },
+  ],
+  auth: 'signed',
+  result: 'empty',
+  extension: true,
+};
+
 // ---- Decrypt -------------------------------------------------------------------------------------
 
 /** Parameters of Decrypt that the caller gives (uid, token and sign come from the session). */
@@ -1545,6 +1575,7 @@ export const operations = {
   FileLink,
   FileUnlink,
   Unlock,
+  Lock,
   Decrypt,
   GetAccountInfo,
   GetFiles,

@@ -30,9 +30,11 @@ function SendError({ error, subject }: { readonly error: unknown; readonly subje
   const { t } = useI18n();
   if (isApiError(error, 'TooManyAttempts')) {
     const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
+    // Which limit (hourly, daily), by the refusal's reason: the service's English msg is never shown.
+    const which = t.refusalText(error.reason, '');
     return (
       <p role="alert" className={ALERT_CLASS}>
-        {t.emailLimitReached} {wait} <span className="text-red-800 dark:text-red-200">({error.message})</span>
+        {t.emailLimitReached} {wait} {which && <span className="text-red-800 dark:text-red-200">({which})</span>}
       </p>
     );
   }

@@ -12,7 +12,7 @@ import {
 import { isApiError } from '../../api/errors';
 import { useI18n, type Messages } from '../../i18n';
 import { passwordProblem } from '../../lib/encryption-rules';
-import { durationUnits } from '../error-text';
+import { describeError, durationUnits } from '../error-text';
 import { formatDuration } from '../../lib/format';
 import { InlineError } from '../error-panel';
 import { inputClass } from '../ui/field';
@@ -96,7 +96,9 @@ function refusalText(error: unknown, t: Messages): Omit<PasswordRefusal, 'blocke
   if (isApiError(error, 'Forbidden')) return { message: t.wrongPassword, wrong: true, waitSeconds: 0 };
   if (isApiError(error, 'TooManyAttempts')) {
     const seconds = error.retryAfter ?? 60;
-    return { message: t.tooManyPasswords(formatDuration(seconds, durationUnits(t))), wrong: false, waitSeconds: seconds };
+    // Too many wrong passwords, or too many being checked at once (server-busy): told by the reason.
+    const message = error.reason === 'server-busy' ? describeError(error, t).message : t.tooManyPasswords(formatDuration(seconds, durationUnits(t)));
+    return { message, wrong: false, waitSeconds: seconds };
   }
   return { message: null, wrong: false, waitSeconds: 0 };
 }

@@ -1,5 +1,6 @@
 /** The actions on the selection (toolbar, menus) and their dialogs, shared by the folder, search and recent pages. */
 import { Suspense, useState, type ReactNode } from 'react';
+import { unlockedHolder, useLockItem } from '../../api/encryption';
 import { useRenameItem } from '../../api/files';
 import type { FileItem, FolderItem, Item } from '../../api/results';
 import type { SelectionControls } from '../../hooks/use-selection';
@@ -55,6 +56,8 @@ export function useItemActions(
     /** Opens the viewer on a file (components/viewer). */
     readonly preview?: (file: FileItem) => void;
     readonly onFolderCreated?: (folder: FolderItem) => void;
+    /** The folders from the root down to the listed one: an item inside an unlocked encrypted folder shares its password. */
+    readonly pathIds?: readonly number[];
   } = {},
 ): ItemActions {
   const { t } = useI18n();
@@ -65,6 +68,7 @@ export function useItemActions(
     onError: (error, { item }) => notify('error', t.renameFailed(item.name), describeError(error, t).message),
   });
   const { count } = controls;
+  const lockItem = useLockItem();
 
   const rename = () => {
     const [item] = controls.selectedItems();
@@ -91,10 +95,19 @@ export function useItemActions(
 
   const linkMenu = useLinkMenu(controls, setRequest);
 
-  // Encrypt and Decrypt take one item: Encrypt one that is not encrypted, Decrypt one that is.
+  // Encrypt and Decrypt take one item: Encrypt one that is not encrypted, Decrypt one that is; Lock one this tab unlocked.
   const single = count === 1 ? controls.selectedItems()[0] : undefined;
+  const holder = single ? unlockedHolder(single, options.pathIds) : null;
+  const lockSingle = () => {
+    if (!single || !holder) return;
+    lockItem.mutate(holder, {
+      onSuccess: () => notify('info', t.lockedAgain(single.name)),
+      onError: (error) => notify('error', t.lockFailed(single.name), describeError(error, t).message),
+    });
+  };
   const encryptionMenu: MenuAction[] = [
     { id: 'encrypt', label: t.encryptMenu, icon: 'lock', disabled: !single || single.encrypted, onSelect: () => single && setRequest({ kind: 'encrypt', item: single }) },
+    ...(holder ? [{ id: 'lock', label: t.lockMenu, icon: 'lock' as const, onSelect: lockSingle }] : []),
     { id: 'decrypt', label: t.decryptMenu, icon: 'unlock', disabled: !single?.encrypted, onSelect: () => single && setRequest({ kind: 'decrypt', item: single }) },
   ];
 

@@ -29,7 +29,7 @@ export function ListingStates({
 export function StatusLine({ selected, children }: { readonly selected: number; readonly children: ReactNode }) {
   const { t } = useI18n();
   return (
-    <p className="mb-(--notice-space) flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
+    <p className="mb-[max(var(--notice-space,0px),var(--upload-space,0px))] flex flex-wrap gap-x-3 text-sm text-gray-700 dark:text-gray-300">
       {children}
       <span aria-live="polite">{selected > 0 ? t.selectedCount(selected) : ''}</span>
     </p>

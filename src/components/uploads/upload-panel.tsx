@@ -6,6 +6,9 @@ import { useUploadText, type UploadMessages } from '../../i18n/uploads';
 import type { Messages } from '../../i18n';
 import { formatDuration, formatSize, type DurationUnits } from '../../lib/format';
 import { uploadQueue } from '../../uploads/app-uploads';
+import { UPLOAD_SPACE, useBottomSpace } from '../notices';
+import { describeError } from '../error-text';
+import { uploadErrorText } from './upload-error-text';
 import type { UploadItem, UploadSnapshot, UploadTotals } from '../../uploads/types';
 
 const ROW_HEIGHT = 76;
@@ -13,6 +16,7 @@ const LIST_MAX_HEIGHT = 'max-h-[min(50vh,22rem)]';
 
 interface Formatters {
   readonly u: UploadMessages;
+  readonly t: Messages;
   readonly size: (bytes: number) => string;
   readonly duration: (seconds: number) => string;
 }
@@ -22,6 +26,7 @@ function useFormatters(): Formatters {
   const units: DurationUnits = durationUnits(t);
   return {
     u,
+    t,
     size: (bytes) => formatSize(bytes, language),
     duration: (seconds) => formatDuration(seconds, units),
   };
@@ -62,7 +67,7 @@ function itemStatus(item: UploadItem, f: Formatters, now: number): string {
     case 'cancelled':
       return u.stateCancelled;
     case 'error':
-      return errorText(item, u);
+      return uploadErrorText(item.error, u, f.t);
     case 'uploading': {
       const parts = [`${u.percent(percentOf(item.uploaded, item.size))}`, u.sizeOf(f.size(item.uploaded), f.size(item.size))];
       if (item.speed > 0) parts.push(u.speed(f.size(item.speed)));
@@ -70,19 +75,6 @@ function itemStatus(item: UploadItem, f: Formatters, now: number): string {
       if (item.resumedFrom !== undefined) parts.push(u.resumedAt(percentOf(item.resumedFrom, item.size)));
       return parts.join(' · ');
     }
-  }
-}
-
-function errorText(item: UploadItem, u: UploadMessages): string {
-  switch (item.error?.code) {
-    case 'Changed':
-      return u.errChanged;
-    case 'Network':
-      return u.errNetwork;
-    case 'Unauthorized':
-      return u.errUnauthorized;
-    default:
-      return item.error ? `${u.stateError}: ${item.error.message}` : u.stateError;
   }
 }
 
@@ -106,6 +98,12 @@ function useTicker(active: boolean): number {
 
 export function UploadPanel() {
   const snapshot = useUploadSnapshot();
+  // The live region is in the panel, which shows as soon as a file is added, well before the first announcement.
+  if (snapshot.items.length === 0 && snapshot.interrupted.length === 0) return null;
+  return <UploadPanelBox snapshot={snapshot} />;
+}
+
+function UploadPanelBox({ snapshot }: { readonly snapshot: UploadSnapshot }) {
   const f = useFormatters();
   const { u } = f;
   const [expanded, setExpanded] = useState(true);
@@ -113,10 +111,25 @@ export function UploadPanel() {
   const listId = useId();
   const announcement = useAnnouncements(snapshot, u);
   const now = useTicker(snapshot.items.some((item) => item.retryAt !== undefined));
+  const box = useRef<HTMLElement>(null);
+  // Lists end above the panel (StatusLine), so it covers no row and no column.
+  useBottomSpace(box, UPLOAD_SPACE);
 
   const { items, totals, interrupted } = snapshot;
-  // The live region is in the panel, which shows as soon as a file is added, well before the first announcement.
-  if (items.length === 0 && interrupted.length === 0) return null;
+  // Everything done without a failure: the panel folds into a chip, until it is reopened or another upload starts.
+  const allDone = totals.done > 0 && totals.active === 0 && totals.paused === 0 && totals.failed === 0 && interrupted.length === 0;
+  const [reopened, setReopened] = useState(false);
+  const [wasAllDone, setWasAllDone] = useState(allDone);
+  if (wasAllDone !== allDone) {
+    setWasAllDone(allDone);
+    setReopened(false);
+  }
+  const clearAll = () => {
+    uploadQueue.clearFinished();
+    for (const item of items) if (item.state === 'error') uploadQueue.dismiss(item.id);
+  };
+
+  const folded = allDone && !reopened;
 
   const anyActive = totals.active > 0;
   const anyPausable = items.some((item) => item.state === 'queued' || item.state === 'hashing' || item.state === 'uploading');
@@ -130,9 +143,11 @@ export function UploadPanel() {
 
   return (
     <section
+      ref={box}
       aria-labelledby={titleId}
       data-testid="upload-panel"
-      className="fixed inset-x-0 bottom-0 z-30 border-t border-gray-200 bg-white shadow-lg sm:inset-x-auto sm:right-4 sm:bottom-4 sm:w-[26rem] sm:rounded-lg sm:border dark:border-gray-700 dark:bg-gray-900"
+      data-folded={folded || undefined}
+      className={`fixed inset-x-0 bottom-0 z-30 border-t border-gray-200 bg-white shadow-lg sm:inset-x-auto sm:right-4 sm:bottom-4 sm:rounded-lg sm:border dark:border-gray-700 dark:bg-gray-900 ${folded ? 'pb-2 sm:w-auto' : 'sm:w-[26rem]'}`}
     >
       <p role="status" className="sr-only">
         {announcement}
@@ -142,29 +157,27 @@ export function UploadPanel() {
           {items.length > 0 ? summary(totals, u) : u.interruptedTitle}
           {totals.failed > 0 && <span className="ml-2 font-normal text-red-700 dark:text-red-400">{u.failedCount(totals.failed)}</span>}
         </h2>
+        {/* Folded, the panel is a chip: its summary, Show (which unfolds it) and Close. */}
         <IconButton
-          label={expanded ? u.hideUploads : u.showUploads}
-          aria-expanded={expanded}
+          label={expanded && !folded ? u.hideUploads : u.showUploads}
+          aria-expanded={expanded && !folded}
           aria-controls={listId}
-          onClick={() => setExpanded(!expanded)}
+          onClick={() => {
+            setReopened(true);
+            setExpanded(folded || !expanded);
+          }}
         >
-          <path d={expanded ? 'M6 9l6 6 6-6' : 'M6 15l6-6 6 6'} />
+          <path d={expanded && !folded ? 'M6 9l6 6 6-6' : 'M6 15l6-6 6 6'} />
         </IconButton>
         {!anyActive && !anyPaused && (
-          <IconButton
-            label={u.closePanel}
-            onClick={() => {
-              uploadQueue.clearFinished();
-              for (const item of items) if (item.state === 'error') uploadQueue.dismiss(item.id);
-            }}
-          >
+          <IconButton label={u.closePanel} onClick={clearAll}>
             <path d="M6 6l12 12M18 6 6 18" />
           </IconButton>
         )}
       </div>
 
       {items.length > 0 && (
-        <div className="px-3 pt-1 pb-2">
+        <div className="px-3 pt-1 pb-2" hidden={folded}>
           <ProgressBar label={u.overallProgress} value={overall} valueText={overallText} testId="upload-overall" />
           <p className="mt-1 truncate text-xs text-gray-600 dark:text-gray-400" aria-hidden="true">
             {overallText}
@@ -172,7 +185,7 @@ export function UploadPanel() {
         </div>
       )}
 
-      <div id={listId} hidden={!expanded}>
+      <div id={listId} hidden={!expanded || folded}>
         {items.length > 0 && (
           <div className="flex flex-wrap gap-x-3 gap-y-1 border-t border-gray-100 px-3 py-1.5 text-xs dark:border-gray-800">
             {anyPausable && <TextButton onClick={uploadQueue.pauseAll}>{u.pauseAll}</TextButton>}
@@ -293,7 +306,7 @@ function UploadRow({
             label={u.downloadUploaded(name)}
             onClick={() => {
               setDownloadError(undefined);
-              downloadFile(item.file!.id).catch((error: unknown) => setDownloadError(u.downloadFailed(error instanceof Error ? error.message : String(error))));
+              downloadFile(item.file!.id).catch((error: unknown) => setDownloadError(u.downloadFailed(describeError(error, f.t).message)));
             }}
           >
             <path d="M12 4v12M7 11l5 5 5-5M4 16v3a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-3" />

@@ -1,11 +1,12 @@
 /**
- * Encryption (docs/encryption.md): FileEncrypt, FolderEncrypt, Unlock, Decrypt, and what "locked" means wherever an
+ * Encryption (docs/encryption.md): FileEncrypt, FolderEncrypt, Unlock, Lock, Decrypt, and what "locked" means wherever an
  * item is reached: some key on its way from the root is not unlocked for the caller's token.
  */
 import type { Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
 import {
   countPlainFilesOfKey,
+  deleteUnlock,
   deleteKeyIfUnused,
   findContentForCrypt,
   findKey,
@@ -273,6 +274,13 @@ export async function unlock(ctx: AuthenticatedContext, params: ParamsOf<'Unlock
     return true;
   });
   if (resumed) kickEncryptionJobs(services);
+  return { kind: 'empty' };
+}
+
+/** Lock (ext): the token forgets its unlock of the key that locks the item itself; idempotent. 404 / 409 as Unlock. */
+export async function lock(ctx: AuthenticatedContext, params: ParamsOf<'Lock'>): Promise<Empty> {
+  const keyId = await keyOfItem(ctx.services.db, ctx.caller.uid, targetOf(params.dirid, params.fid));
+  await deleteUnlock(ctx.services.db, ctx.caller.tokenId, keyId);
   return { kind: 'empty' };
 }
 

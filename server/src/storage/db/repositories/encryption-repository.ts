@@ -480,6 +480,11 @@ export async function findUnlock(db: Kysely<Database>, tokenId: number, keyId: n
   return row?.sealed_key;
 }
 
+/** Forgets the token's unlock of `keyId` (Lock); nothing when there is none. */
+export async function deleteUnlock(db: Kysely<Database>, tokenId: number, keyId: number): Promise<void> {
+  await db.deleteFrom('unlocks').where('token_id', '=', tokenId).where('key_id', '=', keyId).execute();
+}
+
 /** Which of `keyIds` the token has unlocked. */
 export async function unlockedKeyIds(db: Kysely<Database>, tokenId: number, keyIds: readonly number[]): Promise<Set<number>> {
   if (keyIds.length === 0) return new Set();
