@@ -13,6 +13,11 @@ export function outageRefusal(config: Config, error: unknown): OpError | null {
   });
 }
 
+/** Whether a background round's `error` is part of a dependency outage: the tracker logs that once, so the round need not. */
+export function partOfOutage(config: Config, error: unknown): boolean {
+  return outagesOf(config).failed(error) !== null;
+}
+
 /** The outages under way in the app running `config` (for readiness checks): empty when the database and the store answer. */
 export function currentOutages(config: Config): readonly Outage[] {
   return outagesOf(config).current();

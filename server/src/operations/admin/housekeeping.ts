@@ -2,6 +2,7 @@
 import type { Logger } from '../../log';
 import { refreshPlannerStatistics } from '../../storage/db/engine/dialect';
 import type { Services } from '../context';
+import { partOfOutage } from '../outages';
 import { removeUnreferencedContent } from '../content/content-removal';
 import { purgeEncryptionLeftovers } from '../encryption/encryption-jobs';
 import { purgeExpiredBinItems } from '../tree/recycle-bin';
@@ -27,7 +28,7 @@ export async function runHousekeeping(services: Services, log: Logger, stopping:
     try {
       await task(services);
     } catch (error) {
-      log.error('housekeeping failed', { task: name, error: error instanceof Error ? error.message : String(error) });
+      if (!partOfOutage(services.config, error)) log.error('housekeeping failed', { task: name, error: error instanceof Error ? error.message : String(error) });
     }
   }
 }

@@ -29,6 +29,7 @@ import {
 import { lockAccountTree } from '../../storage/db/repositories/items-repository';
 import type { Database, EncryptionJobKind } from '../../storage/db/schema';
 import type { Services } from '../context';
+import { partOfOutage } from '../outages';
 import { seal, unseal } from '../crypto/sealing';
 import { decryptFile, encryptFile, sweepWorkFiles } from './encrypted-content';
 
@@ -280,7 +281,7 @@ export function scheduleEncryptionJobs(services: Services, log: Logger, interval
     }
     running = runEncryptionJobs(services, { signal: controller.signal, log })
       .then(() => undefined)
-      .catch((error: unknown) => log.error('encryption jobs failed', { error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) => partOfOutage(services.config, error) || log.error('encryption jobs failed', { error: error instanceof Error ? error.message : String(error) }))
       .finally(() => {
         running = null;
         if (again) {

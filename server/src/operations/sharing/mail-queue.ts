@@ -13,6 +13,7 @@ import { findSharedTarget } from '../../storage/db/repositories/shares-repositor
 import type { Services } from '../context';
 import { mailLanguageOf, shareMessage, type ShareMessage } from './mail-messages';
 import { openExtractionCode, shareUrl } from './shares';
+import { partOfOutage } from '../outages';
 
 export interface MailSenderSettings {
   /** How often the queue is looked at without a nudge. */
@@ -247,7 +248,7 @@ export class MailSender {
     this.round = this.sendDue()
       .then(
         () => undefined,
-        (error: unknown) => this.log.error('mail round failed', { error: errorText(error) }),
+        (error: unknown) => partOfOutage(this.services.config, error) || this.log.error('mail round failed', { error: errorText(error) }),
       )
       .finally(() => {
         this.round = null;
