@@ -13,7 +13,7 @@ import { testConfig, tempDir } from '../helpers/database';
 import { send } from '../helpers/requests';
 import { killAllServices, runFss, startService, type ServiceProcess } from '../helpers/service-process';
 import { closeDatabase, openDatabase } from '../../src/storage/db/engine/database';
-import { bytesOf, createUpload, login, ok, Ops, sha256, uploadOffset, type Session } from '../reliability/crash/client';
+import { bytesOf, createUpload, login, ok, Ops, patchInterrupted, sha256, uploadOffset, type Session } from '../reliability/crash/client';
 
 const MiB = 1024 * 1024;
 const ACCOUNT = 'stopper';
@@ -158,31 +158,7 @@ describe('fss serve on SIGTERM', { timeout: 90_000 }, () => {
     const { service, session } = running;
     const bytes = bytesOf('interrupted upload', 6 * MiB);
     const location = await createUpload(service.url, session, bytes.length);
-    let written = 0;
-    const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request(new URL(location, service.url), {
-        method: 'PATCH',
-        headers: tusHeaders(session, { 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(bytes.length) }),
-      });
-      req.once('response', (res) => {
-        res.resume();
-        res.once('end', () => resolve(res));
-      });
-      // Writing on after the answer closed the connection: expected; a missing answer is not.
-      req.on('error', (error) => setTimeout(() => reject(error), 1_000));
-      void (async () => {
-        for (let at = 0; at < bytes.length && !req.destroyed; at += 64 * 1024) {
-          req.write(bytes.subarray(at, at + 64 * 1024));
-          written = at + 64 * 1024;
-          await sleep(20);
-        }
-      })();
-    });
-    // Mid-body: more written than the sockets' buffers hold, so the service has taken the upload's lock and bytes.
-    while (written < 2 * MiB) await sleep(20);
-
-    service.signal('SIGTERM');
-    const res = await answered;
+    const res = await patchInterrupted(service.url, session, location, bytes, () => service.signal('SIGTERM'));
     expect(res.statusCode).toBe(204);
     expect(res.headers.connection).toBe('close');
     const offset = Number(res.headers['upload-offset']);

@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/postgres';
 import { send } from '../helpers/requests';
 import { startTestS3Server, testS3Settings, type TestS3Server } from '../helpers/s3-server';
 import { killAllServices, runFss, startService, type ServiceProcess } from '../helpers/service-process';
-import { bytesOf, createUpload, login, ok, Ops, sha256, uploadOffset, type Session } from '../reliability/crash/client';
+import { bytesOf, createUpload, login, ok, Ops, patchInterrupted, sha256, uploadOffset, type Session } from '../reliability/crash/client';
 
 const MiB = 1024 * 1024;
 const PASSWORD = 'alice-password-1';
@@ -108,28 +108,7 @@ describe('a rolling restart of two instances', { timeout: 90_000 }, () => {
     a = await startService(path.join(workDir, 'a'), env);
     const bytes = bytesOf('rolling upload', 6 * MiB);
     const location = await createUpload(a.url, alice, bytes.length);
-    let written = 0;
-    const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request(new URL(location, a.url), { method: 'PATCH', headers: patchHeaders(0, { 'Content-Length': String(bytes.length) }) });
-      req.once('response', (res) => {
-        res.resume();
-        res.once('end', () => resolve(res));
-      });
-      // Writing on after the answer closed the connection: expected; a missing answer is not.
-      req.on('error', (error) => setTimeout(() => reject(error), 1_000));
-      void (async () => {
-        for (let at = 0; at < bytes.length && !req.destroyed; at += 64 * 1024) {
-          req.write(bytes.subarray(at, at + 64 * 1024));
-          written = at + 64 * 1024;
-          await sleep(20);
-        }
-      })();
-    });
-    // Mid-body: more written than the sockets' buffers hold, so the instance has taken the upload's lock and bytes.
-    while (written < 2 * MiB) await sleep(20);
-
-    a.signal('SIGTERM');
-    const res = await answered;
+    const res = await patchInterrupted(a.url, alice, location, bytes, () => a.signal('SIGTERM'));
     expect(res.statusCode).toBe(204);
     const offset = Number(res.headers['upload-offset']);
     expect(offset).toBeGreaterThan(0);

@@ -281,7 +281,9 @@ export function scheduleEncryptionJobs(services: Services, log: Logger, interval
     }
     running = runEncryptionJobs(services, { signal: controller.signal, log })
       .then(() => undefined)
-      .catch((error: unknown) => partOfOutage(services.config, error) || log.error('encryption jobs failed', { error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) => {
+        if (!partOfOutage(services.config, error)) log.error('encryption jobs failed', { error: error instanceof Error ? error.message : String(error) });
+      })
       .finally(() => {
         running = null;
         if (again) {

@@ -248,7 +248,9 @@ export class MailSender {
     this.round = this.sendDue()
       .then(
         () => undefined,
-        (error: unknown) => partOfOutage(this.services.config, error) || this.log.error('mail round failed', { error: errorText(error) }),
+        (error: unknown) => {
+          if (!partOfOutage(this.services.config, error)) this.log.error('mail round failed', { error: errorText(error) });
+        },
       )
       .finally(() => {
         this.round = null;

@@ -159,6 +159,32 @@ export function patchSlowly(url: string, session: Session, location: string, byt
   });
 }
 
+/**
+ * A PATCH of all of `bytes` from offset 0, written 64 KiB every 20 ms; `interrupt` is called once 2 MiB are written
+ * (more than the sockets' buffers hold, so the server holds the upload's lock and bytes). Answers the response.
+ */
+export function patchInterrupted(url: string, session: Session, location: string, bytes: Buffer, interrupt: () => void): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(location, url), {
+      method: 'PATCH',
+      headers: { ...tusHeaders(session), 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(bytes.length) },
+    });
+    req.once('response', (res) => {
+      res.resume();
+      res.once('end', () => resolve(res));
+    });
+    // Writing on after the answer closed the connection: expected; a missing answer is not.
+    req.on('error', (error) => setTimeout(() => reject(error), 1_000));
+    void (async () => {
+      for (let at = 0; at < bytes.length && !req.destroyed; at += 64 * 1024) {
+        req.write(bytes.subarray(at, at + 64 * 1024));
+        if (at < 2 * 1024 * 1024 && at + 64 * 1024 >= 2 * 1024 * 1024) interrupt();
+        await sleep(20);
+      }
+    })();
+  });
+}
+
 /** A whole upload: create, one slow PATCH; answers the location and the SHA-256 the server computed. */
 export async function upload(url: string, session: Session, bytes: Buffer, chunk = 16 * 1024, pauseMs = 0): Promise<{ location: string; sha256: string }> {
   const location = await createUpload(url, session, bytes.length);
