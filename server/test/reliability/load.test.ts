@@ -11,8 +11,9 @@
  * - `fss fsck` clean: folder sizes and used bytes are what the rows say, no content lost;
  * - every file acknowledged by FileAdd is there (live or in the bin, its blob hashing to its
  *   SHA-256), unless an acknowledged permanent delete named it;
- * - the server's memory is flat: over the last two thirds of the run, the least-squares trend of
- *   its RSS grows by less than RSS_TOLERANCE (its listing cache made small enough to fill before).
+ * - the server's memory is flat: over the last two thirds of the run, the least-squares trend of its
+ *   JavaScript heap after full collections (load/heap-probe.cjs) grows by less than HEAP_TOLERANCE,
+ *   and that of its RSS by less than RSS_TOLERANCE (its caches made small enough to fill before).
  */
 import { createHash } from 'node:crypto';
 import { promises as fs, readFileSync } from 'node:fs';
@@ -25,18 +26,23 @@ import { fsck, killAllServices, startService } from '../helpers/service-process'
 import { LOAD_SECONDS, Random, reliabilityBudget, reliabilitySeed } from './budget';
 import { apiLogin } from './crash/client';
 import { LoadClient, newTally } from './load/load-client';
-import { mib, rssTrend, sampleRss } from './load/rss';
+import { HEAP_PROBE, mib, readHeapProbe, rssTrend, sampleRss } from './load/rss';
 
 const CLIENTS = 64;
 const OWN_ACCOUNTS = 32;
 const SHARED_ACCOUNTS = 4;
 const PASSWORD = 'load-password-1';
+const MIB = 1024 * 1024;
 /**
- * The RSS trend may grow by at most this over the last two thirds of the run. 64 MiB since the trend of a 60 s run rose
- * to 46–51 MiB (from 15) after the previews and thumbnails: to be explained (docs/reliability.md §5); a leak still
- * shows in the long budget's 10 minutes, where that slope would be hundreds of MiB.
+ * The heap trend's bound: the JIT's code still settling and the 1 MiB caches grew it by 1.1–2.0 MiB in 60 s runs at 63–96
+ * requests/s; a leak of 1 KiB a request made it 5.5 MiB at 77/s (fails from some 60/s), and any leak fails the long run.
  */
-const RSS_TOLERANCE = { bytes: 64 * 1024 * 1024, ofMean: 0.1 };
+const HEAP_TOLERANCE = 4 * MIB;
+/**
+ * The RSS trend's bound (native memory, Buffers). With full collections every 2 s the heap no longer swings by tens of MiB
+ * between V8's own major collections (the 46–51 MiB trends of 2026-11), and the trend was +7 to +13 MiB.
+ */
+const RSS_TOLERANCE = { bytes: 32 * MIB, ofMean: 0.1 };
 
 const budget = reliabilityBudget();
 const seed = reliabilitySeed();
@@ -73,9 +79,14 @@ it(
       const keys: string[] = [];
       for (let i = 0; i < CLIENTS; i++) keys.push((await fss(dataDir, ['apikey', 'create', accountOf(i), '--label', `load client ${i}`])).trim());
 
-      // A small listing cache (4 MB instead of 32): it then fills during the warm-up third, so the
-      // trend measures leaks rather than a bounded cache still filling (which took up to 35 MiB).
-      const server = await startService(dataDir, { FSS_LISTING_CACHE_MB: '4' });
+      // Small caches (1 MiB instead of 32): they then fill during the warm-up third, so the trends
+      // measure leaks rather than a bounded cache still filling (which took up to 35 MiB).
+      const probeFile = path.join(dataDir, 'heap-probe.jsonl');
+      const server = await startService(dataDir, {
+        FSS_CACHE_MB: '1',
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc --require ${HEAP_PROBE}`,
+        LOAD_HEAP_PROBE_FILE: probeFile,
+      });
       const tally = newTally();
       const clients: LoadClient[] = [];
       for (let i = 0; i < CLIENTS; i++) {
@@ -85,10 +96,14 @@ it(
 
       const rss = sampleRss(server.pid);
       const started = performance.now();
+      const startedAt = Date.now();
       await Promise.all(clients.map((client) => client.run(started + seconds * 1000)));
       const elapsed = (performance.now() - started) / 1000;
       const samples = rss.stop();
       const trend = rssTrend(samples);
+      const heapProbe = readHeapProbe(probeFile, startedAt, Date.now());
+      if (heapProbe.samples.length < 3) throw new Error(`the heap probe wrote ${heapProbe.samples.length} samples during the run:\n${server.output()}`);
+      const heap = rssTrend(heapProbe.samples);
 
       await server.stop();
       const check = await fsck(dataDir);
@@ -103,13 +118,16 @@ it(
           `  per operation: ${perOperation.join(', ')}\n` +
           `  codes other than 0: ${refusals.join(', ') || 'none'}; errors: ${tally.errors.length}\n` +
           `  server RSS: start ${mib(trend.start)}, end ${mib(trend.end)}, peak ${mib(trend.peak)}; trend over the last 2/3 ${mib(trend.growth)} ` +
-          `(${(trend.slope / 1024).toFixed(1)} KiB/s; tolerance ${mib(Math.max(RSS_TOLERANCE.bytes, RSS_TOLERANCE.ofMean * trend.mean))})`,
+          `(${(trend.slope / 1024).toFixed(1)} KiB/s; tolerance ${mib(Math.max(RSS_TOLERANCE.bytes, RSS_TOLERANCE.ofMean * trend.mean))})\n` +
+          `  server heap after full collections (every 2 s, ${heapProbe.gcMs.toFixed(0)} ms each): start ${mib(heap.start)}, end ${mib(heap.end)}; ` +
+          `trend over the last 2/3 ${mib(heap.growth)} (${(heap.slope / 1024).toFixed(1)} KiB/s; tolerance ${mib(HEAP_TOLERANCE)})`,
       );
 
       expect(tally.errors.slice(0, 20)).toEqual([]);
       expect(server.output()).not.toContain('"level":"error"');
       expect(`fsck exit ${check.code}\n${check.stdout}${check.stderr}`).toBe('fsck exit 0\nfsck: no problems\n');
       expect(missing).toEqual([]);
+      expect(heap.growth).toBeLessThan(HEAP_TOLERANCE);
       expect(trend.growth).toBeLessThan(Math.max(RSS_TOLERANCE.bytes, RSS_TOLERANCE.ofMean * trend.mean));
     } finally {
       await killAllServices();

@@ -1,9 +1,13 @@
 /**
- * The resident memory of a process, sampled from /proc/<pid>/status (VmRSS), and whether it grows:
- * the least-squares trend over the last two thirds of the samples (the first third is warm-up:
- * caches, the JIT, connection pools filling).
+ * The resident memory of a process, sampled from /proc/<pid>/status (VmRSS), and its JavaScript heap after full
+ * collections (heap-probe.cjs); whether each grows: the least-squares trend over the last two thirds of the samples
+ * (the first third is warm-up: caches, the JIT, connection pools filling).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The preload that makes a server write its heap after a full collection, every two seconds, to LOAD_HEAP_PROBE_FILE. */
+export const HEAP_PROBE = fileURLToPath(new URL('heap-probe.cjs', import.meta.url));
 
 export interface RssSample {
   /** Seconds since sampling began. */
@@ -31,6 +35,16 @@ export function sampleRss(pid: number, everyMs = 1000): { stop(): RssSample[] } 
       take();
       return samples;
     },
+  };
+}
+
+/** The probe's samples taken from `from` to `to` (epoch ms), and the mean duration of its full collections. */
+export function readHeapProbe(file: string, from: number, to: number): { samples: RssSample[]; gcMs: number } {
+  const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  const probes = lines.map((line) => JSON.parse(line) as { time: number; heap: number; gcMs: number }).filter((probe) => probe.time >= from && probe.time <= to);
+  return {
+    samples: probes.map((probe) => ({ at: (probe.time - from) / 1000, bytes: probe.heap })),
+    gcMs: probes.reduce((sum, probe) => sum + probe.gcMs, 0) / probes.length,
   };
 }
 
