@@ -63,10 +63,14 @@ export async function makeRendition(input: Buffer, variant: ImageVariant): Promi
   }
   if (!format || !READABLE_FORMATS.has(format)) throw new UnreadableImage(`not an image format read here (${format ?? 'unknown'})`);
   if (format === 'svg' && UNSAFE_SVG.test(input.toString('latin1'))) throw new UnreadableImage('an SVG with scripts or outside references');
+  return webpOf(sharp(input, options).autoOrient(), variant);
+}
+
+/** `image` fitted in the box of `variant` and encoded as WebP; throws UnreadableImage. */
+export async function webpOf(image: Sharp, variant: ImageVariant): Promise<Buffer> {
   const side = VARIANT_SIDES[variant];
   try {
-    return await sharp(input, options)
-      .autoOrient()
+    return await image
       .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
       .timeout({ seconds: MAKING_TIMEOUT_SECONDS })
       .webp({ quality: variant === 'view' ? 82 : 75, effort: 2 })
