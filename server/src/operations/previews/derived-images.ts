@@ -1,5 +1,5 @@
 /**
- * Derived images (docs/design.md, "Derived images"): the WebP thumbnails (small, large) and view
+ * Derived images (docs/uploads-and-downloads.md §9): the WebP thumbnails (small, large) and view
  * renditions of plaintext image content (and of a PDF's first page, pdf-rendering.ts), kept in the content store under derived keys by the
  * content's SHA-256 and size (content-store.ts derivedKeyFor), so made once however many files share
  * the content. Made on first use, in bounded concurrency (image-making.ts MakingQueue, per

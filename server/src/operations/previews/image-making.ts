@@ -1,6 +1,6 @@
 /**
  * sharp (libvips), set up once for the whole process, and the WebP renditions made with it
- * (docs/design.md, "Derived images"). Each image is decoded with one libvips thread on one thread of
+ * (docs/uploads-and-downloads.md §9). Each image is decoded with one libvips thread on one thread of
  * libuv's pool; how many run at once is bounded by MakingQueue, so the pool keeps threads for files
  * and password hashes, and the event loop only ever waits on a promise.
  */

@@ -1,5 +1,5 @@
 /**
- * The first page of a PDF as a WebP thumbnail (docs/design.md, "Derived images"). pdf.js (pdfjs-dist,
+ * The first page of a PDF as a WebP thumbnail (docs/uploads-and-downloads.md §9). pdf.js (pdfjs-dist,
  * drawing on @napi-rs/canvas) may run JavaScript for seconds on a hostile file, so it runs in worker
  * threads, never on the event loop: one per making in progress (MakingQueue bounds them), kept 30 s
  * for the next, with a memory limit, and terminated when a page takes too long or the worker fails.
