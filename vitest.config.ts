@@ -6,6 +6,7 @@ const withoutDatabase = [
   'server/test/log.test.ts',
   'server/test/crypto/**',
   'server/test/operations/content-sniffing.test.ts',
+  'server/test/operations/pdf-rendering.test.ts',
   'server/test/operations/names.test.ts',
   'server/test/operations/passwords.test.ts',
   'server/test/operations/signing.test.ts',

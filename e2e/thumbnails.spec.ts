@@ -1,12 +1,13 @@
 /**
  * Thumbnails in the file list (small) and the grid (large), for the owner and for a share's
- * visitors: real JPEG and PNG images made here with sharp, uploaded over tus; a file that is no
- * image, and a .jpg whose bytes are no image, keep their type icon.
+ * visitors: real JPEG and PNG images made here with sharp and a PDF written here, uploaded over tus;
+ * a file that is no image, and a .jpg whose bytes are no image, keep their type icon.
  */
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
 import { addFile, addFolder, shareItem } from './files-api';
 import { expect, folderList, test } from './fixtures';
+import { pdf } from './preview-files';
 import { BASE_URL_VARIABLE } from './service';
 
 /** A 600 × 400 picture: a gradient, so that it is a real photo-like image. */
@@ -44,6 +45,15 @@ test.describe('thumbnails', () => {
     for (const name of ['beach.jpg', 'chart.png']) {
       await expect.poll(() => thumbnailWidth(option(page, workspace.name, name))).toBe(384);
     }
+  });
+
+  test('a PDF shows its first page: small in the list, large in the grid', async ({ page, api, workspace }) => {
+    await addFile(api, workspace.id, 'letter.pdf', pdf(2));
+    await page.goto(workspace.url);
+    // A US Letter page (612 × 792 pt) fitted to 96 and to 384 on its longer side.
+    await expect.poll(() => thumbnailWidth(option(page, workspace.name, 'letter.pdf'))).toBe(74);
+    await page.getByRole('button', { name: 'Grid' }).click();
+    await expect.poll(() => thumbnailWidth(option(page, workspace.name, 'letter.pdf'))).toBe(297);
   });
 
   test('a file that is no image shows its icon and asks for no thumbnail', async ({ page, api, workspace }) => {

@@ -1,7 +1,8 @@
 /**
  * The derived-image store (operations/previews/derived-images.ts): WebP thumbnails and renditions
- * made with sharp from real images, stored in the content store (local disk, or S3 in the "s3"
- * project), once per content, with a marker for content that gives no image.
+ * made with sharp from real images and from PDFs written by hand (their first page, drawn by pdf.js),
+ * stored in the content store (local disk, or S3 in the "s3" project), once per content, with a
+ * marker for content that gives no image.
  */
 import { deflateSync, crc32 } from 'node:zlib';
 import type { Readable } from 'node:stream';
@@ -13,6 +14,7 @@ import { checkIntegrity, describeReport } from '../../src/operations/admin/integ
 import { derivedKeyFor } from '../../src/storage/content/content-store';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { openTestServices, type TestServices } from '../helpers/database';
+import { pagePdf } from '../helpers/pdfs';
 import { insertTestAccount, insertTestFile, storeTestContent } from '../helpers/stored-files';
 
 async function bytesOf(stream: Readable): Promise<Buffer> {
@@ -137,6 +139,8 @@ describe('content that gives no image', () => {
     ['HTML named .png', () => Buffer.from('<!doctype html><html><body><script>alert(1)</script></body></html>')],
     ['an SVG with a script', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="50" height="50"><script>alert(1)</script><rect width="50" height="50"/></svg>')],
     ['plain text', () => Buffer.from('just some words\n')],
+    ['a truncated PDF', () => pagePdf().subarray(0, 300)],
+    ['a password-protected PDF', () => pagePdf({ userPassword: 'secret' })],
   ];
   for (const [what, bytes] of cases) {
     test(`${what}: undefined, one warn line without a stack, and a marker so it is not read again`, async () => {
@@ -158,6 +162,34 @@ describe('content that gives no image', () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100" fill="green"/></svg>');
     const image = await openDerivedImage(services, await stored(services, svg), 'small');
     expect(await sharp(await bytesOf(image!.body)).metadata()).toMatchObject({ format: 'webp', width: 96, height: 48 });
+  });
+});
+
+describe('PDFs', () => {
+  test("a PDF's first page becomes the thumbnail: a WebP of its colours that fits the box", async () => {
+    const services = await openTestServices();
+    const content = await stored(services, pagePdf({ mediaBox: [400, 200], rgb: [0, 0, 1] }));
+    const large = await bytesOf((await openDerivedImage(services, content, 'large'))!.body);
+    const { data, info } = await sharp(large).raw().toBuffer({ resolveWithObject: true });
+    expect((await sharp(large).metadata()).format).toBe('webp');
+    expect([info.width, info.height]).toEqual([384, 192]);
+    expect([...data.subarray(0, 3)].map((value) => Math.round(value / 16))).toEqual([0, 0, 16]);
+    const small = await openDerivedImage(services, content, 'small');
+    expect(await sharp(await bytesOf(small!.body)).metadata()).toMatchObject({ width: 96, height: 48 });
+    expect(await derivedKeys(services)).toEqual([derivedKeyFor(content.sha256, content.size, 'large.webp'), derivedKeyFor(content.sha256, content.size, 'small.webp')]);
+  });
+
+  test('a page of 200,000 × 200,000 points is drawn at the size of the box, not its own', async () => {
+    const services = await openTestServices();
+    const image = await openDerivedImage(services, await stored(services, pagePdf({ mediaBox: [200_000, 200_000] })), 'small');
+    expect(await sharp(await bytesOf(image!.body)).metadata()).toMatchObject({ format: 'webp', width: 96, height: 96 });
+  });
+
+  test('a password-protected PDF: the log line says why', async () => {
+    const { services: opened, lines } = withLog();
+    const services = await opened;
+    expect(await openDerivedImage(services, await stored(services, pagePdf({ userPassword: 'secret' })), 'small')).toBeUndefined();
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(expect.objectContaining({ level: 'warn', reason: 'a password-protected PDF' }));
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * ThumbnailBase, ShareThumbnailBase and the /t/ route through the whole service over HTTP (real
- * images made with sharp; content on the local disk, or S3 in the "s3" project): the image and its
- * headers, 304, who may see which thumbnail, expiry, bad images, a full queue, and the request log.
+ * images made with sharp, PDFs written by hand; content on the local disk, or S3 in the "s3" project):
+ * the image and its headers, 304, who may see which thumbnail, expiry, bad images and PDFs, a full
+ * queue, and the request log.
  */
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
@@ -9,6 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOperation } from '../../src/catalog/operations';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { pagePdf } from '../helpers/pdfs';
 import { callInForm, resultXml } from '../helpers/requests';
 import { insertTestFile, storeTestContent } from '../helpers/stored-files';
 import { addFolder } from '../helpers/tree';
@@ -104,6 +106,18 @@ describe('thumbnails of an owner', () => {
     expect([head.status, head.headers['content-length'], head.body.length]).toEqual([200, String(answer.body.length), 0]);
   });
 
+  it("a PDF's thumbnail is its first page, served like an image's", async () => {
+    const bytes = pagePdf({ mediaBox: [300, 600], rgb: [1, 0, 0] });
+    const fid = await addImage(aliceId, 'letter.pdf', bytes);
+    const answer = await get(`${await prefixOf(alice)}${fid}/large`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers).toMatchObject({ 'content-type': 'image/webp', 'cache-control': 'private, max-age=86400', etag: `"${sha256(bytes)}-large"` });
+    const { data, info } = await sharp(answer.body).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([192, 384]);
+    expect(data[0]).toBeGreaterThan(230);
+    expect(data[2]).toBeLessThan(25);
+  });
+
   it('two files with the same content share one stored thumbnail', async () => {
     const bytes = await photo(300, 300, 'purple');
     const first = await addImage(aliceId, 'one.jpg', bytes);
@@ -177,7 +191,7 @@ describe('thumbnails of a share visitor', () => {
   });
 });
 
-describe('bad images', () => {
+describe('bad images and PDFs', () => {
   const truncatedJpeg = async () => (await photo(900, 700, 'red')).subarray(0, 2000);
   const bomb = () => {
     // 20,000 × 20,000 (400 MP) declared in the header, a few KB of file: refused before decoding.
@@ -198,6 +212,8 @@ describe('bad images', () => {
     ['a 20,000 × 20,000 PNG of a few KB', 'bomb.png', bomb],
     ['a .png that is HTML', 'page.png', () => Buffer.from('<html><body><script>alert(1)</script></body></html>')],
     ['an SVG with a script', 'evil.svg', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><script>alert(1)</script></svg>')],
+    ['a truncated PDF', 'cut.pdf', () => pagePdf().subarray(0, 300)],
+    ['a password-protected PDF', 'locked.pdf', () => pagePdf({ userPassword: 'secret' })],
   ];
   for (const [what, name, bytes] of cases) {
     it(`${what} → 404 and a log line; the service still answers`, async () => {

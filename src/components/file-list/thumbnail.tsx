@@ -1,6 +1,6 @@
 /**
  * A file's thumbnail over its type icon (the children): the icon shows while the image loads and
- * stays when there is none. Only images the service can read ask for one; encrypted files never.
+ * stays when there is none. Only images and PDFs the service can read ask for one; encrypted files never.
  * The URL prefix (ThumbnailBase, or ShareThumbnailBase on the share page) is asked once and kept
  * an hour: it is valid to the end of the next UTC day, so the browser's cache serves a day's views.
  */
@@ -13,8 +13,8 @@ import type { Item } from '../../api/results';
 export type ThumbnailSource = 'owner' | { readonly code: string; readonly downpwd: string };
 export const ThumbnailSourceContext = createContext<ThumbnailSource>('owner');
 
-/** What the service's image library (sharp's prebuilt libvips) reads; other files keep their icon. */
-const IMAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'jpe', 'png', 'gif', 'webp', 'avif', 'tif', 'tiff', 'svg']);
+/** What the service makes thumbnails of (images with sharp, a PDF's first page with pdf.js); other files keep their icon. */
+const THUMBNAIL_EXTENSIONS = new Set(['jpg', 'jpeg', 'jpe', 'png', 'gif', 'webp', 'avif', 'tif', 'tiff', 'svg', 'pdf']);
 const PREFIX_KEY = ['thumbnail-base'] as const;
 const RETRIES = 2;
 
@@ -27,7 +27,7 @@ const prefixQuery = (source: ThumbnailSource) =>
 
 export function Thumbnail({ item, large = false, children }: { readonly item: Item; readonly large?: boolean; readonly children: ReactNode }) {
   const source = useContext(ThumbnailSourceContext);
-  const wanted = item.type === 'file' && !item.encrypted && IMAGE_EXTENSIONS.has(item.ext.toLowerCase());
+  const wanted = item.type === 'file' && !item.encrypted && THUMBNAIL_EXTENSIONS.has(item.ext.toLowerCase());
   const prefix = useQuery({ ...prefixQuery(source), enabled: wanted }).data;
   if (!wanted || !prefix) return children;
   const src = `${prefix}${item.id}/${large ? 'large' : 'small'}`;

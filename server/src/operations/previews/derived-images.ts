@@ -1,6 +1,6 @@
 /**
- * Derived images (docs/design.md, "Derived images"): the WebP thumbnails (small, large) and view
- * renditions of plaintext image content, kept in the content store under derived keys by the
+ * Derived images (docs/uploads-and-downloads.md §9): the WebP thumbnails (small, large) and view
+ * renditions of plaintext image content (and of a PDF's first page, pdf-rendering.ts), kept in the content store under derived keys by the
  * content's SHA-256 and size (content-store.ts derivedKeyFor), so made once however many files share
  * the content. Made on first use, in bounded concurrency (image-making.ts MakingQueue, per
  * configuration), one making per content and variant however many requests ask at once.
@@ -16,7 +16,9 @@ import { ContentMissingError, derivedKeyFor, parseDerivedKey } from '../../stora
 import { contentStoreFor } from '../../storage/content/stores';
 import { findPlaintextContent, plaintextContentAmong } from '../../storage/db/repositories/content-repository';
 import type { Services } from '../context';
+import { sniff } from './content-sniffing';
 import { MakingQueue, MAX_INPUT_BYTES, makeRendition, UnreadableImage, type ImageVariant } from './image-making';
+import { makePdfRendition } from './pdf-rendering';
 
 export { MakingQueueFull, type ImageVariant } from './image-making';
 
@@ -96,7 +98,7 @@ async function make(services: Services, content: ContentRef, variant: ImageVaria
     const input = Buffer.concat(await (await store.read(content.storageKey)).toArray());
     let bytes: Buffer;
     try {
-      bytes = await makeRendition(input, variant);
+      bytes = sniff(input)?.kind === 'pdf' ? await makePdfRendition(input, variant) : await makeRendition(input, variant);
     } catch (error) {
       if (error instanceof UnreadableImage) return refuse(error.message);
       throw error;

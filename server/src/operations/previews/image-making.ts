@@ -1,6 +1,6 @@
 /**
  * sharp (libvips), set up once for the whole process, and the WebP renditions made with it
- * (docs/design.md, "Derived images"). Each image is decoded with one libvips thread on one thread of
+ * (docs/uploads-and-downloads.md §9). Each image is decoded with one libvips thread on one thread of
  * libuv's pool; how many run at once is bounded by MakingQueue, so the pool keeps threads for files
  * and password hashes, and the event loop only ever waits on a promise.
  */
@@ -63,10 +63,14 @@ export async function makeRendition(input: Buffer, variant: ImageVariant): Promi
   }
   if (!format || !READABLE_FORMATS.has(format)) throw new UnreadableImage(`not an image format read here (${format ?? 'unknown'})`);
   if (format === 'svg' && UNSAFE_SVG.test(input.toString('latin1'))) throw new UnreadableImage('an SVG with scripts or outside references');
+  return webpOf(sharp(input, options).autoOrient(), variant);
+}
+
+/** `image` fitted in the box of `variant` and encoded as WebP; throws UnreadableImage. */
+export async function webpOf(image: Sharp, variant: ImageVariant): Promise<Buffer> {
   const side = VARIANT_SIDES[variant];
   try {
-    return await sharp(input, options)
-      .autoOrient()
+    return await image
       .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true })
       .timeout({ seconds: MAKING_TIMEOUT_SECONDS })
       .webp({ quality: variant === 'view' ? 82 : 75, effort: 2 })
