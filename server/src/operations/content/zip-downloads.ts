@@ -90,7 +90,9 @@ export async function checkZipContents(services: Services, grant: ZipGrant, call
   const folders = await liveFoldersBeneath(db, grant.accountId, grant.folderIds);
   // Each key the archive needs, with the first item found under it (named in a refusal); null: encrypted, no key known.
   const needs = new Map<number | null, ItemRef>();
-  const need = (keyId: number | null, item: ItemRef) => void (needs.has(keyId) || needs.set(keyId, item));
+  const need = (keyId: number | null, item: ItemRef) => {
+    if (!needs.has(keyId)) needs.set(keyId, item);
+  };
   const chains = await folderLockChains(db, grant.accountId, [...grant.folderIds, ...selectedFiles.map((file) => file.folderId)]);
   for (const link of [...chains.values()].flat()) need(link.keyId, { type: link.type, id: link.id });
   for (const folder of folders) if (folder.encrypted) need(folder.keyId, { type: 'folder', id: folder.id });
