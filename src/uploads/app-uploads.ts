@@ -151,7 +151,7 @@ export function uploadDropped(folderId: number, walk: () => Promise<DroppedTree>
   );
 }
 
-/** Folders and files as one ZIP (ZipDownload); encrypted items are refused (423): ZIPs carry plaintext only. */
+/** Folders and files as one ZIP (ZipDownload); encrypted items only while this session has them unlocked, else 423. */
 export async function downloadZip(items: readonly Item[]): Promise<void> {
   const ids = (type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
   startBrowserDownload((await api.zipDownload({ dirids: ids('folder'), fids: ids('file') })).url);

@@ -39,7 +39,7 @@ export interface Uploads {
   addDropped(folderId: number, dataTransfer: DataTransfer): void;
   /** Asks for a download URL (FileDownload) and starts the browser's download; rejects with an ApiError. */
   downloadFile(fileId: number): Promise<void>;
-  /** Folders and files as one ZIP (ZipDownload); rejects with an ApiError (423 for encrypted items). */
+  /** Folders and files as one ZIP (ZipDownload); rejects with an ApiError (423 for locked encrypted items). */
   downloadZip(items: readonly Item[]): Promise<void>;
 }
 

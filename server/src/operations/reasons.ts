@@ -20,7 +20,7 @@ export const REASONS = {
     'name-taken', 'names-collide', 'numbered-name-too-long', 'into-itself', 'not-in-bin', 'inside-deleted-folder',
     'not-encrypted', 'inside-encrypted-folder', 'changed-meanwhile', 'not-shared',
   ],
-  413: ['quota-exceeded', 'too-deep', 'too-many-items', 'upload-too-large', 'image-too-large', 'too-many-covers'],
+  413: ['quota-exceeded', 'too-deep', 'too-many-items', 'upload-too-large', 'image-too-large', 'too-many-covers', 'too-many-keys'],
   423: ['encrypted-locked', 'encrypted-excluded', 'encrypted-in-share', 'already-encrypted'],
   429: ['password-attempts', 'server-busy', 'share-attempts', 'email-hourly-limit', 'email-daily-limit'],
   501: ['not-implemented'],

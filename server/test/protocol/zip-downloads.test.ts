@@ -1,18 +1,25 @@
 /** ZipDownload, ShareZipDownload and the /z/ URLs, over HTTP, read back with an independent ZIP reader (yauzl). */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { findOperation } from '../../src/catalog/operations';
-import { signZipToken } from '../../src/operations/content/zip-downloads';
+import { LockedSinceStart, MAX_ZIP_KEYS, openGrantedZip, signZipToken, verifyZipToken } from '../../src/operations/content/zip-downloads';
 import { ZipWriter } from '../../src/protocol/files/zip-writer';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
-import { callInForm, resultXml, send } from '../helpers/requests';
+import { callInForm, ops, resultXml, send } from '../helpers/requests';
 import { insertTestFile, sha256Of, storeTestContent } from '../helpers/stored-files';
 import { addFolder } from '../helpers/tree';
 
 const ZipDownload = findOperation('FileService', 'ZipDownload')!;
 const ShareZipDownload = findOperation('ShareService', 'ShareZipDownload')!;
 const FolderShare = findOperation('FileService', 'FolderShare')!;
+const PASSWORD = 'correct horse';
 
 let app: TestApp;
 let alice: Session;
@@ -23,10 +30,16 @@ async function addFile(owner: Session, folderId: number, name: string, bytes: st
   return insertTestFile(app.app.services, { accountId: owner.uid, name, folderId, contentId: content.contentId, sha256: sha256Of(bytes), size: content.size });
 }
 
-async function zipUrl(session: Session, params: { dirids?: string; fids?: string }): Promise<{ code: string; url: string; msg: string }> {
+async function zipUrl(session: Session, params: { dirids?: string; fids?: string }): Promise<{ code: string; url: string; msg: string; reason?: string }> {
   const answer = await callSigned(app, 'post', ZipDownload, session, { dirids: params.dirids ?? '', fids: params.fids ?? '' });
   const result = element(resultXml(answer, ZipDownload), 'result')!;
-  return { code: result.attrs.code, url: result.attrs.url, msg: result.attrs.msg };
+  return { code: result.attrs.code, url: result.attrs.url, msg: result.attrs.msg, reason: result.attrs.reason };
+}
+
+/** A signed call that must succeed (encryption's operations: FileEncrypt, FolderEncrypt, Unlock, Lock, Logout). */
+async function ok(session: Session, name: 'FileEncrypt' | 'FolderEncrypt' | 'Unlock' | 'Lock' | 'Logout', params: Record<string, string | number>): Promise<void> {
+  const answer = await callSigned(app, 'post', ops[name], session, params);
+  expect(element(resultXml(answer, ops[name]), 'result')!.attrs).toMatchObject({ code: '0' });
 }
 
 async function shareZipUrl(params: Record<string, string>): Promise<{ code: string; url: string; reason?: string }> {
@@ -120,14 +133,14 @@ describe('ZipDownload', () => {
     expect((await zipUrl(alice, {})).code).toBe('400');
   });
 
-  it('refuses a selection with an encrypted file beneath it (locked), and the URL of a folder encrypted since serves without it', async () => {
+  it('refuses a selection with a locked encrypted file beneath it (423), and the URL of a folder encrypted since serves without it', async () => {
     const folder = (await addFolder(app.app.services, alice.uid, 0, 'Vault')).id;
     const secret = await addFile(alice, folder, 'secret.txt', 'secret');
     await addFile(alice, folder, 'open.txt', 'open');
     const before = await zipUrl(alice, { dirids: String(folder) });
     expect(before.code).toBe('0');
-    await app.app.services.db.updateTable('files').set({ encrypted: 1 }).where('id', '=', secret).execute();
-    expect((await zipUrl(alice, { dirids: String(folder) })).code).toBe('423');
+    await ok(alice, 'FileEncrypt', { fid: secret, password: PASSWORD, password_tip: '' });
+    expect(await zipUrl(alice, { dirids: String(folder) })).toMatchObject({ code: '423', reason: 'encrypted-locked', url: undefined });
     expect([...(await readZip((await fetchZip(before.url)).body)).keys()]).toEqual(['Vault/', 'Vault/open.txt']);
   });
 
@@ -154,6 +167,114 @@ describe('ZipDownload', () => {
   });
 });
 
+describe('ZipDownload of encrypted items', () => {
+  const deepBytes = Buffer.alloc(300_000, 0);
+  for (let i = 0; i < deepBytes.length; i++) deepBytes[i] = (i * 7 + (i >> 9)) & 0xff;
+  let safe: number;
+  /** A session of Alice's own, so that its unlocks are its alone. */
+  const unlockedSession = async (): Promise<Session> => {
+    const session = await logIn(app, 'post', 'alice', 'alice-password-1');
+    await ok(session, 'Unlock', { dirid: safe, fid: 0, password: PASSWORD });
+    return session;
+  };
+
+  beforeAll(async () => {
+    safe = (await addFolder(app.app.services, alice.uid, 0, 'Safe')).id;
+    const inner = (await addFolder(app.app.services, alice.uid, safe, 'Inner')).id;
+    await addFile(alice, safe, 'plan.txt', 'the plan, in plaintext');
+    const content = await storeTestContent(app.app.services, deepBytes);
+    await insertTestFile(app.app.services, { accountId: alice.uid, name: 'deep.bin', folderId: inner, contentId: content.contentId, sha256: sha256Of(deepBytes), size: deepBytes.length });
+    await ok(alice, 'FolderEncrypt', { dirid: safe, password: PASSWORD, password_tip: 'the usual' });
+  });
+
+  it('zips a folder the session has unlocked with the plaintext bytes, which python3 zipfile checks entry by entry (CRC-32)', async () => {
+    const session = await unlockedSession();
+    const result = await zipUrl(session, { dirids: String(safe) });
+    expect(result.code).toBe('0');
+    const zip = await fetchZip(result.url);
+    expect(zip.status).toBe(200);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'fss-zip-'));
+    try {
+      await writeFile(path.join(dir, 'safe.zip'), zip.body);
+      const script = [
+        'import hashlib, sys, zipfile',
+        'z = zipfile.ZipFile(sys.argv[1])',
+        'assert z.testzip() is None',
+        'for info in z.infolist(): print(info.filename, hashlib.sha256(z.read(info)).hexdigest())',
+      ].join('\n');
+      const { stdout } = await promisify(execFile)('python3', ['-c', script, path.join(dir, 'safe.zip')]);
+      const digest = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+      expect(stdout.trim().split('\n').sort()).toEqual(
+        [`Safe/ ${digest('')}`, `Safe/Inner/ ${digest('')}`, `Safe/plan.txt ${digest('the plan, in plaintext')}`, `Safe/Inner/deep.bin ${digest(deepBytes)}`].sort(),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a session that has not unlocked the folder with 423 encrypted-locked and no URL, for the folder and for a file in it', async () => {
+    const locked = await logIn(app, 'post', 'alice', 'alice-password-1');
+    expect(await zipUrl(locked, { dirids: String(safe) })).toMatchObject({ code: '423', reason: 'encrypted-locked', url: undefined });
+    const plan = (await app.app.services.db.selectFrom('files').select('id').where('name', '=', 'plan.txt').where('folder_id', '=', safe).executeTakeFirstOrThrow()).id;
+    expect(await zipUrl(locked, { fids: String(plan) })).toMatchObject({ code: '423', reason: 'encrypted-locked' });
+  });
+
+  it('refuses a URL handed out before its session locked the folder, or logged out (423)', async () => {
+    const locking = await unlockedSession();
+    const first = await zipUrl(locking, { dirids: String(safe) });
+    await ok(locking, 'Lock', { dirid: safe, fid: 0 });
+    expect((await fetchZip(first.url)).status).toBe(423);
+    const leaving = await unlockedSession();
+    const second = await zipUrl(leaving, { dirids: String(safe) });
+    await ok(leaving, 'Logout', {});
+    expect((await fetchZip(second.url)).status).toBe(423);
+  });
+
+  it('cuts the archive at the next encrypted entry when the session locks the folder while it is being sent', async () => {
+    const session = await unlockedSession();
+    const token = new URL((await zipUrl(session, { dirids: String(safe) })).url).pathname.split('/')[2];
+    const check = verifyZipToken(app.app.services.secret, token, new Date());
+    if (check.kind !== 'valid') throw new Error(check.kind);
+    const lookup = await openGrantedZip(app.app.services, check.grant);
+    if (lookup.kind !== 'found') throw new Error(lookup.kind);
+    const iterator = lookup.entries[Symbol.asyncIterator]();
+    let entry = (await iterator.next()).value;
+    while (entry.kind === 'folder') entry = (await iterator.next()).value;
+    await ok(session, 'Lock', { dirid: safe, fid: 0 });
+    if (entry.kind !== 'file') throw new Error('no file entry');
+    await expect(entry.open()).rejects.toBeInstanceOf(LockedSinceStart);
+  });
+
+  it("does not open the URL's keys for another session or another account", async () => {
+    const session = await unlockedSession();
+    const token = new URL((await zipUrl(session, { dirids: String(safe) })).url).pathname.split('/')[2];
+    const check = verifyZipToken(app.app.services.secret, token, new Date());
+    if (check.kind !== 'valid' || !check.grant.unlocked) throw new Error('no unlocked grant');
+    const { grant } = check;
+    const bobsToken = (await app.app.services.db.selectFrom('tokens').select('id').where('account_id', '=', bob.uid).executeTakeFirstOrThrow()).id;
+    const asBobsSession = signZipToken(app.app.services.secret, { ...grant, unlocked: { ...grant.unlocked!, tokenId: bobsToken } });
+    expect((await send(app.url, 'GET', `/z/${asBobsSession}/x.zip`, {})).status).toBe(423);
+    const asBobsAccount = signZipToken(app.app.services.secret, { ...grant, accountId: bob.uid });
+    expect((await send(app.url, 'GET', `/z/${asBobsAccount}/x.zip`, {})).status).toBe(423);
+  });
+
+  it(`refuses a selection under more than ${MAX_ZIP_KEYS} passwords with 413 too-many-keys`, async () => {
+    const session = await logIn(app, 'post', 'alice', 'alice-password-1');
+    const folder = (await addFolder(app.app.services, alice.uid, 0, 'Many keys')).id;
+    const fids: number[] = [];
+    for (let i = 0; i <= MAX_ZIP_KEYS; i++) {
+      const fid = await addFile(alice, folder, `f${i}.txt`, `file ${i}`);
+      await ok(session, 'FileEncrypt', { fid, password: `${PASSWORD} ${i}`, password_tip: '' });
+      await ok(session, 'Unlock', { dirid: 0, fid, password: `${PASSWORD} ${i}` });
+      fids.push(fid);
+    }
+    expect(await zipUrl(session, { dirids: String(folder) })).toMatchObject({ code: '413', reason: 'too-many-keys', url: undefined });
+    const entries = await readZip((await fetchZip((await zipUrl(session, { fids: fids.slice(1).join(',') })).url)).body);
+    expect(entries.get('f1.txt')).toBe('file 1');
+    expect(entries.size).toBe(MAX_ZIP_KEYS);
+  }, 120_000);
+});
+
 describe('ShareZipDownload', () => {
   async function shareFolder(folderId: number, downValue: number): Promise<string> {
     const answer = await callSigned(app, 'post', FolderShare, alice, { dirids: String(folderId), downpwd: '', downValue, description: '' });
@@ -174,6 +295,18 @@ describe('ShareZipDownload', () => {
     expect([...(await readZip((await fetchZip(inside.url)).body)).keys()]).toEqual(['README.md']);
     expect((await shareZipUrl({ code, fids: String(loose) })).code).toBe('404');
     expect((await shareZipUrl({ code, dir: String(design) })).code).toBe('0');
+  });
+
+  it('never serves an encrypted item, even one its owner has unlocked: 423 at the call, left out of an earlier URL', async () => {
+    const folder = (await addFolder(app.app.services, alice.uid, 0, 'Shelf')).id;
+    await addFile(alice, folder, 'public.txt', 'public');
+    const secret = await addFile(alice, folder, 'private.txt', 'private');
+    const code = await shareFolder(folder, 0);
+    const before = await shareZipUrl({ code });
+    await ok(alice, 'FileEncrypt', { fid: secret, password: PASSWORD, password_tip: '' });
+    await ok(alice, 'Unlock', { dirid: 0, fid: secret, password: PASSWORD });
+    expect(await shareZipUrl({ code })).toMatchObject({ code: '423', reason: 'encrypted-in-share', url: undefined });
+    expect([...(await readZip((await fetchZip(before.url)).body)).keys()]).toEqual(['Shelf/', 'Shelf/public.txt']);
   });
 
   it('stops serving once the folder is unshared', async () => {

@@ -64,6 +64,7 @@ const LOCKED: Record<string, Expected> = {
   'NamesTaken.dirid': refused('423'),
   'FileDownload.fid': refused('423'),
   'FilePreview.fid': refused('423'),
+  // ZipDownload takes encrypted items only while the session has them unlocked (§13.3; zip-downloads.test.ts).
   'ZipDownload.dirids': refused('423'),
   'ZipDownload.fids': refused('423'),
   'Unshare.dirids': NO_CHANGE,

@@ -91,6 +91,7 @@ export const RefusalReasons = [
   'upload-too-large',
   'image-too-large',
   'too-many-covers',
+  'too-many-keys',
   'encrypted-locked',
   'encrypted-excluded',
   'encrypted-in-share',

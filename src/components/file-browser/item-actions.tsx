@@ -88,9 +88,11 @@ export function useItemActions(
     const items = controls.selectedItems();
     if (items.length === 0) return;
     const single = items.length === 1 && items[0].type === 'file' ? items[0] : undefined;
-    (single ? uploads.downloadFile(single.id) : uploads.downloadZip(items)).catch((error: unknown) =>
-      notify('error', `${t.download}: ${items.length === 1 ? items[0].name : t.selectedCount(items.length)}`, describeError(error, t).message),
-    );
+    const title = `${t.download}: ${items.length === 1 ? items[0].name : t.selectedCount(items.length)}`;
+    // A ZIP takes encrypted items only while this tab has them unlocked (docs/protocol.md §13.3); the service checks beneath folders.
+    const locked = single ? undefined : items.find((item) => item.encrypted && !unlockedHolder(item, options.pathIds));
+    if (locked) return notify('error', title, `${t.errLocked}${locked.tip ? t.passwordHint(locked.tip) : ''}`);
+    (single ? uploads.downloadFile(single.id) : uploads.downloadZip(items)).catch((error: unknown) => notify('error', title, describeError(error, t).message));
   };
 
   const linkMenu = useLinkMenu(controls, setRequest);

@@ -449,3 +449,36 @@ export async function openUnlockedDownload(
     open: (range) => openDecryptedContent(services, contentId, keys, range),
   };
 }
+
+/** sealedFileKeyForDownload for the keys of a ZIP (their items checked already): each sealed for `context(keyId)`; null when one is not unlocked. */
+export async function sealedKeysForDownload(
+  services: Services,
+  caller: Caller,
+  keyIds: readonly number[],
+  context: (keyId: number) => string,
+): Promise<{ keyId: number; sealedKey: string }[] | null> {
+  const sealed: { keyId: number; sealedKey: string }[] = [];
+  for (const keyId of keyIds) {
+    const unlocked = await unlockOf(services.db, caller, keyId);
+    if (!unlocked) return null;
+    sealed.push({ keyId, sealedKey: seal(downloadSealingInput(services.secret, unlocked.sealed), DOWNLOAD_KEY_PURPOSE, unlocked.dataKey, context(keyId)) });
+  }
+  return sealed;
+}
+
+/** The data keys a ZIP's URL carries, by id, while the session that unlocked them still has every one unlocked; else null (423). */
+export async function openUnlockedKeys(
+  services: Services,
+  tokenId: number,
+  keys: readonly { readonly keyId: number; readonly sealedKey: string }[],
+  context: (keyId: number) => string,
+): Promise<Map<number, Buffer> | null> {
+  const opened = new Map<number, Buffer>();
+  for (const { keyId, sealedKey } of keys) {
+    const unlockSealed = await findUnlock(services.db, tokenId, keyId);
+    const dataKey = unlockSealed === undefined ? null : unseal(downloadSealingInput(services.secret, unlockSealed), DOWNLOAD_KEY_PURPOSE, sealedKey, context(keyId));
+    if (!dataKey) return null;
+    opened.set(keyId, dataKey);
+  }
+  return opened;
+}

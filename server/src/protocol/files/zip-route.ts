@@ -1,6 +1,6 @@
 /** GET/HEAD /z/{token}/{name}.zip: the ZIPs that ZipDownload and ShareZipDownload hand out, streamed as they are written. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { openGrantedZip, verifyZipToken } from '../../operations/content/zip-downloads';
+import { LockedSinceStart, openGrantedZip, verifyZipToken } from '../../operations/content/zip-downloads';
 import { newIncidentId } from '../pipeline';
 import { CapabilityRoute, contentDisposition, refuse } from './downloads';
 import { ZipWriter } from './zip-writer';
@@ -14,7 +14,7 @@ export class ZipRoute extends CapabilityRoute {
     if (check.kind === 'expired') return refuse(res, 410, 'This download link has expired. Ask for a new one.');
     const lookup = await openGrantedZip(this.services, check.grant);
     if (lookup.kind === 'gone') return refuse(res, 404, 'These files are no longer available.');
-    if (lookup.kind === 'locked') return refuse(res, 423, 'These files are encrypted: decrypt them and ask for a new link.');
+    if (lookup.kind === 'locked') return refuse(res, 423, 'These files are encrypted and locked: unlock them and ask for a new link.');
     // No Content-Length (the size is known only at the end): chunked, and no Range.
     res.writeHead(200, {
       'Content-Type': 'application/zip',
@@ -34,8 +34,8 @@ export class ZipRoute extends CapabilityRoute {
       await zip.finish();
       res.end();
     } catch (error) {
-      // Cut, so that the browser reports a failed download rather than keep a broken archive.
-      if (!res.destroyed) this.log.error('incident', { incident: newIncidentId(), path: '/z/…', error: error instanceof Error ? error.message : String(error) });
+      // Cut, so that the browser reports a failed download rather than keep a broken archive (a Lock meanwhile is no incident).
+      if (!res.destroyed && !(error instanceof LockedSinceStart)) this.log.error('incident', { incident: newIncidentId(), path: '/z/…', error: error instanceof Error ? error.message : String(error) });
       res.destroy();
     }
   }

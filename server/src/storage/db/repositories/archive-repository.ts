@@ -1,4 +1,4 @@
-/** What a ZIP download reads: the live folders beneath a selection, and their files a page at a time. */
+/** What a ZIP download reads: the live folders beneath a selection, their files a page at a time, and their keys. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema';
 
@@ -8,16 +8,22 @@ export interface ArchiveFolder {
   readonly name: string;
   readonly updatedAt: number;
   readonly encrypted: boolean;
+  /** The key of the nearest encrypted folder at or above it; null when plain. */
+  readonly keyId: number | null;
 }
 
 export interface ArchiveFile {
   readonly id: number;
   readonly folderId: number;
   readonly name: string;
+  /** The plaintext's size (the stored bytes' for plaintext content). */
   readonly size: number;
   readonly updatedAt: number;
   /** The file or its content is encrypted. */
   readonly encrypted: boolean;
+  /** The key the content is encrypted with; null for plaintext. */
+  readonly keyId: number | null;
+  readonly contentId: number;
   readonly storageKey: string;
 }
 
@@ -27,27 +33,29 @@ interface FolderRow {
   name: string;
   updated_at: number | string;
   encrypted: number;
+  key_id: number | string | null;
 }
 
 /** The live folders `rootIds` of the account and every live folder beneath them, in one recursive query. */
 export async function liveFoldersBeneath(db: Kysely<Database>, accountId: number, rootIds: readonly number[]): Promise<ArchiveFolder[]> {
   if (rootIds.length === 0) return [];
   const { rows } = await sql<FolderRow>`
-    with recursive tree(id, parent_id, name, updated_at, encrypted) as (
-      select id, parent_id, name, updated_at, encrypted from folders
+    with recursive tree(id, parent_id, name, updated_at, encrypted, key_id) as (
+      select id, parent_id, name, updated_at, encrypted, key_id from folders
       where id in (${sql.join(rootIds)}) and account_id = ${accountId} and deleted_at is null and binned_under is null
       union
-      select fo.id, fo.parent_id, fo.name, fo.updated_at, fo.encrypted
+      select fo.id, fo.parent_id, fo.name, fo.updated_at, fo.encrypted, fo.key_id
       from folders fo join tree t on fo.parent_id = t.id
       where fo.account_id = ${accountId} and fo.deleted_at is null and fo.binned_under is null
     )
-    select id, parent_id, name, updated_at, encrypted from tree`.execute(db);
+    select id, parent_id, name, updated_at, encrypted, key_id from tree`.execute(db);
   return rows.map((row) => ({
     id: Number(row.id),
     parentId: Number(row.parent_id),
     name: row.name,
     updatedAt: Number(row.updated_at),
     encrypted: Number(row.encrypted) === 1,
+    keyId: row.key_id === null ? null : Number(row.key_id),
   }));
 }
 
@@ -56,8 +64,11 @@ const fileColumns = [
   'files.folder_id',
   'files.name',
   'content.size',
+  'files.size as plain_size',
   'files.updated_at',
   'files.encrypted',
+  'files.key_id',
+  'files.content_id',
   'content.encrypted as content_encrypted',
   'content.storage_key',
 ] as const;
@@ -75,13 +86,16 @@ function liveFiles(db: Kysely<Database>, accountId: number) {
 type FileRow = Awaited<ReturnType<ReturnType<typeof liveFiles>['execute']>>[number];
 
 function toArchiveFile(row: FileRow): ArchiveFile {
+  const encrypted = Number(row.encrypted) === 1 || Number(row.content_encrypted) === 1;
   return {
     id: Number(row.id),
     folderId: Number(row.folder_id),
     name: row.name,
-    size: Number(row.size),
+    size: Number(encrypted ? row.plain_size : row.size),
     updatedAt: Number(row.updated_at),
-    encrypted: Number(row.encrypted) === 1 || Number(row.content_encrypted) === 1,
+    encrypted,
+    keyId: row.key_id === null ? null : Number(row.key_id),
+    contentId: Number(row.content_id),
     storageKey: row.storage_key,
   };
 }
@@ -110,13 +124,15 @@ export async function liveFilesIn(
   return rows.map(toArchiveFile);
 }
 
-/** Whether any live file in `folderIds` is encrypted (itself or its content). */
-export async function anyEncryptedFileIn(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<boolean> {
-  if (folderIds.length === 0) return false;
-  const row = await liveFiles(db, accountId)
+/** The keys of the encrypted live files in `folderIds`, each with one file of it (null: encrypted with no key recorded). */
+export async function encryptedFileKeysIn(db: Kysely<Database>, accountId: number, folderIds: readonly number[]): Promise<{ keyId: number | null; fileId: number }[]> {
+  if (folderIds.length === 0) return [];
+  const rows = await liveFiles(db, accountId)
+    .clearSelect()
+    .select((eb) => ['files.key_id', eb.fn.min('files.id').as('file_id')])
     .where('files.folder_id', 'in', folderIds)
     .where((eb) => eb.or([eb('files.encrypted', '=', 1), eb('content.encrypted', '=', 1)]))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .groupBy('files.key_id')
+    .execute();
+  return rows.map((row) => ({ keyId: row.key_id === null ? null : Number(row.key_id), fileId: Number(row.file_id) }));
 }
