@@ -107,7 +107,7 @@ function cpuSecondsOf(pid: number): number {
 const CLOCK_TICKS = 100;
 
 /** Watches the service's memory during `work`: its peak resident memory, bytes; and the CPU time the service and this client spent. */
-async function withPeak<T>(service: ChildServer, work: () => Promise<T>): Promise<{ value: T; peak: number; cpu: CpuSeconds }> {
+export async function withPeak<T>(service: ChildServer, work: () => Promise<T>): Promise<{ value: T; peak: number; cpu: CpuSeconds }> {
   const reset = service.resetPeak();
   let sampled = service.rss();
   const sampler = setInterval(() => (sampled = Math.max(sampled, service.rss())), 20);
@@ -159,7 +159,7 @@ class FileChunks {
 }
 
 /** tus upload of `bytes` bytes; answers the SHA-256 the service answered (checked against the client's). */
-async function upload(service: ChildServer, session: Session, bytes: number, name: string, folder: number): Promise<{ sha256: string; seconds: number; startedAt: number }> {
+export async function upload(service: ChildServer, session: Session, bytes: number, name: string, folder: number): Promise<{ sha256: string; seconds: number; startedAt: number }> {
   const file = new FileChunks(bytes);
   // Known before the clock starts, as a client sending a file it has does not hash it while sending.
   const sha256 = file.sha256();
@@ -246,7 +246,7 @@ async function durableWriteOf(dataDir: string, bytes: number): Promise<DiskFigur
   return write;
 }
 
-async function fileAdd(service: ChildServer, session: Session, folder: number, name: string, bytes: number, sha256: string): Promise<number> {
+export async function fileAdd(service: ChildServer, session: Session, folder: number, name: string, bytes: number, sha256: string): Promise<number> {
   const xml = await callSigned(service.url, session, 'FileService', 'FileAdd', { name, ext: 'bin', size: bytes, dirid: folder, hash: sha256 });
   const id = Number(attribute(xml.slice(xml.indexOf('<file')), 'id'));
   if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`FileAdd answered ${xml}`);

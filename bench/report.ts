@@ -13,6 +13,8 @@ import type { LoadFigures } from './load';
 import type { StallsResult } from './stalls';
 import type { ThroughputCase, ThroughputResult } from './throughput';
 import type { ThumbnailsResult } from './thumbnails';
+import type { QuotaResult } from './quota';
+import type { ZipResult } from './zip';
 import { median, round } from './util';
 
 export interface Machine {
@@ -51,6 +53,8 @@ export interface Results {
   readonly app?: AppResult;
   readonly upload?: AppUploadResult;
   readonly thumbnails?: ThumbnailsResult;
+  readonly zip?: ZipResult;
+  readonly quota?: QuotaResult;
   readonly errors: Record<string, string>;
   goals: Goal[];
 }
@@ -174,6 +178,8 @@ export function judge(results: Omit<Results, 'goals'>): Goal[] {
   }
   judgeAppUpload(results.upload, add);
   judgeThumbnails(results.thumbnails, add);
+  judgeZip(results.zip, add);
+  judgeQuota(results.quota, add);
   const st = results.stalls;
   if (st) {
     const over = st.calls.filter((c) => c.eventLoopMs >= STALL_GOAL_MS);
@@ -217,7 +223,23 @@ function judgeThumbnails(th: ThumbnailsResult | undefined, add: (section: string
   add('8', 'grid of 1,000 photos: first screen of thumbnails < 300 ms (next visit)', th ? screen(th.nextVisit) : '—', th ? th.nextVisit.ms < 300 : null);
   add('8', 'thumbnail making ≥ 20 photos/s on one core', th ? `${round(th.making.perSecond, 1)}/s (${th.making.photos} photos, ${th.making.retries} 503s)` : '—', th ? th.making.perSecond >= 20 : null);
   add('8', 'service memory < 300 MB while making thumbnails', th ? `peak RSS ${mb(th.making.peakRssBytes)}` : '—', th ? th.making.peakRssBytes < 300e6 : null);
-  add('8', 'preview of a 12 MP photo shown < 500 ms', '— (not measured: no viewer on main when the section was written)', null);
+  const p = th?.preview;
+  add('8', 'preview of a 12 MP photo shown < 500 ms (Enter to image shown, first visit)', p ? `median ${ms(p.medianMs)}, worst ${ms(p.worstMs)} (${p.ms.length} photos, images ${[...new Set(p.widths)].join(', ')} px wide)` : '—', p ? p.worstMs < 500 : null);
+}
+
+/** Section 9 (issue 22): a folder of 1 GiB in 1,000 files as one streamed ZIP; an entry > 4 GiB. */
+function judgeZip(z: ZipResult | undefined, add: (section: string, goal: string, measured: string, met: boolean | null) => void): void {
+  add('9', 'ZIP of 1 GiB in 1,000 files streamed ≥ 200 MB/s', z ? `${round(z.mbPerSecond, 0)} MB/s (${mb(z.archiveBytes)} in ${round(z.seconds, 2)} s)` : '—', z ? z.mbPerSecond >= 200 : null);
+  add('9', 'service memory < 150 MB while streaming it', z ? `peak RSS ${mb(z.peakRssBytes)} (${mb(z.rssBeforeBytes)} before)` : '—', z ? z.peakRssBytes < 150e6 : null);
+  const large = z?.large;
+  const largeText = !large ? '—' : 'skipped' in large ? large.skipped : `${large.verdict} (${mb(large.archiveBytes)} ZIP written in ${round(large.seconds, 1)} s; peak RSS ${mb(large.peakRssBytes)})`;
+  add('9', 'an entry > 4 GiB (4.5 GiB) zipped and checked by Python\'s zipfile', largeText, !large || 'skipped' in large ? null : large.ok);
+}
+
+/** Section 10 (issue 22): FileAdd's quota check (reserveQuota), timed alone in-process. */
+function judgeQuota(q: QuotaResult | undefined, add: (section: string, goal: string, measured: string, met: boolean | null) => void): void {
+  const t = (x: QuotaResult['check']) => `p50 ${round(x.p50Ms, 3)} ms, p99 ${round(x.p99Ms, 3)} ms`;
+  add('10', 'quota check adds < 1 ms to FileAdd (the check\'s p99)', q ? `${t(q.check)} (FileAdd itself ${t(q.fileAdd)})` : '—', q ? q.check.p99Ms < 1 : null);
 }
 
 function appUploadMarkdown(u: AppUploadResult): string[] {
@@ -373,7 +395,26 @@ export function markdown(results: Results): string {
   if (th) {
     push(`## Thumbnails (${th.photos.toLocaleString('en-US')} photos of 12 MP, ${round(th.photoBytes / 1e9, 2)} GB, uploaded in ${round(th.uploadSeconds, 1)} s)`, '');
     push(`- First screen of the grid (every tile on screen shows its thumbnail, from navigation start): first visit ${ms(th.firstVisit.ms)}, next visit ${ms(th.nextVisit.ms)}`);
+    push(`- Preview (a click selects a tile, Enter opens the viewer; to the viewer's image shown): ${th.preview.ms.map((v) => ms(v)).join(', ')}; median ${ms(th.preview.medianMs)}, images ${[...new Set(th.preview.widths)].join(', ')} px wide`);
     push(`- Making: ${th.making.photos} large thumbnails in ${round(th.making.seconds, 1)} s (${round(th.making.perSecond, 1)}/s, service on one CPU, ${th.making.retries} answers 503); service peak RSS ${mb(th.making.peakRssBytes)}`, '');
+  }
+  const z = results.zip;
+  if (z) {
+    push(`## ZIP download (${z.files.toLocaleString('en-US')} files, ${mib(z.fileBytes)}, uploaded in ${round(z.uploadSeconds, 1)} s)`, '');
+    push(`- The folder's ZIP, to its last byte: ${mb(z.archiveBytes)} in ${round(z.seconds, 2)} s, ${round(z.mbPerSecond, 0)} MB/s; service peak RSS ${mb(z.peakRssBytes)} (RSS ${mb(z.rssBeforeBytes)} just before; a fresh service: the one that took the uploads had ${mb(z.rssAfterUploadsBytes)} after them)`);
+    push(`- Its central directory: ${z.check.entries.toLocaleString('en-US')} entries, ${z.check.files.toLocaleString('en-US')} files of ${mib(z.check.fileBytes)} in all${z.check.zip64 ? ' (ZIP64 end records)' : ''}`);
+    const large = z.large;
+    push(`- An entry > 4 GiB: ${'skipped' in large ? large.skipped : `${mib(large.bytes)} file, its ZIP (${mb(large.archiveBytes)}) written to disk in ${round(large.seconds, 1)} s (${round(large.archiveBytes / 1e6 / large.seconds, 0)} MB/s), peak RSS ${mb(large.peakRssBytes)}; Python's zipfile: ${large.verdict}`}`, '');
+  }
+  const q = results.quota;
+  if (q) {
+    push(`## Quota check (${q.check.calls} calls each)`, '', '| what | p50 | p99 |', '|---|---|---|');
+    const row = (label: string, x: QuotaResult['check']) => push(`| ${label} | ${round(x.p50Ms, 3)} ms | ${round(x.p99Ms, 3)} ms |`);
+    row('FileAdd (instant upload), to the last byte at the client', q.fileAdd);
+    row("FileAdd's check alone: reserveQuota, in-process", q.check);
+    row('the same row written without the check (lockAccountTree)', q.rowWrite);
+    row("a tus creation's check: findAccount + reservedBytes", q.uploadCheck);
+    push('');
   }
   return lines.join('\n');
 }

@@ -6,7 +6,7 @@
  *   npm run bench -- --quick      shorter measurements, same data (a few minutes once the
  *                                 populated database is cached)
  *   options:
- *     --only=throughput,big,content,stalls,app,upload,thumbnails   some sections (results go to .tmp/bench-run/ only)
+ *     --only=throughput,big,content,stalls,app,upload,thumbnails,zip,quota   some sections (results go to .tmp/bench-run/ only)
  *     --profile                    run the service under --cpu-prof and summarize the profiles
  *                                  (results go to .tmp/bench-run/ only: profiling slows it)
  *     --content-mib=N              size of the content transfers (default 1024)
@@ -29,9 +29,11 @@ import { judge, machine, markdown, type Results } from './report';
 import { profileFiles, summarize, summaryMarkdown } from './profile';
 import { measureThroughput } from './throughput';
 import { measureThumbnails } from './thumbnails';
+import { measureQuota } from './quota';
+import { measureZip } from './zip';
 import { BENCH_DIR, HAS_TASKSET, log, MiB, round, RUN_DIR } from './util';
 
-const SECTIONS = ['throughput', 'big', 'content', 'stalls', 'app', 'upload', 'thumbnails'] as const;
+const SECTIONS = ['throughput', 'big', 'content', 'stalls', 'app', 'upload', 'thumbnails', 'zip', 'quota'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -55,8 +57,8 @@ if (!Number.isSafeInteger(contentBytes) || contentBytes <= 0) throw new Error('-
 const writeResults = !values['no-write'] && !values.profile && only.length === SECTIONS.length;
 
 const settings = quick
-  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, stallRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1, thumbnailsMade: 60 }
-  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, stallRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3, thumbnailsMade: 200 };
+  ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, stallRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1, thumbnailsMade: 60, previews: 5, quotaCalls: 200 }
+  : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, stallRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3, thumbnailsMade: 200, previews: 5, quotaCalls: 500 };
 
 /** Pins this process (and so the clients it runs) to `cpus`, all threads. */
 function pinSelf(cpus: string): void {
@@ -116,7 +118,11 @@ async function main(): Promise<void> {
   // The browser's upload (issue 19), on both CPUs too.
   partial.upload = await attempt('upload', () => measureAppUpload({ ...common, bytes: contentBytes, rounds: settings.uploadRounds }));
   // Thumbnails of 1,000 photos (issue 21): the browser on both CPUs, the service on CPU 0.
-  partial.thumbnails = await attempt('thumbnails', () => measureThumbnails({ ...common, makeCount: settings.thumbnailsMade }));
+  partial.thumbnails = await attempt('thumbnails', () => measureThumbnails({ ...common, makeCount: settings.thumbnailsMade, previewCount: settings.previews }));
+  // Last, as they add files to the bench account; the client on CPU 1 again, as for content.
+  pinSelf('1');
+  partial.zip = await attempt('zip', () => measureZip({ ...common, largeEntry: !quick }));
+  partial.quota = await attempt('quota', () => measureQuota({ ...common, calls: settings.quotaCalls }));
 
   const notes = [
     ...(values.note ?? []),

@@ -10,7 +10,10 @@
  * - making rate: the large thumbnails of `makeCount` photos the browser did not ask for, requested
  *   in order from Node (4 in flight, a 503 tried again after its Retry-After), photos per second
  *   with the service pinned to one CPU; the service's peak RSS meanwhile (VmHWM, reset before).
- * A preview of a 12 MP photo (< 500 ms goal) is not measured yet: no viewer on main when this was written.
+ * - preview: in a new page of the same context, `previewCount` photos of the first screen opened as
+ *   a user does (a click selects the tile, Enter opens the viewer), each for the first time: the
+ *   time from the Enter's keydown to the frame where the viewer's image is loaded with pixels (its
+ *   <img> complete, naturalWidth > 0: the scaled rendition the service sends for a large photo).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -22,7 +25,7 @@ import { buildWebApp, LAUNCH, loggedInContext } from './app';
 import { attribute, callSigned, login, type Session } from './calls';
 import { PASSWORD, BENCH_ACCOUNT } from './populate';
 import { startService, type ChildServer } from './service';
-import { CACHE_DIR, log, round, seededRandom, sleep } from './util';
+import { CACHE_DIR, log, median, round, seededRandom, sleep } from './util';
 
 export const PHOTO_COUNT = 1000;
 const WIDTH = 4000;
@@ -35,6 +38,8 @@ export interface ThumbnailsOptions {
   readonly runDir: string;
   /** Photos whose large thumbnail is requested for the making rate. */
   readonly makeCount: number;
+  /** Photos opened in the viewer. */
+  readonly previewCount: number;
 }
 
 export interface ScreenFigure {
@@ -51,6 +56,8 @@ export interface ThumbnailsResult {
   readonly uploadSeconds: number;
   readonly firstVisit: ScreenFigure;
   readonly nextVisit: ScreenFigure;
+  /** Enter to the viewer's image shown, per photo; the width of the image shown (a scaled rendition or the original). */
+  readonly preview: { readonly ms: number[]; readonly medianMs: number; readonly worstMs: number; readonly widths: number[] };
   readonly making: { readonly photos: number; readonly seconds: number; readonly perSecond: number; readonly retries: number; readonly peakRssBytes: number };
 }
 
@@ -152,6 +159,43 @@ async function timeScreen(context: BrowserContext, folder: number): Promise<Scre
   }
 }
 
+/** In the page, before Enter is pressed: the keydown's time, then the frame where the viewer's image `name` has pixels. */
+const PREVIEW_ARMED = `window.__enterAt = undefined;
+document.addEventListener('keydown', (e) => { if (e.key === 'Enter') window.__enterAt = e.timeStamp; }, { capture: true, once: true });`;
+const previewShown = (name: string) => `new Promise((resolve) => {
+  const check = () => {
+    const img = [...document.querySelectorAll('dialog[open] img')].find((i) => i.alt === ${JSON.stringify(name)});
+    if (window.__enterAt !== undefined && img && img.complete && img.naturalWidth > 0) resolve({ ms: performance.now() - window.__enterAt, width: img.naturalWidth });
+    else requestAnimationFrame(check);
+  };
+  check();
+})`;
+
+/** Opens `count` photos of the first screen in the viewer, one after another, each for the first time. */
+async function timePreviews(context: BrowserContext, folder: number, count: number): Promise<ThumbnailsResult['preview']> {
+  const page = await context.newPage();
+  try {
+    await page.goto(`/folder/${folder}`);
+    const ms: number[] = [];
+    const widths: number[] = [];
+    for (let i = 0; i < count; i++) {
+      // Every other tile of the first screen: none of them previewed before.
+      const name = photoName(2 * i + 1);
+      await page.getByRole('option', { name: new RegExp(name.replace('.', '\\.')) }).click();
+      await page.evaluate(PREVIEW_ARMED);
+      await page.keyboard.press('Enter');
+      const shown = (await page.evaluate(previewShown(name))) as { ms: number; width: number };
+      ms.push(shown.ms);
+      widths.push(shown.width);
+      await page.keyboard.press('Escape');
+      await page.locator('dialog[open]').waitFor({ state: 'detached' });
+    }
+    return { ms, medianMs: median(ms), worstMs: Math.max(...ms), widths };
+  } finally {
+    await page.close();
+  }
+}
+
 export async function measureThumbnails(options: ThumbnailsOptions): Promise<ThumbnailsResult> {
   const photos = await ensurePhotos();
   const webRoot = await buildWebApp(options.runDir);
@@ -182,7 +226,9 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     await context.addInitScript(`localStorage.setItem('fss.view', 'grid');`);
     const firstVisit = await timeScreen(context, folder);
     const nextVisit = await timeScreen(context, folder);
+    const preview = await timePreviews(context, folder, options.previewCount);
     await context.close();
+    log(`thumbnails: preview of a photo shown ${preview.ms.map((v) => round(v, 0)).join(', ')} ms after Enter (images ${[...new Set(preview.widths)].join(', ')} px wide)`);
     log(`thumbnails: first screen (${firstVisit.tiles} tiles) ${round(firstVisit.ms, 0)} ms on the first visit, ${round(nextVisit.ms, 0)} ms on the next`);
 
     // The making rate, on photos the browser never asked for (the grid shows the first ones).
@@ -212,7 +258,7 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     clearInterval(sampler);
     const making = { photos: todo.length, seconds, perSecond: todo.length / seconds, retries, peakRssBytes: Math.max(peak, service.peak()) };
     log(`thumbnails: made ${todo.length} large thumbnails in ${round(seconds, 1)} s (${round(making.perSecond, 1)}/s, ${retries} retries), peak RSS ${round(making.peakRssBytes / 1e6, 0)} MB`);
-    return { chromium: browser.version(), photos: photos.length, photoBytes, uploadSeconds, firstVisit, nextVisit, making };
+    return { chromium: browser.version(), photos: photos.length, photoBytes, uploadSeconds, firstVisit, nextVisit, preview, making };
   } finally {
     await browser.close();
     await service.stop();
