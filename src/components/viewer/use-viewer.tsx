@@ -1,10 +1,11 @@
-import { Suspense, useCallback, useState, type ReactNode } from 'react';
+import { Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
 import type { FileItem, Item } from '../../api/results';
 import { lazyNamed } from '../ui/lazy-named';
 import type { PreviewSource } from './viewer';
 
-// The viewer is a chunk of its own, fetched when a file is first opened.
-const Viewer = lazyNamed(() => import('./viewer'), 'Viewer');
+// The viewer is a chunk of its own, fetched once the list is idle so that the first open waits for no code.
+const loadViewer = () => import('./viewer');
+const Viewer = lazyNamed(loadViewer, 'Viewer');
 
 const isFile = (item: Item): item is FileItem => item.type === 'file';
 
@@ -14,6 +15,10 @@ const isFile = (item: Item): item is FileItem => item.type === 'file';
  */
 export function useViewer(items: readonly Item[], source: PreviewSource): { readonly open: (file: FileItem) => void; readonly element: ReactNode } {
   const [shown, setShown] = useState<{ readonly files: readonly FileItem[]; readonly start: number } | null>(null);
+  useEffect(() => {
+    const idle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 1000));
+    idle(() => void loadViewer());
+  }, []);
   const open = useCallback(
     (file: FileItem) => {
       const files = items.filter(isFile);
