@@ -6,10 +6,11 @@
  */
 import type { Kysely } from 'kysely';
 import {
+  copyFolderFiles,
   insertFileCopies,
   insertFolderCopies,
-  readSubtreeFiles,
   readSubtreeFolders,
+  subtreeFileTotals,
   type FileCopy,
   type FolderCopy,
   type SubtreeFolder,
@@ -29,6 +30,7 @@ import { inTreeTransaction } from './file-records';
 import { tooDeep } from './folders';
 import { parseIdLists, requireSelectionAndDestination } from './id-lists';
 import { firstFreeName, nameLength, nameKey, numberedNameKeys, storedName } from './names';
+import { TimeSlices } from '../../time-slices';
 
 /**
  * The names the copied top-level items get in the destination: their own, or the first free numbered form, as
@@ -78,8 +80,8 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
 
     // One more than the limit is read, so that "too many" is known without reading everything.
     const subtreeFolders = await readSubtreeFolders(tx, accountId, folderIds, maxCopyItems + 1);
-    const subtreeFiles = await readSubtreeFiles(tx, accountId, folderIds, maxCopyItems + 1 - subtreeFolders.length);
-    const count = subtreeFolders.length + subtreeFiles.length + fileIds.length;
+    const subtreeFiles = await subtreeFileTotals(tx, accountId, folderIds, maxCopyItems + 1 - subtreeFolders.length);
+    const count = subtreeFolders.length + subtreeFiles.reduce((sum, folder) => sum + folder.count, 0) + fileIds.length;
     if (count > maxCopyItems) throw tooLarge('too-many-items', `too many items to copy: at most ${maxCopyItems} folders and files in one copy`);
     if ([...subtreeFolders, ...subtreeFiles].some((item) => item.encrypted) || fileIds.some((id) => files.get(id)!.encrypted)) {
       throw locked('encrypted-excluded', 'encrypted folders and files cannot be copied');
@@ -88,7 +90,7 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
     if (destinationDepth + 1 + height > maxFolderDepth) throw tooDeep(maxFolderDepth, 'the folders cannot be copied there');
 
     const topFiles = fileIds.map((id) => files.get(id)!);
-    const bytes = subtreeFiles.reduce((sum, file) => sum + file.size, 0) + topFiles.reduce((sum, file) => sum + file.size, 0);
+    const bytes = subtreeFiles.reduce((sum, folder) => sum + folder.bytes, 0) + topFiles.reduce((sum, file) => sum + file.size, 0);
     if (bytes > 0 && !(await reserveQuota(tx, accountId, bytes))) throw tooLarge('quota-exceeded', 'storage quota exceeded: the copies do not fit in the space left');
 
     const topNames = await freeTopLevelNames(tx, ctx.services, accountId, destination, [
@@ -114,27 +116,24 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
       batch.forEach((folder, index) => copyOf.set(slot(folder.root, folder.id), ids[index]));
     }
 
-    const fileRows: FileCopy[] = [
-      ...subtreeFiles.map((file) => ({
-        folderId: copyOf.get(slot(file.root, file.folderId))!,
-        name: { name: file.name, key: file.nameKey, sortKey: file.sortKey },
-        ext: file.ext,
-        size: file.size,
-        sha256: file.sha256,
-        contentId: file.contentId,
-      })),
-      ...topFiles.map((file, index) => ({
-        folderId: destination,
-        name: topNames[folderIds.length + index],
-        ext: file.ext,
-        size: file.size,
-        sha256: file.hash,
-        contentId: file.contentId,
-      })),
-    ];
+    // The subtrees' files are copied inside the database, folder by folder, giving the event loop back between statements.
+    const slices = new TimeSlices();
+    for (const folder of subtreeFiles) {
+      await copyFolderFiles(tx, accountId, folder.folderId, copyOf.get(slot(folder.root, folder.folderId))!, at, () => slices.pauseIfDue());
+    }
+    const fileRows: FileCopy[] = topFiles.map((file, index) => ({
+      folderId: destination,
+      name: topNames[folderIds.length + index],
+      ext: file.ext,
+      size: file.size,
+      sha256: file.hash,
+      contentId: file.contentId,
+    }));
     await insertFileCopies(tx, accountId, fileRows, at);
     // The copied folders carry their sizes already; the destination and its ancestors grow by everything copied.
     await adjustFolderSizes(tx, accountId, new Map([[destination, bytes]]));
   });
+  // The copies' names go to the search indexes in the background (operations/admin/search-indexing.ts).
+  ctx.services.nudgeSearchIndexer?.();
   return { kind: 'empty' };
 }
