@@ -6,11 +6,11 @@
  */
 import type { Kysely } from 'kysely';
 import {
-  copyFolderFiles,
+  copyFileRun,
   insertFileCopies,
   insertFolderCopies,
+  readFileRuns,
   readSubtreeFolders,
-  subtreeFileTotals,
   type FileCopy,
   type FolderCopy,
   type SubtreeFolder,
@@ -80,8 +80,10 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
 
     // One more than the limit is read, so that "too many" is known without reading everything.
     const subtreeFolders = await readSubtreeFolders(tx, accountId, folderIds, maxCopyItems + 1);
-    const subtreeFiles = await subtreeFileTotals(tx, accountId, folderIds, maxCopyItems + 1 - subtreeFolders.length);
-    const count = subtreeFolders.length + subtreeFiles.reduce((sum, folder) => sum + folder.count, 0) + fileIds.length;
+    // Each statement is short, and the event loop is given back between them (the transaction holds the writer).
+    const slices = new TimeSlices();
+    const subtreeFiles = await readFileRuns(tx, accountId, subtreeFolders, maxCopyItems - subtreeFolders.length, () => slices.pauseIfDue());
+    const count = subtreeFolders.length + subtreeFiles.reduce((sum, run) => sum + run.count, 0) + fileIds.length;
     if (count > maxCopyItems) throw tooLarge('too-many-items', `too many items to copy: at most ${maxCopyItems} folders and files in one copy`);
     if ([...subtreeFolders, ...subtreeFiles].some((item) => item.encrypted) || fileIds.some((id) => files.get(id)!.encrypted)) {
       throw locked('encrypted-excluded', 'encrypted folders and files cannot be copied');
@@ -90,7 +92,7 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
     if (destinationDepth + 1 + height > maxFolderDepth) throw tooDeep(maxFolderDepth, 'the folders cannot be copied there');
 
     const topFiles = fileIds.map((id) => files.get(id)!);
-    const bytes = subtreeFiles.reduce((sum, folder) => sum + folder.bytes, 0) + topFiles.reduce((sum, file) => sum + file.size, 0);
+    const bytes = subtreeFiles.reduce((sum, run) => sum + run.bytes, 0) + topFiles.reduce((sum, file) => sum + file.size, 0);
     if (bytes > 0 && !(await reserveQuota(tx, accountId, bytes))) throw tooLarge('quota-exceeded', 'storage quota exceeded: the copies do not fit in the space left');
 
     const topNames = await freeTopLevelNames(tx, ctx.services, accountId, destination, [
@@ -116,10 +118,9 @@ export async function copy(ctx: AuthenticatedContext, params: ParamsOf<'Copy'>):
       batch.forEach((folder, index) => copyOf.set(slot(folder.root, folder.id), ids[index]));
     }
 
-    // The subtrees' files are copied inside the database, folder by folder, giving the event loop back between statements.
-    const slices = new TimeSlices();
-    for (const folder of subtreeFiles) {
-      await copyFolderFiles(tx, accountId, folder.folderId, copyOf.get(slot(folder.root, folder.folderId))!, at, () => slices.pauseIfDue());
+    for (const run of subtreeFiles) {
+      await copyFileRun(tx, accountId, run, copyOf.get(slot(run.root, run.folderId))!, at);
+      await slices.pauseIfDue();
     }
     const fileRows: FileCopy[] = topFiles.map((file, index) => ({
       folderId: destination,

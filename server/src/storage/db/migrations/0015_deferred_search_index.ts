@@ -11,7 +11,8 @@ import { engineOf, migrateAtomically } from '../engine/dialect';
 export async function up(db: Kysely<any>): Promise<void> {
   await migrateAtomically(db, async (db) => {
     await db.schema.alterTable('files').addColumn('search_indexed', 'smallint', (col) => col.notNull().defaultTo(1)).execute();
-    await db.schema.createIndex('files_search_pending').on('files').columns(['account_id', 'id']).where(sql<boolean>`search_indexed = 0`).execute();
+    // name_key in the index: search's scan of these files tests it before reading a row.
+    await db.schema.createIndex('files_search_pending').on('files').columns(['account_id', 'id', 'name_key']).where(sql<boolean>`search_indexed = 0`).execute();
     if (engineOf(db) === 'sqlite') await onlyIndexedRowsInTriggers(db);
   });
 }

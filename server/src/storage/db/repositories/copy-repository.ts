@@ -1,7 +1,7 @@
 /**
- * SQL for Copy: the live subtrees under the copied folders are read by one recursive CTE each for folders and
- * file totals; folder copies are written in batched INSERTs, level by level (a level's parents must exist first),
- * and file copies by INSERT … SELECT from their originals, so that no file row passes through JavaScript.
+ * SQL for Copy: the live subtrees' folders are read by one recursive CTE and their files in runs of bounded size.
+ * Folder copies are written in batched INSERTs, level by level (a level's parents must exist first), file copies
+ * by INSERT … SELECT from their originals, so that no file row passes through JavaScript.
  */
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../engine/dialect';
@@ -21,14 +21,20 @@ export interface SubtreeFolder {
   readonly level: number;
 }
 
-/** What Copy checks of the files beneath one copied folder: how many, their bytes, whether any is encrypted. */
-export interface SubtreeFileTotals {
+/**
+ * A run of one folder's live files, in id order: ids in (after, last], at most FILE_ROWS_PER_STATEMENT of them.
+ * Copy checks the runs (count, bytes, encryption), then copies each run with one INSERT … SELECT.
+ */
+export interface FileRun {
   readonly root: number;
   readonly folderId: number;
+  readonly after: number;
+  readonly last: number;
   readonly count: number;
   readonly bytes: number;
   readonly encrypted: boolean;
 }
+
 /** Folder rows per INSERT. */
 const ROWS_PER_INSERT = 50;
 
@@ -73,50 +79,50 @@ export async function readSubtreeFolders(db: Kysely<Database>, accountId: number
 }
 
 /**
- * The files of the subtrees under `roots`, totalled per (root, folder); the first `atMost` files only, so an
- * oversized copy is noticed without reading all of it. The rows themselves stay in the database (copyFolderFiles).
+ * The runs of live files in `folders` (each with the root it is copied under), read a statement per run, until more
+ * than `atMost` files are found (the caller refuses then, without reading the rest). `between` runs after each
+ * statement (the caller gives the event loop back).
  */
-export async function subtreeFileTotals(db: Kysely<Database>, accountId: number, roots: readonly number[], atMost: number): Promise<SubtreeFileTotals[]> {
-  if (roots.length === 0 || atMost <= 0) return [];
-  const { rows } = await sql<{ root: number; folder_id: number; count: number; bytes: number; encrypted: number }>`
-    ${subtreeCte(accountId, roots)}
-    select root, folder_id, count(*) as count, sum(size) as bytes, max(encrypted) as encrypted from (
-      select d.root, f.folder_id, f.size, f.encrypted
-      from down d join files f on f.folder_id = d.id
-      where f.account_id = ${accountId} and f.deleted_at is null and f.binned_under is null
-      limit ${atMost}) as found
-    group by root, folder_id`.execute(db);
-  return rows.map((row) => ({
-    root: Number(row.root),
-    folderId: Number(row.folder_id),
-    count: Number(row.count),
-    bytes: Number(row.bytes),
-    encrypted: Number(row.encrypted) === 1,
-  }));
+export async function readFileRuns(
+  db: Kysely<Database>,
+  accountId: number,
+  folders: readonly { readonly root: number; readonly id: number }[],
+  atMost: number,
+  between: () => Promise<void> | undefined,
+): Promise<FileRun[]> {
+  const runs: FileRun[] = [];
+  let found = 0;
+  for (const folder of folders) {
+    for (let after = 0; found <= atMost; ) {
+      const { rows: [run] } = await sql<{ count: number; bytes: number | null; encrypted: number | null; last: number | null }>`
+        select count(*) as count, sum(size) as bytes, max(encrypted) as encrypted, max(id) as last from (
+          select id, size, encrypted from files
+          where account_id = ${accountId} and folder_id = ${folder.id} and deleted_at is null and binned_under is null and id > ${after}
+          order by id limit ${FILE_ROWS_PER_STATEMENT}) as run`.execute(db);
+      await between();
+      const count = Number(run.count);
+      if (count === 0) break;
+      runs.push({ root: folder.root, folderId: folder.id, after, last: Number(run.last), count, bytes: Number(run.bytes), encrypted: Number(run.encrypted) === 1 });
+      found += count;
+      if (count < FILE_ROWS_PER_STATEMENT) break;
+      after = Number(run.last);
+    }
+  }
+  return runs;
 }
 
 /** 0 on SQLite: a copy's names go to the search indexes later; PostgreSQL's index keeps up by itself. */
 const copiedSearchIndexed = (db: Kysely<Database>) => (engineOf(db) === 'sqlite' ? 0 : 1);
 
-/**
- * Copies the live files of folder `from` into folder `to` inside the database (INSERT … SELECT), in id order, a
- * bounded number of rows per statement; `between` runs between statements (the caller gives the event loop back).
- */
-export async function copyFolderFiles(db: Kysely<Database>, accountId: number, from: number, to: number, at: Date, between: () => Promise<void> | undefined): Promise<void> {
-  const live = sql`account_id = ${accountId} and folder_id = ${from} and deleted_at is null and binned_under is null`;
-  for (let after = 0; ; ) {
-    // The id that ends this statement's rows, or none when the rest fits in one statement.
-    const { rows: [bound] } = await sql<{ id: number }>`
-      select id from files where ${live} and id > ${after} order by id limit 1 offset ${FILE_ROWS_PER_STATEMENT - 1}`.execute(db);
-    const last = bound === undefined ? null : Number(bound.id);
-    await sql`insert into files (account_id, folder_id, name, name_key, sort_key, ext, size, sha256, content_id, key_id, encrypted, created_at, updated_at, search_indexed)
-      select account_id, cast(${to} as bigint), name, name_key, sort_key, ext, size, sha256, content_id, null, 0,
-        cast(${at.getTime()} as bigint), cast(${at.getTime()} as bigint), cast(${copiedSearchIndexed(db)} as smallint)
-      from files where ${live} and id > ${after} ${last === null ? sql`` : sql`and id <= ${last}`} order by id`.execute(db);
-    if (last === null) return;
-    after = last;
-    await between();
-  }
+/** Copies a run of files into folder `to` inside the database (INSERT … SELECT): no row passes through JavaScript. */
+export async function copyFileRun(db: Kysely<Database>, accountId: number, run: FileRun, to: number, at: Date): Promise<void> {
+  await sql`insert into files (account_id, folder_id, name, name_key, sort_key, ext, size, sha256, content_id, key_id, encrypted, created_at, updated_at, search_indexed)
+    select account_id, cast(${to} as bigint), name, name_key, sort_key, ext, size, sha256, content_id, null, 0,
+      cast(${at.getTime()} as bigint), cast(${at.getTime()} as bigint), cast(${copiedSearchIndexed(db)} as smallint)
+    from files
+    where account_id = ${accountId} and folder_id = ${run.folderId} and deleted_at is null and binned_under is null
+      and id > ${run.after} and id <= ${run.last}
+    order by id`.execute(db);
 }
 
 export interface FolderCopy {
