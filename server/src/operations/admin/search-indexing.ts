@@ -8,7 +8,7 @@ import { indexPendingFiles } from '../../storage/db/repositories/search-reposito
 import type { Services } from '../context';
 
 /** A batch's time goal: one batch is one transaction, which holds the event loop from its start to its commit. */
-const BATCH_TARGET_MS = 15;
+const BATCH_TARGET_MS = 8;
 const FIRST_BATCH = 100;
 const MIN_BATCH = 10;
 const MAX_BATCH = 2_000;
@@ -88,7 +88,8 @@ export function scheduleSearchIndexing(services: Services, log: Logger, interval
   timer.unref();
   run();
   return {
-    nudge: run,
+    // After the turn that nudged (a Copy's answer), not within it.
+    nudge: () => setImmediate(run),
     async stop() {
       controller.abort();
       clearInterval(timer);
