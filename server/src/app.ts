@@ -11,6 +11,7 @@ import { OpError } from './operations/errors';
 import { OUTAGE_RETRY_AFTER_SECONDS, outageRefusal } from './operations/outages';
 import { scheduleEncryptionJobs } from './operations/encryption/encryption-jobs';
 import { scheduleHousekeeping } from './operations/admin/housekeeping';
+import { scheduleSearchIndexing, type SearchIndexer } from './operations/admin/search-indexing';
 import { shuttingDown } from './operations/admin/shutdown';
 import { requestTaken } from './time-slices';
 import { MailSender, type MailSenderOptions } from './operations/sharing/mail-queue';
@@ -67,6 +68,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await prepareContentStores(config); // loads the S3 modules only when content is in S3
   const db = await openDatabase(config);
   let mailSender: MailSender | null = null;
+  let searchIndexer: SearchIndexer | null = null;
   const services: Services = {
     db,
     config,
@@ -75,6 +77,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     passwordHashes: passwordHashQueue(config),
     caches: callCaches(config),
     nudgeMailSender: () => mailSender?.nudge(),
+    nudgeSearchIndexer: () => searchIndexer?.nudge(),
   };
 
   const health = new HealthRoute({
@@ -113,6 +116,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   };
   const stopHousekeeping = options.housekeeping === false ? async () => {} : scheduleHousekeeping(services, log);
   const encryptionJobs = options.encryptionJobs === false ? null : scheduleEncryptionJobs(services, log);
+  searchIndexer = scheduleSearchIndexing(services, log);
   if (options.mailSender !== false) {
     mailSender = new MailSender(services, log, options.mailSender);
     mailSender.start();
@@ -180,6 +184,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       await stopHousekeeping();
       // Before the database closes: the file being encrypted is finished and the job's lease given back.
       await encryptionJobs?.stop();
+      // Before the database closes: the batch of search indexing under way commits (the rest waits for the next start).
+      await searchIndexer?.stop();
       // Before the database closes: a message being sent is marked before the sender lets go.
       await mailSender?.stop();
       await metricsListener?.close();

@@ -45,6 +45,8 @@ export interface Services {
   readonly caches: CallCaches;
   /** Wakes the e-mail sender once messages are queued; absent where none runs (the CLI, some tests). */
   readonly nudgeMailSender?: () => void;
+  /** Wakes the search indexer once files await indexing (a Copy); absent where none runs (the CLI, some tests). */
+  readonly nudgeSearchIndexer?: () => void;
 }
 
 // The item model lives in the catalog (below storage, which reads items): re-exported for operations.

@@ -114,7 +114,8 @@ export interface FilesTable extends ItemColumns {
   sha256: string;
   content_id: number;
   /** The key the file's content is encrypted with; null for plaintext content (0006_encryption). */
-  key_id: number | null;
+  key_id: number | null;  /** 0 while the name is in neither FileSearch index yet (SQLite copies; 0015_deferred_search_index); else 1. */
+  search_indexed: Flag;
 }
 
 export type ShareItemType = 'folder' | 'file';

@@ -14,6 +14,7 @@ import * as sessionVersions from './0011_session_versions';
 import * as encryptedUploads from './0012_encrypted_uploads';
 import * as coverImageBytes from './0013_cover_image_bytes';
 import * as emailLanguage from './0014_email_language';
+import * as deferredSearchIndex from './0015_deferred_search_index';
 
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
@@ -30,6 +31,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0012_encrypted_uploads': encryptedUploads,
   '0013_cover_image_bytes': coverImageBytes,
   '0014_email_language': emailLanguage,
+  '0015_deferred_search_index': deferredSearchIndex,
 };
 
 export const migrationProvider: MigrationProvider = {

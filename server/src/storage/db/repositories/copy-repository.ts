@@ -1,8 +1,10 @@
 /**
- * SQL for Copy: the live subtrees under the copied folders are read by one recursive CTE each for folders and
- * files, and the copies are written in batched INSERTs, level by level (a level's parents must exist first).
+ * SQL for Copy: the live subtrees' folders are read by one recursive CTE and their files in runs of bounded size.
+ * Folder copies are written in batched INSERTs, level by level (a level's parents must exist first), file copies
+ * by INSERT … SELECT from their originals, so that no file row passes through JavaScript.
  */
 import { sql, type Kysely } from 'kysely';
+import { engineOf } from '../engine/dialect';
 import type { Database } from '../schema';
 import { idList, type ItemName } from './items-repository';
 
@@ -19,25 +21,28 @@ export interface SubtreeFolder {
   readonly level: number;
 }
 
-/** A live file inside a copied folder's subtree. */
-export interface SubtreeFile {
+/**
+ * A run of one folder's live files, in id order: ids in (after, last], at most FILE_ROWS_PER_STATEMENT of them.
+ * Copy checks the runs (count, bytes, encryption), then copies each run with one INSERT … SELECT.
+ */
+export interface FileRun {
   readonly root: number;
   readonly folderId: number;
-  readonly name: string;
-  readonly nameKey: string;
-  readonly sortKey: string;
-  readonly ext: string;
-  readonly size: number;
-  readonly sha256: string;
-  readonly contentId: number;
+  readonly after: number;
+  readonly last: number;
+  readonly count: number;
+  readonly bytes: number;
   readonly encrypted: boolean;
 }
 
-/**
- * Rows per INSERT. A file row costs SQLite some 100–300 µs in its search-index triggers (0004, 0010), and the event
- * loop waits for each statement: 50 rows keep a statement to a few tens of ms.
- */
+/** Folder rows per INSERT. */
 const ROWS_PER_INSERT = 50;
+
+/**
+ * File rows per INSERT … SELECT: the event loop waits for each statement, and a copied row costs some 6–20 µs
+ * without the search-index triggers (copies are indexed later, 0015_deferred_search_index).
+ */
+const FILE_ROWS_PER_STATEMENT = 1_000;
 
 const subtreeCte = (accountId: number, roots: readonly number[]) => sql`
   with recursive down(root, id, level) as (
@@ -73,27 +78,51 @@ export async function readSubtreeFolders(db: Kysely<Database>, accountId: number
   }));
 }
 
-/** The live files of the subtrees under `roots`, each tagged with its root; at most `atMost` rows. */
-export async function readSubtreeFiles(db: Kysely<Database>, accountId: number, roots: readonly number[], atMost: number): Promise<SubtreeFile[]> {
-  if (roots.length === 0 || atMost <= 0) return [];
-  const { rows } = await sql<{ root: number; folder_id: number; name: string; name_key: string; sort_key: string; ext: string; size: number; sha256: string; content_id: number; encrypted: number }>`
-    ${subtreeCte(accountId, roots)}
-    select d.root, f.folder_id, f.name, f.name_key, f.sort_key, f.ext, f.size, f.sha256, f.content_id, f.encrypted
-    from down d join files f on f.folder_id = d.id
-    where f.account_id = ${accountId} and f.deleted_at is null and f.binned_under is null
-    limit ${atMost}`.execute(db);
-  return rows.map((row) => ({
-    root: Number(row.root),
-    folderId: Number(row.folder_id),
-    name: row.name,
-    nameKey: row.name_key,
-    sortKey: row.sort_key,
-    ext: row.ext,
-    size: Number(row.size),
-    sha256: row.sha256,
-    contentId: Number(row.content_id),
-    encrypted: Number(row.encrypted) === 1,
-  }));
+/**
+ * The runs of live files in `folders` (each with the root it is copied under), read a statement per run, until more
+ * than `atMost` files are found (the caller refuses then, without reading the rest). `between` runs after each
+ * statement (the caller gives the event loop back).
+ */
+export async function readFileRuns(
+  db: Kysely<Database>,
+  accountId: number,
+  folders: readonly { readonly root: number; readonly id: number }[],
+  atMost: number,
+  between: () => Promise<void> | undefined,
+): Promise<FileRun[]> {
+  const runs: FileRun[] = [];
+  let found = 0;
+  for (const folder of folders) {
+    for (let after = 0; found <= atMost; ) {
+      const { rows: [run] } = await sql<{ count: number; bytes: number | null; encrypted: number | null; last: number | null }>`
+        select count(*) as count, sum(size) as bytes, max(encrypted) as encrypted, max(id) as last from (
+          select id, size, encrypted from files
+          where account_id = ${accountId} and folder_id = ${folder.id} and deleted_at is null and binned_under is null and id > ${after}
+          order by id limit ${FILE_ROWS_PER_STATEMENT}) as run`.execute(db);
+      await between();
+      const count = Number(run.count);
+      if (count === 0) break;
+      runs.push({ root: folder.root, folderId: folder.id, after, last: Number(run.last), count, bytes: Number(run.bytes), encrypted: Number(run.encrypted) === 1 });
+      found += count;
+      if (count < FILE_ROWS_PER_STATEMENT) break;
+      after = Number(run.last);
+    }
+  }
+  return runs;
+}
+
+/** 0 on SQLite: a copy's names go to the search indexes later; PostgreSQL's index keeps up by itself. */
+const copiedSearchIndexed = (db: Kysely<Database>) => (engineOf(db) === 'sqlite' ? 0 : 1);
+
+/** Copies a run of files into folder `to` inside the database (INSERT … SELECT): no row passes through JavaScript. */
+export async function copyFileRun(db: Kysely<Database>, accountId: number, run: FileRun, to: number, at: Date): Promise<void> {
+  await sql`insert into files (account_id, folder_id, name, name_key, sort_key, ext, size, sha256, content_id, key_id, encrypted, created_at, updated_at, search_indexed)
+    select account_id, cast(${to} as bigint), name, name_key, sort_key, ext, size, sha256, content_id, null, 0,
+      cast(${at.getTime()} as bigint), cast(${at.getTime()} as bigint), cast(${copiedSearchIndexed(db)} as smallint)
+    from files
+    where account_id = ${accountId} and folder_id = ${run.folderId} and deleted_at is null and binned_under is null
+      and id > ${run.after} and id <= ${run.last}
+    order by id`.execute(db);
 }
 
 export interface FolderCopy {
@@ -160,6 +189,7 @@ export async function insertFileCopies(db: Kysely<Database>, accountId: number, 
           encrypted: 0,
           created_at: at.getTime(),
           updated_at: at.getTime(),
+          search_indexed: copiedSearchIndexed(db),
         })),
       )
       .execute();

@@ -84,8 +84,54 @@ function withoutFilesLockedFor(accountId: number, unlockedFor: number | null) {
 export async function findFileIdsByName(db: Kysely<Database>, accountId: number, key: string, limit: number, unlockedFor: number | null = null): Promise<number[]> {
   // No name holds U+0000 (operations/tree/names.ts), and neither FTS5 nor LIKE takes it: nothing matches.
   if (key.includes('\u0000')) return [];
-  const rows = await fileSearchCandidates(db, accountId, key, limit, unlockedFor).execute();
-  return rows.map((row) => row.id);
+  // SQLite: files whose names are not indexed yet (0015) are read first; the two sets never overlap.
+  const pending = engineOf(db) === 'sqlite' ? await pendingFileMatches(db, accountId, key, limit, unlockedFor).execute() : [];
+  const indexed = pending.length < limit ? await fileSearchCandidates(db, accountId, key, limit - pending.length, unlockedFor).execute() : [];
+  return [...pending, ...indexed].map((row) => row.id);
+}
+
+/**
+ * SQLite: the account's live files not yet in the indexes (0015_deferred_search_index) whose name_key contains
+ * `key` literally, newest first, through the partial index of such files (a few seconds' worth after a Copy).
+ */
+function pendingFileMatches(db: Kysely<Database>, accountId: number, key: string, limit: number, unlockedFor: number | null) {
+  return db
+    .selectFrom('files')
+    .select('files.id')
+    .where('files.account_id', '=', accountId)
+    .where(sql<SqlBool>`files.search_indexed = 0`)
+    .where(sql<SqlBool>`instr(files.name_key, ${key}) > 0`)
+    .where('files.deleted_at', 'is', null)
+    .where('files.binned_under', 'is', null)
+    .$call(withoutFilesLockedFor(accountId, unlockedFor))
+    .orderBy('files.id', 'desc')
+    .limit(limit);
+}
+
+/**
+ * Indexes up to `limit` files not yet indexed (0015), in one transaction; returns how many. SQLite: their character
+ * pairs sorted by key (the table's order, so the pages are written in one pass) and their trigrams, then the flag.
+ * PostgreSQL keeps its GIN index itself: only the flag (rows copied from SQLite by fss migrate).
+ */
+export async function indexPendingFiles(db: Kysely<Database>, limit: number): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const found = await sql<{ id: number }>`select id from files where search_indexed = 0 order by account_id, id limit ${limit}`.execute(tx);
+    if (found.rows.length === 0) return 0;
+    const ids = found.rows.map((row) => Number(row.id));
+    if (engineOf(tx) === 'postgres') {
+      await sql`update files set search_indexed = 1 where id = any(cast(${ids} as bigint[]))`.execute(tx);
+      return ids.length;
+    }
+    // CROSS JOIN: each file, then its positions by range (joined the other way, every position is tried per file).
+    const batch = sql`json_each(${JSON.stringify(ids)}) as batch cross join files on files.id = batch.value`;
+    await sql`insert or ignore into file_name_grams (account_id, gram, file_id)
+      select files.account_id, substr(files.name_key, p.n, 2), files.id
+      from ${batch} cross join file_name_gram_positions as p where p.n <= length(files.name_key)
+      order by 1, 2, 3`.execute(tx);
+    await sql`insert into files_name_search (rowid, name_key) select files.id, files.name_key from ${batch}`.execute(tx);
+    await sql`update files set search_indexed = 1 where id in (select value from json_each(${JSON.stringify(ids)}))`.execute(tx);
+    return ids.length;
+  });
 }
 
 /**
