@@ -63,6 +63,15 @@ async function copiedTree(services: Services) {
 }
 
 describe('search indexing of copies', () => {
+  test("indexing leaves the account's listing version alone: no listing shows whether a name is indexed", async () => {
+    const services = await openTestServices();
+    const { alice } = await copiedTree(services);
+    const version = () => sql<{ v: number }>`select coalesce(sum(version), 0) as v from listing_versions where account_id = ${alice}`.execute(services.db).then(({ rows }) => Number(rows[0].v));
+    const before = await version();
+    await indexPendingNames(services);
+    expect(await version()).toBe(before);
+  });
+
   test('FileSearch finds copies at once and after indexing, with keys of 1, 2 and 3 or more characters', async () => {
     const services = await openTestServices();
     const { alice } = await copiedTree(services);

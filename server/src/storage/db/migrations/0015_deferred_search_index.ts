@@ -38,4 +38,9 @@ async function onlyIndexedRowsInTriggers(db: Kysely<any>): Promise<void> {
   await sql`create trigger file_name_grams_update after update of name_key, account_id on files
     when old.search_indexed = 1 and (old.name_key is not new.name_key or old.account_id is not new.account_id)
     begin ${oldGrams} ${newGrams} end`.execute(db);
+  // 0008's version bump, not for the indexer's own update (it sets search_indexed alone, which no listing shows).
+  await sql`drop trigger files_listing_version_update`.execute(db);
+  await sql`create trigger files_listing_version_update after update on files when old.search_indexed = new.search_indexed begin
+      insert into listing_versions (account_id, version) values (new.account_id, 1) on conflict (account_id) do update set version = version + 1;
+    end`.execute(db);
 }
