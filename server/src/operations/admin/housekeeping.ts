@@ -3,6 +3,7 @@ import type { Logger } from '../../log';
 import { refreshPlannerStatistics } from '../../storage/db/engine/dialect';
 import type { Services } from '../context';
 import { partOfOutage } from '../outages';
+import { scheduleRounds } from '../background-rounds';
 import { removeUnreferencedContent } from '../content/content-removal';
 import { purgeEncryptionLeftovers } from '../encryption/encryption-jobs';
 import { purgeExpiredBinItems } from '../tree/recycle-bin';
@@ -33,22 +34,7 @@ export async function runHousekeeping(services: Services, log: Logger, stopping:
   }
 }
 
-/**
- * Runs housekeeping now and then every `intervalMs`; returns a function that stops it and resolves
- * once the round under way has finished its task (the database must stay open until then).
- */
+/** Runs housekeeping now and then every `intervalMs`; a round stops between tasks once stopped. */
 export function scheduleHousekeeping(services: Services, log: Logger, intervalMs = 10 * 60_000): () => Promise<void> {
-  let running: Promise<void> | null = null;
-  let stopped = false;
-  const run = () => {
-    running ??= runHousekeeping(services, log, () => stopped).finally(() => (running = null));
-  };
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  run();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
-  };
+  return scheduleRounds(services, log, 'housekeeping', intervalMs, (signal) => runHousekeeping(services, log, () => signal.aborted)).stop;
 }

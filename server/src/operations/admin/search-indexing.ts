@@ -4,6 +4,7 @@
  * The flag is in the database: files a crash left unindexed are indexed after the restart.
  */
 import type { Logger } from '../../log';
+import { scheduleRounds } from '../background-rounds';
 import { indexPendingFiles } from '../../storage/db/repositories/search-repository';
 import type { Services } from '../context';
 
@@ -62,38 +63,10 @@ export interface SearchIndexer {
 
 /** Runs the step at start-up, when nudged, and every `intervalMs` (files another process copied). */
 export function scheduleSearchIndexing(services: Services, log: Logger, intervalMs = 60_000): SearchIndexer {
-  const controller = new AbortController();
-  let running: Promise<void> | null = null;
-  let again = false;
-  const run = () => {
-    if (controller.signal.aborted) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = indexPendingNames(services, controller.signal)
-      .then((figures) => {
-        if (figures.files > 0) log.info('search indexing', { ...figures, longestMs: Math.round(figures.longestMs), longestCpuMs: Math.round(figures.longestCpuMs) });
-      })
-      .catch((error: unknown) => log.error('search indexing failed', { error: error instanceof Error ? error.message : String(error) }))
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          run();
-        }
-      });
-  };
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  run();
-  return {
-    // After the turn that nudged (a Copy's answer), not within it.
-    nudge: () => setImmediate(run),
-    async stop() {
-      controller.abort();
-      clearInterval(timer);
-      while (running) await running;
-    },
-  };
+  const rounds = scheduleRounds(services, log, 'search indexing', intervalMs, async (signal) => {
+    const figures = await indexPendingNames(services, signal);
+    if (figures.files > 0) log.info('search indexing', { ...figures, longestMs: Math.round(figures.longestMs), longestCpuMs: Math.round(figures.longestCpuMs) });
+  });
+  // After the turn that nudged (a Copy's answer), not within it.
+  return { nudge: () => setImmediate(rounds.kick), stop: rounds.stop };
 }

@@ -29,7 +29,7 @@ import {
 import { lockAccountTree } from '../../storage/db/repositories/items-repository';
 import type { Database, EncryptionJobKind } from '../../storage/db/schema';
 import type { Services } from '../context';
-import { partOfOutage } from '../outages';
+import { scheduleRounds, type BackgroundRounds } from '../background-rounds';
 import { seal, unseal } from '../crypto/sealing';
 import { decryptFile, encryptFile, sweepWorkFiles } from './encrypted-content';
 
@@ -263,45 +263,15 @@ export function kickEncryptionJobs(services: Services): void {
   kicks.get(services)?.();
 }
 
-export interface JobScheduler {
-  /** Stops looking for work; a file being worked on is finished and the lease given back. */
-  stop(): Promise<void>;
-}
-
 /** Runs jobs in the background: at once (resuming after a restart), every `intervalMs`, and when kicked. */
-export function scheduleEncryptionJobs(services: Services, log: Logger, intervalMs = 5_000): JobScheduler {
-  const controller = new AbortController();
-  let running: Promise<void> | null = null;
-  let again = false;
-  const run = () => {
-    if (controller.signal.aborted) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = runEncryptionJobs(services, { signal: controller.signal, log })
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        if (!partOfOutage(services.config, error)) log.error('encryption jobs failed', { error: error instanceof Error ? error.message : String(error) });
-      })
-      .finally(() => {
-        running = null;
-        if (again) {
-          again = false;
-          run();
-        }
-      });
-  };
-  kicks.set(services, run);
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  run();
+export function scheduleEncryptionJobs(services: Services, log: Logger, intervalMs = 5_000): BackgroundRounds {
+  const rounds = scheduleRounds(services, log, 'encryption jobs', intervalMs, async (signal) => void (await runEncryptionJobs(services, { signal, log })));
+  kicks.set(services, rounds.kick);
   return {
+    kick: rounds.kick,
     async stop() {
-      controller.abort();
-      clearInterval(timer);
       kicks.delete(services);
-      while (running) await running;
+      await rounds.stop();
     },
   };
 }
