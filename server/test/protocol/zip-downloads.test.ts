@@ -1,17 +1,19 @@
 /** ZipDownload, ShareZipDownload and the /z/ URLs, over HTTP, read back with an independent ZIP reader (yauzl). */
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { findOperation } from '../../src/catalog/operations';
 import { LockedSinceStart, MAX_ZIP_KEYS, openGrantedZip, signZipToken, verifyZipToken } from '../../src/operations/content/zip-downloads';
 import { ZipWriter } from '../../src/protocol/files/zip-writer';
+import { LocalDiskStore } from '../../src/storage/content/local-disk-store';
 import { addAccount, callSigned, element, logIn, startTestApp, type Session, type TestApp } from '../helpers/app-server';
+import { tempDir } from '../helpers/database';
 import { callInForm, ops, resultXml, send } from '../helpers/requests';
 import { insertTestFile, sha256Of, storeTestContent } from '../helpers/stored-files';
 import { addFolder } from '../helpers/tree';
@@ -331,5 +333,42 @@ describe('ZipWriter', () => {
     const entries = await readZip(Buffer.concat(chunks));
     expect(entries.size).toBe(65_600);
     expect(entries.has('d65599/')).toBe(true);
+  });
+
+  /** A local-disk blob of these bytes, as the ZIP route opens it. */
+  async function localBlob(bytes: string): Promise<{ store: LocalDiskStore; key: string }> {
+    const dir = tempDir('fss-zip-blobs-');
+    const store = new LocalDiskStore(path.join(dir, 'content'));
+    const key = store.newKey(sha256Of(bytes));
+    await writeFile(path.join(dir, 'source'), bytes);
+    await store.putFile(key, path.join(dir, 'source'));
+    return { store, key };
+  }
+
+  it('refills a read buffer only once the output has taken it: local blobs through a slow output arrive whole', async () => {
+    const texts = [randomBytes(700_000).toString('hex'), randomBytes(900_000).toString('hex')];
+    const chunks: Buffer[] = [];
+    // Takes each chunk a millisecond after it was written, as a socket does: a buffer reused sooner would show here.
+    const out = new Writable({ write: (chunk: Buffer, _encoding, done) => void setTimeout(() => (chunks.push(Buffer.from(chunk)), done()), 1) });
+    const zip = new ZipWriter(out);
+    for (const [i, text] of texts.entries()) {
+      const { store, key } = await localBlob(text);
+      await zip.file(`part${i}.txt`, new Date(), text.length, await store.read(key));
+    }
+    await zip.finish();
+    await new Promise<void>((resolve) => out.end(resolve));
+    const entries = await readZip(Buffer.concat(chunks));
+    expect(entries.get('part0.txt')).toBe(texts[0]);
+    expect(entries.get('part1.txt')).toBe(texts[1]);
+  });
+
+  it('refuses a local blob shorter or longer than its entry, and closes its file', async () => {
+    const { store, key } = await localBlob('eleven byte');
+    for (const size of [10, 12]) {
+      const body = await store.read(key);
+      const closed = new Promise((resolve) => body.once('close', resolve));
+      await expect(new ZipWriter(new PassThrough()).file('odd.txt', new Date(), size, body)).rejects.toThrow(`11 bytes read where ${size} were expected`);
+      await closed;
+    }
   });
 });

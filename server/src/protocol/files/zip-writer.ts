@@ -3,6 +3,8 @@
  * already, and the CPU goes to the transfer), UTF-8 names, CRC-32 and sizes in a data descriptor
  * after the bytes, ZIP64 records wherever a size, an offset or the entry count needs them.
  * Memory is the central directory only (about 100 bytes an entry); bytes pass through with backpressure.
+ * A body that can read into a given buffer (a local-disk blob) is read into a ring of reused buffers, each
+ * refilled once the socket has sent it: no garbage per read, so the RSS stays flat whatever the archive's size.
  */
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
@@ -17,6 +19,12 @@ const MAX_32 = 0xffffffff;
 const MAX_16 = 0xffff;
 const UNIX_DIRECTORY = 0o040755;
 const UNIX_FILE = 0o100644;
+/** Reads of 256 KiB, four in flight at most: 1 MiB per archive being sent. */
+const RING_BYTES = 256 * 1024;
+const RING_SIZE = 4;
+
+/** A body read into the caller's buffer, 0 at its end (the local disk store's blobs). */
+type ReadsInto = Readable & { readInto(target: Buffer): Promise<number> };
 
 interface CentralRecord {
   readonly name: Buffer;
@@ -32,8 +40,13 @@ interface CentralRecord {
 export class ZipWriter {
   private offset = 0;
   private readonly records: CentralRecord[] = [];
+  /** Made at the first body that reads into buffers: each with the promise of its release by the socket. */
+  private ring: { buffer: Buffer; sent: Promise<unknown> }[] = [];
+  private readonly closed: Promise<void>;
 
-  constructor(private readonly out: Writable) {}
+  constructor(private readonly out: Writable) {
+    this.closed = new Promise((resolve) => out.once('close', resolve));
+  }
 
   async directory(path: string, mtime: Date): Promise<void> {
     const name = Buffer.from(path.endsWith('/') ? path : `${path}/`, 'utf8');
@@ -47,14 +60,7 @@ export class ZipWriter {
     const name = Buffer.from(path, 'utf8');
     const start = { ...this.stamp(name, mtime, false), offset: this.offset };
     await this.write(localHeader({ ...start, crc: 0, size: 0 }, DATA_DESCRIPTOR));
-    let crc = 0;
-    let written = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      crc = crc32(chunk, crc);
-      written += chunk.length;
-      if (written > size) break;
-      await this.write(chunk);
-    }
+    const { crc, written } = 'readInto' in body ? await this.copyThroughRing(body as ReadsInto, size) : await this.copyStream(body, size);
     if (written !== size) {
       body.destroy();
       throw new Error(`zip entry ${path}: ${written} bytes read where ${size} were expected`);
@@ -102,6 +108,43 @@ export class ZipWriter {
     end.writeUInt32LE(Math.min(length, MAX_32), 12);
     end.writeUInt32LE(Math.min(start, MAX_32), 16);
     await this.write(end);
+  }
+
+  /** Stops once more than `size` bytes came. */
+  private async copyStream(body: Readable, size: number): Promise<{ crc: number; written: number }> {
+    let crc = 0;
+    let written = 0;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      crc = crc32(chunk, crc);
+      written += chunk.length;
+      if (written > size) break;
+      await this.write(chunk);
+    }
+    return { crc, written };
+  }
+
+  /** Each buffer is refilled only after the socket has taken it (its write callback) or closed; reads stop one byte past `size`. */
+  private async copyThroughRing(body: ReadsInto, size: number): Promise<{ crc: number; written: number }> {
+    if (this.ring.length === 0) this.ring = Array.from({ length: RING_SIZE }, () => ({ buffer: Buffer.allocUnsafeSlow(RING_BYTES), sent: Promise.resolve() }));
+    let crc = 0;
+    let written = 0;
+    try {
+      for (let i = 0; ; i = (i + 1) % RING_SIZE) {
+        const slot = this.ring[i];
+        await slot.sent;
+        if (this.out.destroyed) throw new Error('zip output closed');
+        const read = await body.readInto(slot.buffer.subarray(0, Math.min(RING_BYTES, size - written + 1)));
+        written += read;
+        if (read === 0 || written > size) break;
+        const bytes = slot.buffer.subarray(0, read);
+        crc = crc32(bytes, crc);
+        this.offset += read;
+        slot.sent = Promise.race([new Promise((resolve) => this.out.write(bytes, resolve)), this.closed]);
+      }
+    } finally {
+      body.destroy();
+    }
+    return { crc, written };
   }
 
   private stamp(name: Buffer, mtime: Date, directory: boolean) {

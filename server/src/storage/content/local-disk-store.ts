@@ -18,6 +18,9 @@ const TEMP_DIR = '.tmp';
 /** Bytes per read of a blob (and per write of a copy): memory per open read stays about this. */
 const READ_BYTES = 1024 * 1024;
 
+/** What read() answers: a stream, or bytes read into the caller's buffer until it answers 0; destroy() closes the file either way. */
+export type BlobFileStream = Readable & { readInto(target: Buffer): Promise<number> };
+
 export class LocalDiskStore implements ContentStore {
   readonly root: string;
 
@@ -59,7 +62,16 @@ export class LocalDiskStore implements ContentStore {
     // Opened first, so that a missing key rejects here rather than failing a half-sent answer.
     // Reads of 1 MiB: a quarter of the CPU time that 64 KiB reads (the default) take per GiB.
     const highWaterMark = READ_BYTES;
-    return handle.createReadStream(range ? { start: range.start, end: range.end, autoClose: true, highWaterMark } : { autoClose: true, highWaterMark });
+    const stream = handle.createReadStream(range ? { start: range.start, end: range.end, autoClose: true, highWaterMark } : { autoClose: true, highWaterMark });
+    // readInto, for a consumer that reuses its own buffers (the ZIP writer): no fresh Buffer per read. Then not read as a stream.
+    let position = range?.start ?? 0;
+    const end = range ? range.end + 1 : Infinity;
+    const readInto = async (target: Buffer): Promise<number> => {
+      const { bytesRead } = await handle.read(target, 0, Math.min(target.length, end - position), position);
+      position += bytesRead;
+      return bytesRead;
+    };
+    return Object.assign(stream, { readInto }) satisfies BlobFileStream;
   }
 
   async stat(key: string): Promise<BlobStat | null> {
