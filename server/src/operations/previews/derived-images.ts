@@ -94,18 +94,20 @@ async function make(services: Services, content: ContentRef, variant: ImageVaria
     return undefined;
   };
   if (content.size > MAX_INPUT_BYTES) return refuse(`larger than ${MAX_INPUT_BYTES} bytes`);
-  return makingsFor(services.config).queue.run(async () => {
+  // The slot bounds the reading and the making (CPU and the input's memory); the small result is stored after it,
+  // so that the next making does not wait for this one's sync.
+  const made = await makingsFor(services.config).queue.run(async (): Promise<{ bytes: Buffer } | { unreadable: string }> => {
     const input = Buffer.concat(await (await store.read(content.storageKey)).toArray());
-    let bytes: Buffer;
     try {
-      bytes = sniff(input)?.kind === 'pdf' ? await makePdfRendition(input, variant) : await makeRendition(input, variant);
+      return { bytes: sniff(input)?.kind === 'pdf' ? await makePdfRendition(input, variant) : await makeRendition(input, variant) };
     } catch (error) {
-      if (error instanceof UnreadableImage) return refuse(error.message);
+      if (error instanceof UnreadableImage) return { unreadable: error.message };
       throw error;
     }
-    await store.putDerived(key, bytes);
-    return bytes;
   });
+  if ('unreadable' in made) return refuse(made.unreadable);
+  await store.putDerived(key, made.bytes);
+  return made.bytes;
 }
 
 /**
