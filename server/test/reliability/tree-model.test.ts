@@ -1,6 +1,6 @@
 /**
  * Model-based tests of the tree (docs/reliability.md): random sequences of FolderAdd, FileAdd
- * (over tus, or without a transfer for owned content), renames, Move, deletes to the bin and for
+ * (over tus, or without a transfer for owned content), renames, Move, Copy, deletes to the bin and for
  * good, restores, RecycleEmpty, shares, direct links, FolderEncrypt, Unlock and new logins, each
  * in a random one of the four call forms, against the real service over HTTP; invalid steps among
  * them (name clashes, a folder into its own subtree, another account's ids, missing ids, items in

@@ -386,6 +386,45 @@ class Move extends Step {
   }
 }
 
+class Copy extends Step {
+  constructor(
+    base: StepBase,
+    readonly folders: readonly Pick[],
+    readonly files: readonly Pick[],
+    readonly destination: Pick,
+  ) {
+    super(base);
+  }
+  protected override applies(model: TreeModel) {
+    return hasLive(model, 'folder') || hasLive(model, 'file');
+  }
+  describe() {
+    return `Copy(dirids=[${this.folders.map(showPick)}], fids=[${this.files.map(showPick)}], todir=${showPick(this.destination)}${this.destination.pool === 'inside' ? ' of the first folder' : ''})`;
+  }
+  async act(box: ModelBox, real: Real) {
+    const before = box.tree;
+    const { dirids, fids } = batchOf(before, real, this.folders, this.files);
+    const todir = folderOf(before, real, this.destination, true, dirids[0]);
+    this.resolved = `dirids=${dirids} fids=${fids} todir=${todir}`;
+    const answer = await real.client.call(this.base.form, 'Copy', { dirids: dirids.join(','), fids: fids.join(','), todir });
+    let provisional = 0;
+    const made = expectOutcome(box, answer, this.describe(), (m) => m.copy(dirids, fids, todir, () => --provisional)) ?? [];
+    // Copy answers no ids: each copy is found by its name in its parent's listing, parents first.
+    const listed = new Map<number, Answer['items']>();
+    const madeFolders: number[] = [];
+    for (const item of made) {
+      // A parent made by this copy has its service id by now (renumber moved its children's parentId).
+      const parentId = item.parentId;
+      if (!listed.has(parentId)) listed.set(parentId, (await real.client.call('post', 'GetFiles', { dir: parentId, order: 'name', desc: 0 })).items);
+      const found = listed.get(parentId)!.find((entry) => entry.type === item.type && entry.attrs.name === item.name);
+      if (!found) throw new Error(`${this.describe()}: the copy ${item.type} "${item.name}" is not listed in folder ${parentId}`);
+      box.tree.renumber(item.id, Number(found.attrs.id));
+      if (item.type === 'folder') madeFolders.push(Number(found.attrs.id));
+    }
+    return [todir, ...madeFolders];
+  }
+}
+
 class Delete extends Step {
   constructor(
     base: StepBase,
@@ -674,6 +713,12 @@ export const commandArbitrary: fc.Arbitrary<Cmd> = fc.oneof(
     arbitrary: fc
       .record({ base: fc.record(stepBase), folders: upTo(batchPick, 2), files: upTo(batchPick, 2), destination: destinationPick })
       .map((a) => new Move(a.base, a.folders, a.files, a.destination)),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({ base: fc.record(stepBase), folders: upTo(batchPick, 2), files: upTo(batchPick, 2), destination: destinationPick })
+      .map((a) => new Copy(a.base, a.folders, a.files, a.destination)),
   },
   {
     weight: 9,

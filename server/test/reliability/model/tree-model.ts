@@ -372,6 +372,72 @@ export class TreeModel {
     this.settleEncryption();
   }
 
+  /**
+   * Copy (protocol.md §10.8), in its order of checks: 400, 404, 423 (destination), 409, 423 (items); a tree this
+   * small meets neither the item, depth nor quota limits. The copies take ids from `newId`, in the order made: each
+   * folder before what is in it. Returns them in that order.
+   */
+  copy(folderIds: readonly number[], fileIds: readonly number[], todir: number, newId: () => number): ItemModel[] {
+    if (folderIds.length === 0 && fileIds.length === 0) throw new Refusal(400, 'dirids and fids are both empty');
+    const folders = folderIds.map((id) => {
+      if (id === 0) throw new Refusal(404, 'the root cannot be copied');
+      return this.requireLiveFolder(id);
+    });
+    const files = fileIds.map((id) => this.requireLiveFile(id));
+    this.requireParent(todir);
+    if (todir !== 0 && this.folders.get(todir)!.keyId !== null) throw new Refusal(423, 'cannot copy into an encrypted folder');
+    if (todir !== 0 && folders.some((f) => this.isWithin(todir, f.id))) throw new Refusal(409, 'cannot copy a folder into itself or its own subfolder');
+    const beneath = (folder: FolderModel): ItemModel[] => {
+      const { folders: subfolders, files: inside } = this.children(folder.id);
+      return [...inside, ...subfolders.flatMap((sub) => [sub, ...beneath(sub)])];
+    };
+    if ([...folders, ...files, ...folders.flatMap(beneath)].some((item) => item.keyId !== null)) throw new Refusal(423, 'encrypted folders and files cannot be copied');
+
+    // Top-level names: their own, or the first free numbered form as FileAdd gives, names given earlier in the call counting.
+    const taken = new Set([...Object.values(this.children(todir))].flat().map((item) => nameKey(item.name)));
+    const names = [...folders, ...files].map((item) => {
+      let name = item.name;
+      for (let n = 1; taken.has(nameKey(name)); n++) name = withSuffix(item.name, ` (${n})`, item.type === 'file');
+      if ([...name].length > MAX_NAME_LENGTH) throw new Refusal(409, 'numbered name too long');
+      taken.add(nameKey(name));
+      return name;
+    });
+
+    const made: ItemModel[] = [];
+    const base = { time: this.now, place: { kind: 'live' } as const, share: null, keyId: null };
+    const copyFile = (file: FileModel, parentId: number, name: string) => {
+      const copy: FileModel = { ...base, type: 'file', id: newId(), parentId, name, ext: file.ext, size: file.size, hash: file.hash, link: null };
+      this.files.set(copy.id, copy);
+      made.push(copy);
+    };
+    const copyFolder = (folder: FolderModel, parentId: number, name: string) => {
+      const { folders: subfolders, files: inside } = this.children(folder.id);
+      const copy: FolderModel = { ...base, type: 'folder', id: newId(), parentId, name };
+      this.folders.set(copy.id, copy);
+      made.push(copy);
+      for (const file of inside) copyFile(file, copy.id, file.name);
+      for (const sub of subfolders) copyFolder(sub, copy.id, sub.name);
+    };
+    folders.forEach((folder, i) => copyFolder(folder, todir, names[i]));
+    files.forEach((file, i) => copyFile(file, todir, names[folders.length + i]));
+    return made;
+  }
+
+  /** Gives the item `from` (a copy's provisional id) the service's id `to`, in every place that names it. */
+  renumber(from: number, to: number): void {
+    const folder = this.folders.get(from);
+    if (folder) {
+      this.folders.delete(from);
+      this.folders.set(to, { ...folder, id: to });
+      for (const item of [...this.folders.values(), ...this.files.values()]) if (item.parentId === from) item.parentId = to;
+    }
+    const file = this.files.get(from);
+    if (file) {
+      this.files.delete(from);
+      this.files.set(to, { ...file, id: to });
+    }
+  }
+
   /** Parent paths as they are now, for the `from` of bin entries. */
   private fromPath(parentId: number): string {
     return this.folderPath(parentId) || '/';
