@@ -360,7 +360,9 @@ function parentsOf(model: TreeModel, folderIds: readonly number[], fileIds: read
   return [...folderIds.map((id) => model.folders.get(id)?.parentId ?? 0), ...fileIds.map((id) => model.files.get(id)?.parentId ?? 0)];
 }
 
-class Move extends Step {
+/** Move and Copy: a batch of items and a destination folder. */
+abstract class BatchInto extends Step {
+  protected abstract readonly op: 'Move' | 'Copy';
   constructor(
     base: StepBase,
     readonly folders: readonly Pick[],
@@ -373,40 +375,32 @@ class Move extends Step {
     return hasLive(model, 'folder') || hasLive(model, 'file');
   }
   describe() {
-    return `Move(dirids=[${this.folders.map(showPick)}], fids=[${this.files.map(showPick)}], todir=${showPick(this.destination)}${this.destination.pool === 'inside' ? ' of the first folder' : ''})`;
+    return `${this.op}(dirids=[${this.folders.map(showPick)}], fids=[${this.files.map(showPick)}], todir=${showPick(this.destination)}${this.destination.pool === 'inside' ? ' of the first folder' : ''})`;
   }
-  async act(box: ModelBox, real: Real) {
+  /** The batch and destination as the model resolves them now, sent to the service. */
+  protected async send(box: ModelBox, real: Real) {
     const before = box.tree;
     const { dirids, fids } = batchOf(before, real, this.folders, this.files);
     const todir = folderOf(before, real, this.destination, true, dirids[0]);
     this.resolved = `dirids=${dirids} fids=${fids} todir=${todir}`;
-    const answer = await real.client.call(this.base.form, 'Move', { dirids: dirids.join(','), fids: fids.join(','), todir });
+    const answer = await real.client.call(this.base.form, this.op, { dirids: dirids.join(','), fids: fids.join(','), todir });
+    return { before, dirids, fids, todir, answer };
+  }
+}
+
+class Move extends BatchInto {
+  protected readonly op = 'Move';
+  async act(box: ModelBox, real: Real) {
+    const { before, dirids, fids, todir, answer } = await this.send(box, real);
     expectOutcome(box, answer, this.describe(), (m) => m.move(dirids, fids, todir));
     return [...parentsOf(before, dirids, fids), todir];
   }
 }
 
-class Copy extends Step {
-  constructor(
-    base: StepBase,
-    readonly folders: readonly Pick[],
-    readonly files: readonly Pick[],
-    readonly destination: Pick,
-  ) {
-    super(base);
-  }
-  protected override applies(model: TreeModel) {
-    return hasLive(model, 'folder') || hasLive(model, 'file');
-  }
-  describe() {
-    return `Copy(dirids=[${this.folders.map(showPick)}], fids=[${this.files.map(showPick)}], todir=${showPick(this.destination)}${this.destination.pool === 'inside' ? ' of the first folder' : ''})`;
-  }
+class Copy extends BatchInto {
+  protected readonly op = 'Copy';
   async act(box: ModelBox, real: Real) {
-    const before = box.tree;
-    const { dirids, fids } = batchOf(before, real, this.folders, this.files);
-    const todir = folderOf(before, real, this.destination, true, dirids[0]);
-    this.resolved = `dirids=${dirids} fids=${fids} todir=${todir}`;
-    const answer = await real.client.call(this.base.form, 'Copy', { dirids: dirids.join(','), fids: fids.join(','), todir });
+    const { dirids, fids, todir, answer } = await this.send(box, real);
     let provisional = 0;
     const made = expectOutcome(box, answer, this.describe(), (m) => m.copy(dirids, fids, todir, () => --provisional)) ?? [];
     // Copy answers no ids: each copy is found by its name in its parent's listing, parents first.
