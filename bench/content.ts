@@ -79,9 +79,12 @@ const CHUNK = 8 * MiB;
 const DISK_RUNS = 2;
 const ENCRYPTION_PASSWORD = 'bench-encryption-1';
 
-function request(url: URL, method: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+const uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One request, its answer read whole (answers of the bench's uploads and thumbnails are small). */
+export function request(url: URL, method: string, headers: Record<string, string>, body?: Buffer, agent = uploadAgent): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent: uploadAgent }, (res) => {
+    const req = http.request(url, { method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
@@ -92,7 +95,18 @@ function request(url: URL, method: string, headers: Record<string, string>, body
   });
 }
 
-const uploadAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+/** tus creation with the whole of `bytes` in its POST, into `folder`; answers the SHA-256 the service computed. */
+export async function createWithUpload(service: ChildServer, session: Session, folder: number, name: string, bytes: Buffer, agent?: http.Agent): Promise<string> {
+  const created = await request(new URL('/upload/', service.url), 'POST', {
+    'Tus-Resumable': '1.0.0',
+    Authorization: `Bearer ${session.token}`,
+    'Upload-Length': String(bytes.length),
+    'Upload-Metadata': `filename ${Buffer.from(name).toString('base64')},folder ${Buffer.from(String(folder)).toString('base64')}`,
+    'Content-Type': 'application/offset+octet-stream',
+  }, bytes, agent);
+  if (created.status !== 201 || Number(created.headers['upload-offset']) !== bytes.length) throw new Error(`tus POST of ${name}: ${created.status} ${created.text}`);
+  return String(created.headers['upload-sha256'] ?? '');
+}
 
 /** CPU time of process `pid` so far (all its threads, user and system), seconds; NaN without /proc. */
 function cpuSecondsOf(pid: number): number {

@@ -22,6 +22,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext } from '@playwright/test';
 import sharp from 'sharp';
 import { buildWebApp, LAUNCH, loggedInContext } from './app';
+import { createWithUpload, request } from './content';
 import { attribute, callSigned, login, type Session } from './calls';
 import { PASSWORD, BENCH_ACCOUNT } from './populate';
 import { startService, type ChildServer } from './service';
@@ -98,30 +99,9 @@ export async function ensurePhotos(): Promise<string[]> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function request(url: URL, method: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /** tus creation with upload (the whole photo in the POST), then FileAdd; answers the file id. */
 async function uploadPhoto(service: ChildServer, session: Session, folder: number, name: string, bytes: Buffer): Promise<number> {
-  const created = await request(new URL('/upload/', service.url), 'POST', {
-    'Tus-Resumable': '1.0.0',
-    Authorization: `Bearer ${session.token}`,
-    'Upload-Length': String(bytes.length),
-    'Upload-Metadata': `filename ${Buffer.from(name).toString('base64')},folder ${Buffer.from(String(folder)).toString('base64')}`,
-    'Content-Type': 'application/offset+octet-stream',
-  }, bytes);
-  if (created.status !== 201 || Number(created.headers['upload-offset']) !== bytes.length) throw new Error(`tus POST of ${name}: ${created.status} ${created.body.toString('utf8')}`);
-  const hash = String(created.headers['upload-sha256'] ?? '');
+  const hash = await createWithUpload(service, session, folder, name, bytes, agent);
   const xml = await callSigned(service.url, session, 'FileService', 'FileAdd', { name, ext: 'jpg', size: bytes.length, dirid: folder, hash });
   const id = Number(attribute(xml.slice(xml.indexOf('<file')), 'id'));
   if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`FileAdd answered ${xml}`);
@@ -245,7 +225,7 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
       while (position < todo.length) {
         const fid = todo[position++];
         for (;;) {
-          const answer = await request(new URL(`${prefix}${fid}/large`, service.url), 'GET', {});
+          const answer = await request(new URL(`${prefix}${fid}/large`, service.url), 'GET', {}, undefined, agent);
           if (answer.status === 200) break;
           if (answer.status !== 503) throw new Error(`the large thumbnail of ${fid}: ${answer.status}`);
           retries++;

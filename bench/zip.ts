@@ -19,7 +19,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
 import { attribute, callSigned, login, type Session } from './calls';
-import { fileAdd, upload, withPeak } from './content';
+import { createWithUpload, fileAdd, upload, withPeak } from './content';
 import { PASSWORD, BENCH_ACCOUNT } from './populate';
 import { startService, type ChildServer } from './service';
 import { GiB, log, MiB, round } from './util';
@@ -76,19 +76,6 @@ const TAIL_BYTES = 4 * MiB;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-function post(url: URL, headers: Record<string, string>, body: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /** 1,000 files into `folder`, two at a time: tus creation with the whole file in the POST, then FileAdd. */
 async function uploadFiles(service: ChildServer, session: Session, folder: number): Promise<void> {
   const base = randomBytes(FILE_BYTES);
@@ -100,15 +87,8 @@ async function uploadFiles(service: ChildServer, session: Session, folder: numbe
       const index = next++;
       bytes.writeUInt32BE(index, 0);
       const name = `part ${String(index).padStart(4, '0')}.bin`;
-      const created = await post(new URL('/upload/', service.url), {
-        'Tus-Resumable': '1.0.0',
-        Authorization: `Bearer ${session.token}`,
-        'Upload-Length': String(bytes.length),
-        'Upload-Metadata': `filename ${Buffer.from(name).toString('base64')},folder ${Buffer.from(String(folder)).toString('base64')}`,
-        'Content-Type': 'application/offset+octet-stream',
-      }, bytes);
-      if (created.status !== 201 || Number(created.headers['upload-offset']) !== bytes.length) throw new Error(`tus POST of ${name}: ${created.status} ${created.text}`);
-      await fileAdd(service, session, folder, name, bytes.length, String(created.headers['upload-sha256'] ?? ''));
+      const sha256 = await createWithUpload(service, session, folder, name, bytes, agent);
+      await fileAdd(service, session, folder, name, bytes.length, sha256);
     }
   };
   await Promise.all([uploader(), uploader()]);
