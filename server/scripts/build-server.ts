@@ -19,24 +19,29 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 export const SERVER_BUNDLE = path.join(REPO_ROOT, 'dist', 'server', 'fss.mjs');
 
 const CLI = path.join(REPO_ROOT, 'server', 'src', 'cli.ts');
+const COMMAND = path.join(REPO_ROOT, 'server', 'scripts', 'fss-command.ts');
 
 /**
  * Bundles server/src/cli.ts into `outfile`: a module exporting `main` (what bin/fss.mjs imports),
- * or with `command`, a script that runs `main` on its arguments (`node <outfile> serve`).
+ * or with `command`, a script that runs `main` on its arguments (`node <outfile> serve`). Modules the
+ * sources import with `import()` become chunks beside it (chunks/), so that what a configuration
+ * never uses (the S3 SDK, pg, nodemailer, …) is never loaded: a bundle hoists a module's package imports.
  */
 export async function buildServerBundle(outfile = SERVER_BUNDLE, options: { sourcemap?: boolean; command?: boolean } = {}): Promise<string> {
-  const entry = options.command
-    ? { stdin: { contents: `import { main } from ${JSON.stringify(CLI)};\nprocess.exitCode = await main(process.argv.slice(2));\n`, resolveDir: REPO_ROOT, loader: 'ts' as const } }
-    : { entryPoints: [CLI] };
   await build({
-    ...entry,
+    entryPoints: [{ in: options.command ? COMMAND : CLI, out: path.basename(outfile, '.mjs') }],
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     packages: 'external',
     sourcemap: options.sourcemap ?? true,
-    outfile,
+    // Maps without the sources: traces name file and line, and a running service does not hold every source in memory.
+    sourcesContent: false,
+    outdir: path.dirname(outfile),
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
   });
   return outfile;

@@ -27,7 +27,7 @@ import { ServiceRouter } from './protocol/router';
 import { ShareImageRoute } from './protocol/files/share-images';
 import { ZipRoute } from './protocol/files/zip-route';
 import { HealthRoute } from './protocol/ops/health';
-import { Metrics } from './protocol/ops/metrics';
+import type { Metrics } from './protocol/ops/metrics';
 import { ThumbnailRoute } from './protocol/files/thumbnails';
 import { SharePreviews } from './protocol/web/share-preview';
 import { UploadEndpoint } from './protocol/files/uploads';
@@ -85,8 +85,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     store: () => probeContentStore(config),
     shuttingDown: () => shuttingDown(services),
   });
+  // prom-client is loaded only when metrics are on.
   const metrics =
-    config.metrics.kind === 'off' ? null : new Metrics(config.namespace, { poolUse: () => poolUse(db), queueDepths: () => queueDepths(db, services.now()) });
+    config.metrics.kind === 'off' ? null : new (await import('./protocol/ops/metrics')).Metrics(config.namespace, { poolUse: () => poolUse(db), queueDepths: () => queueDepths(db, services.now()) });
   // Before any background work starts: a listener that cannot listen (the port is taken) leaves only the database to close.
   let metricsListener: MetricsListener | null = null;
   if (config.metrics.kind === 'listener' && metrics) {

@@ -95,7 +95,7 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
   }
 
   const source = openSqliteReadOnly(sourceDir);
-  const targetDb = openDatabaseUnmigrated(target);
+  const targetDb = await openDatabaseUnmigrated(target);
   const workDirs: string[] = [];
   try {
     // ---- 1. Checks, before anything is written ----------------------------------------------

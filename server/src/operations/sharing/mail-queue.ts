@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../../log';
 import { claimDueEmail, findShareMessageContext, markEmailAttemptFailed, markEmailSent, type ClaimedEmail } from '../../storage/db/repositories/emails-repository';
 import { findSharedTarget } from '../../storage/db/repositories/shares-repository';
@@ -103,18 +103,27 @@ function nodemailerMessage(mail: OutgoingMail) {
   };
 }
 
+/** A nodemailer transport made at the first delivery: a service that sends no mail never loads nodemailer. */
+function lazyTransport(make: (mailer: typeof import('nodemailer').default) => Transporter) {
+  let transport: Promise<Transporter> | undefined;
+  return {
+    get: () => (transport ??= import('nodemailer').then((module) => make(module.default))),
+    close: () => void transport?.then((made) => made.close()),
+  };
+}
+
 /** SMTP through nodemailer: a connection per message (smtp:// upgrades with STARTTLS when offered; smtps:// is TLS). */
 export function smtpDelivery(url: string, timeouts: Partial<typeof SMTP_TIMEOUTS> = {}): MailDelivery {
-  const transport = nodemailer.createTransport({ url, ...SMTP_TIMEOUTS, ...timeouts });
+  const transport = lazyTransport((mailer) => mailer.createTransport({ url, ...SMTP_TIMEOUTS, ...timeouts }));
   const { protocol, host } = new URL(url);
   return {
     kind: 'smtp',
     destination: `${protocol}//${host}`,
     async deliver(mail) {
-      await transport.sendMail(nodemailerMessage(mail));
+      await (await transport.get()).sendMail(nodemailerMessage(mail));
       return {};
     },
-    close: () => transport.close(),
+    close: transport.close,
   };
 }
 
@@ -123,12 +132,12 @@ export function smtpDelivery(url: string, timeouts: Partial<typeof SMTP_TIMEOUTS
  * no reader sees half a message. Private to the service's user (0700, 0600): they hold extraction codes.
  */
 export function outboxDelivery(dir: string): MailDelivery {
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const composer = lazyTransport((mailer) => mailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }));
   return {
     kind: 'outbox',
     destination: dir,
     async deliver(mail) {
-      const info = await composer.sendMail(nodemailerMessage(mail));
+      const info = await (await composer.get()).sendMail(nodemailerMessage(mail));
       const bytes = info.message as Buffer;
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const file = path.join(dir, `email-${mail.emailId}.eml`);
@@ -146,7 +155,7 @@ export function outboxDelivery(dir: string): MailDelivery {
       await rename(temp, file);
       return { file };
     },
-    close: () => composer.close(),
+    close: composer.close,
   };
 }
 

@@ -8,16 +8,14 @@
  * kill-and-restart. Packages stay external and are loaded from node_modules as usual, which is why
  * the bundle is written inside the repository.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildServerBundle } from '../../../scripts/build-server';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
-/** Bundles the `fss` command into `node_modules/.cache/fss-reliability/<name>.mjs`; answers its path. */
+/** Bundles the `fss` command into a folder of its own (its chunks beside it) under `node_modules/.cache/fss-reliability/`; answers its path. */
 export async function bundleFssCommand(name: string): Promise<string> {
   const dir = path.join(REPO_ROOT, 'node_modules', '.cache', 'fss-reliability');
-  mkdirSync(dir, { recursive: true });
-  return buildServerBundle(path.join(dir, `${name}-${process.pid}.mjs`), { command: true, sourcemap: false });
+  return buildServerBundle(path.join(dir, `${name}-${process.pid}`, 'fss.mjs'), { command: true, sourcemap: false });
 }

@@ -2,13 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
-import pg from 'pg';
-import Cursor from 'pg-cursor';
+import { Kysely, Migrator, SqliteDialect, sql, type Dialect } from 'kysely';
 import type { Config } from '../../../config';
-import { createLogger } from '../../../log';
-import { fromDependency, outagesOf } from '../../outages';
-import { engineOf, postgresTextPlugin, postgresTypes } from './dialect';
+import { engineOf, postgresTextPlugin } from './dialect';
+import type { PostgresPool } from './postgres-dialect';
 import { migrationProvider, migrations } from '../migrations';
 import type { Database } from '../schema';
 import { CachingSqliteDialect } from './sqlite-driver';
@@ -19,9 +16,9 @@ export const SQLITE_FILE_NAME = 'fss.sqlite';
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 export async function openDatabase(config: Config): Promise<Kysely<Database>> {
-  const db = openDatabaseUnmigrated(config);
+  const db = await openDatabaseUnmigrated(config);
   // Migrations may run (or wait for another instance's) for minutes: on PostgreSQL, over a connection without the call timeouts.
-  const migrating = config.databaseUrl === undefined ? db : openDatabaseUnmigrated({ ...config, databaseTimeoutMs: 0 });
+  const migrating = config.databaseUrl === undefined ? db : await openDatabaseUnmigrated({ ...config, databaseTimeoutMs: 0 });
   try {
     await migrateToLatest(migrating);
   } catch (error) {
@@ -38,10 +35,9 @@ export async function closeDatabase(db: Kysely<Database>): Promise<void> {
 }
 
 /** The database of `config` not yet migrated: `fss migrate` migrates its target only when it writes to it. */
-export function openDatabaseUnmigrated(config: Config): Kysely<Database> {
-  const dialect = createDialect(config);
+export async function openDatabaseUnmigrated(config: Config): Promise<Kysely<Database>> {
+  const { dialect, pool } = await createDialect(config);
   const db = new Kysely<Database>({ dialect, plugins: config.databaseUrl === undefined ? [] : [postgresTextPlugin] });
-  const pool = pools.get(dialect);
   if (pool) pools.set(db, pool);
   // The compiled hot queries read at once when the connection is free (prepared-query.ts).
   if (dialect instanceof CachingSqliteDialect) dialect.serveImmediateReads(db);
@@ -101,7 +97,7 @@ async function migrate(db: Kysely<any>): Promise<string[]> {
 }
 
 /** Each PostgreSQL database's pool, by its dialect and its Kysely (for /metrics); SQLite has none. */
-const pools = new WeakMap<object, pg.Pool>();
+const pools = new WeakMap<Kysely<Database>, PostgresPool>();
 
 /** The connections of `db`'s pool: open, idle, and requests waiting for one; null on SQLite. */
 export function poolUse(db: Kysely<Database>): { readonly total: number; readonly idle: number; readonly waiting: number } | null {
@@ -109,67 +105,10 @@ export function poolUse(db: Kysely<Database>): { readonly total: number; readonl
   return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } : null;
 }
 
-function createDialect(config: Config): Dialect {
-  return config.databaseUrl === undefined ? sqliteDialect(config.dataDir) : postgresDialect(config.databaseUrl, config);
-}
-
-/** Client-side grace beyond the server's statement_timeout: the server cancels a slow statement itself first. */
-const READ_TIMEOUT_GRACE_MS = 2_000;
-
-function postgresDialect(url: string, config: Config): Dialect {
-  const outages = outagesOf(config);
-  const statementMs = config.databaseTimeoutMs;
-  const readTimeoutMs = statementMs === 0 ? 0 : statementMs + READ_TIMEOUT_GRACE_MS;
-  /**
-   * Errors marked as the database's (storage/outages.ts), answers as proof that it is reached. A plain query waits
-   * at most readTimeoutMs (a stopped server never cancels anything itself); a cursor, read a chunk at a time as its
-   * client reads a listing, only statement_timeout per chunk.
-   */
-  class WatchedClient extends pg.Client {
-    constructor(config?: string | pg.ClientConfig) {
-      super(config);
-      // A connection lost while checked out (between the statements of a transaction) is emitted here, and would end
-      // the process without a listener; the next statement fails and tells its caller.
-      this.on('error', (error) => outages.failed(fromDependency('database', error)));
-    }
-
-    override query(...args: unknown[]): any {
-      const [text, values] = args;
-      if (typeof text !== 'string' || args.length > 2) return (super.query as (...a: unknown[]) => unknown)(...args);
-      const asked = super.query({ text, values: values as unknown[] | undefined, ...(readTimeoutMs ? { query_timeout: readTimeoutMs } : {}) });
-      return asked.then(
-        (result) => {
-          outages.reached('database');
-          return result;
-        },
-        (error: unknown) => Promise.reject(fromDependency('database', error)),
-      );
-    }
-  }
-  class WatchedPool extends pg.Pool {
-    override connect(...args: unknown[]): any {
-      if (args.length > 0) return (super.connect as (...a: unknown[]) => unknown)(...args);
-      return super.connect().catch((error: unknown) => Promise.reject(fromDependency('database', error)));
-    }
-  }
-  const pool = new WatchedPool({
-    connectionString: url,
-    max: config.databasePoolSize,
-    types: postgresTypes,
-    Client: WatchedClient,
-    connectionTimeoutMillis: config.connectTimeoutMs,
-    ...(statementMs ? { statement_timeout: statementMs } : {}),
-  });
-  // A pooled connection that fails while idle (the server restarted) is dropped by the pool; without
-  // a listener, the error would end the process. During an outage it is part of it: the outage's lines say so.
-  const logger = createLogger(config.log);
-  pool.on('error', (error) => {
-    if (!outages.failed(fromDependency('database', error))) logger.error('database-connection-failed', { error: error.message });
-  });
-  // The cursor is what Kysely's stream() reads listings through, a chunk of rows at a time.
-  const dialect = new PostgresDialect({ pool, cursor: Cursor });
-  pools.set(dialect, pool);
-  return dialect;
+/** PostgreSQL's module (and pg with it) is loaded only by an installation that uses it. */
+async function createDialect(config: Config): Promise<{ dialect: Dialect; pool?: PostgresPool }> {
+  if (config.databaseUrl === undefined) return { dialect: sqliteDialect(config.dataDir) };
+  return (await import('./postgres-dialect')).postgresDialect(config.databaseUrl, config);
 }
 
 function sqliteDialect(dataDir: string): Dialect {

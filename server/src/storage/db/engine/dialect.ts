@@ -14,7 +14,6 @@ import {
   type PrimitiveValueListNode,
   type ValueNode,
 } from 'kysely';
-import pg from 'pg';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -125,18 +124,6 @@ export function parseNumeric(text: string): number {
   if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) throw new RangeError(`number out of range: ${text}`);
   return value;
 }
-
-const INT8_OID = 20;
-const NUMERIC_OID = 1700;
-
-/** The PostgreSQL pool's type parsers (int8 and numeric as numbers), given to the pool so no other user of pg is affected. */
-export const postgresTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-    if (format !== 'binary' && oid === INT8_OID) return parseInt8;
-    if (format !== 'binary' && oid === NUMERIC_OID) return parseNumeric;
-    return pg.types.getTypeParser(oid, format as 'text');
-  },
-};
 
 /** Runs a migration all-or-nothing: Kysely's Migrator declares no transactional DDL for SQLite, so this opens one. */
 export async function migrateAtomically(db: Kysely<any>, up: (db: Kysely<any>) => Promise<void>): Promise<void> {
