@@ -316,21 +316,10 @@ export interface MigrationMarker {
   readonly finishedAt: Date | null;
 }
 
-interface MarkerRow {
-  source_id: string;
-  source_dir: string;
-  secret_check: string;
-  runs: number;
-  started_at: number;
-  rows_copied_at: number | null;
-  copied: string | null;
-  finished_at: number | null;
-}
-
-/** The markers of `db`; none when it has no marker table. */
+/** The markers of `db` (their columns: beginRun); none when it has no marker table. */
 export async function readMarkers(db: Kysely<any>): Promise<MigrationMarker[]> {
   if (!(await hasTable(db, MARKER_TABLE))) return [];
-  const { rows } = await sql<MarkerRow>`select * from ${sql.table(MARKER_TABLE)} order by started_at`.execute(db);
+  const rows = await db.selectFrom(MARKER_TABLE).selectAll().orderBy('started_at').execute();
   return rows.map((row) => ({
     sourceId: row.source_id,
     sourceDir: row.source_dir,
