@@ -16,9 +16,9 @@ import { syncDirectory, syncFile } from '../../storage/content/file-sync';
 import { LocalDiskStore } from '../../storage/content/local-disk-store';
 import { contentStoreFor } from '../../storage/content/stores';
 import { closeDatabase, openSqliteReadOnly, SQLITE_FILE_NAME } from '../../storage/db/engine/database';
-import { contentAfter, shareImagesAfter } from '../../storage/db/engine/installation-copy';
+import { blobPages, type NamedBlob } from '../../storage/db/engine/installation-copy';
 import { snapshotSqlite } from '../../storage/db/engine/sqlite-snapshot';
-import { forEachConcurrently, formatBytes, progressPrinter } from './migrate-installation';
+import { describeBlob, forEachConcurrently, formatBytes, knownSha256, progressPrinter } from './migrate-installation';
 
 /** A refusal before anything was written; the message says why and what to do. */
 export class BackupRefused extends Error {}
@@ -37,14 +37,6 @@ export interface BackupSummary {
   readonly seconds: number;
   /** Blobs the installation's database names but its store lacks or holds damaged (fss fsck on it tells more). */
   readonly problems: readonly string[];
-}
-
-interface NamedBlob {
-  readonly key: string;
-  readonly what: string;
-  readonly size?: number;
-  /** SHA-256 the stored bytes must have, when known (not for encrypted content). */
-  readonly sha256?: string;
 }
 
 export async function backupInstallation(config: Config, dir: string, print: (line: string) => void): Promise<BackupSummary> {
@@ -136,19 +128,7 @@ export async function backupInstallation(config: Config, dir: string, print: (li
 
 /** Every blob the database names: content, then cover images of shares. */
 async function* blobsNamedBy(db: ReturnType<typeof openSqliteReadOnly>): AsyncGenerator<NamedBlob> {
-  for (let after = 0; ; ) {
-    const rows = await contentAfter(db, after, PAGE);
-    for (const row of rows) yield { key: row.storageKey, what: `content ${row.id}`, size: row.size, sha256: row.encrypted ? undefined : row.sha256 };
-    if (rows.length < PAGE) break;
-    after = rows[rows.length - 1].id;
-  }
-  for (let after = 0; ; ) {
-    const rows = await shareImagesAfter(db, after, PAGE);
-    // A cover image's key is made from its bytes' SHA-256 (`ab/cd/<sha256>-<16 hex>`).
-    for (const row of rows) yield { key: row.key, what: `the cover image of share ${row.shareId}`, sha256: row.key.slice(6, 70) };
-    if (rows.length < PAGE) break;
-    after = rows[rows.length - 1].shareId;
-  }
+  for await (const page of blobPages(db, PAGE)) yield* page;
 }
 
 /** Copies one blob, checking its size and hash; 'missing' when the store no longer has it, a problem's text, or null. */
@@ -181,8 +161,9 @@ async function copyBlob(from: ContentStore, to: LocalDiskStore, blob: NamedBlob,
   }
   const sha256 = hash.digest('hex');
   // Copied as they are, as the installation holds them; fss fsck on the installation tells more.
-  if (blob.size !== undefined && size !== blob.size) return `${blob.what} (${blob.key}): ${size} bytes in the store, ${blob.size} in the database`;
-  if (blob.sha256 !== undefined && sha256 !== blob.sha256) return `${blob.what} (${blob.key}): the stored bytes hash to ${sha256}, not ${blob.sha256}`;
+  if (blob.kind === 'content' && size !== blob.size) return `${describeBlob(blob)}: ${size} bytes in the store, ${blob.size} in the database`;
+  const want = knownSha256(blob);
+  if (want !== undefined && sha256 !== want) return `${describeBlob(blob)}: the stored bytes hash to ${sha256}, not ${want}`;
   return null;
 }
 

@@ -18,21 +18,20 @@ import { closeDatabase, migrateToLatest, openDatabaseUnmigrated, openSqliteReadO
 import {
   appliedMigrations,
   beginRun,
+  blobKeysNow,
+  blobPages,
   blobTotals,
   columnDifferences,
   compareRows,
-  contentAfter,
-  contentKeysAmong,
   copyTables,
   countTables,
   digestTables,
   finishRun,
   foldersDeeperThan,
+  type NamedBlob,
   readMarkers,
   schemaState,
   sealedExtractionCodes,
-  shareImagesAfter,
-  shareImagesAmong,
   sqliteDataVersion,
   type TableCount,
   type TableDigest,
@@ -237,7 +236,7 @@ export async function migrateInstallation(options: MigrationOptions): Promise<Mi
     // ---- 4. Verification ------------------------------------------------------------------------
     // After a finished move the service may have run on the target: what it changed is told apart, not blamed.
     const moved = mode === 'verify-only' && marker?.finishedAt && marker.copied ? marker.copied : null;
-    const rows = moved ? await verifyRowsAfterUse(source, targetDb, moved, print) : { problems: await verifyRows(source, targetDb, print), notVerified: 0 };
+    const rows = await verifyRows(source, targetDb, moved, print);
     problems.push(...rows.problems);
     const blobs = await verifyBlobs(source, targetDb, sourceStore, targetStore, { jobs, totals, print, repair: mode === 'migrate' && !contentInPlace });
     problems.push(...blobs.problems);
@@ -353,51 +352,24 @@ async function samePath(a: string, b: string): Promise<boolean> {
 
 // ---- Blobs ------------------------------------------------------------------------------------------
 
-type Blob =
-  | { readonly kind: 'content'; readonly id: number; readonly key: string; readonly size: number; readonly sha256: string; readonly encrypted: boolean }
-  | { readonly kind: 'image'; readonly shareId: number; readonly key: string };
+/** A blob of the installation, and (with a target) whether the target's row still names it: the service may have removed or replaced it. */
+type MovedBlob = NamedBlob & { readonly inTarget?: 'as-moved' | 'gone' | 'replaced' };
 
-/** Every blob the target's rows name: content rows, then cover images. */
-async function* blobsOf(db: Kysely<Database>): AsyncGenerator<Blob> {
-  for (let after = 0; ; ) {
-    const rows = await contentAfter(db, after, PAGE);
-    for (const row of rows) yield { kind: 'content', id: row.id, key: row.storageKey, size: row.size, sha256: row.sha256, encrypted: row.encrypted };
-    if (rows.length < PAGE) break;
-    after = rows[rows.length - 1].id;
-  }
-  for (let after = 0; ; ) {
-    const rows = await shareImagesAfter(db, after, PAGE);
-    for (const row of rows) yield { kind: 'image', shareId: row.shareId, key: row.key };
-    if (rows.length < PAGE) break;
-    after = rows[rows.length - 1].shareId;
-  }
-}
-
-/** A blob of the installation, and whether the target's row still names it (the service may have removed or replaced it). */
-type MovedBlob = Blob & { readonly inTarget: 'as-moved' | 'gone' | 'replaced' };
-
-/** The installation's blobs, each with what the target's rows say of it now. */
-async function* movedBlobsOf(source: Kysely<Database>, target: Kysely<Database>): AsyncGenerator<MovedBlob> {
-  const state = (now: string | undefined, key: string) => (now === undefined ? 'gone' : now === key ? 'as-moved' : 'replaced');
-  for (let after = 0; ; ) {
-    const rows = await contentAfter(source, after, PAGE);
-    const now = await contentKeysAmong(target, rows.map((row) => row.id));
-    for (const row of rows) {
-      yield { kind: 'content', id: row.id, key: row.storageKey, size: row.size, sha256: row.sha256, encrypted: row.encrypted, inTarget: state(now.get(row.id), row.storageKey) };
+/** The installation's blobs (content rows, then cover images), each with what the target's rows say of it now. */
+async function* blobsOf(source: Kysely<Database>, target?: Kysely<Database>): AsyncGenerator<MovedBlob> {
+  for await (const page of blobPages(source, PAGE)) {
+    const now = target && (await blobKeysNow(target, page));
+    for (const blob of page) {
+      const key = now?.get(blob.id);
+      yield now ? { ...blob, inTarget: key === undefined ? 'gone' : key === blob.key ? 'as-moved' : 'replaced' } : blob;
     }
-    if (rows.length < PAGE) break;
-    after = rows[rows.length - 1].id;
-  }
-  for (let after = 0; ; ) {
-    const rows = await shareImagesAfter(source, after, PAGE);
-    const now = await shareImagesAmong(target, rows.map((row) => row.shareId));
-    for (const row of rows) yield { kind: 'image', shareId: row.shareId, key: row.key, inTarget: state(now.get(row.shareId), row.key) };
-    if (rows.length < PAGE) break;
-    after = rows[rows.length - 1].shareId;
   }
 }
 
-const describeBlob = (blob: Blob) => (blob.kind === 'content' ? `content ${blob.id} (${blob.key})` : `the cover image of share ${blob.shareId} (${blob.key})`);
+export const describeBlob = (blob: NamedBlob) => `${blob.kind === 'content' ? `content ${blob.id}` : `the cover image of share ${blob.id}`} (${blob.key})`;
+
+/** The SHA-256 a blob's bytes must have, when the rows tell: a cover image's key is made from it (`ab/cd/<sha256>-<16 hex>`). */
+export const knownSha256 = (blob: NamedBlob) => (blob.kind === 'image' ? blob.key.slice(6, 70) : blob.encrypted ? undefined : blob.sha256);
 
 /** Derived images, under the same keys (not verified: one lost is only made again on first use). */
 async function copyDerivedImages(from: LocalDiskStore, to: ContentStore, jobs: number): Promise<number> {
@@ -532,9 +504,6 @@ async function putCopy(from: LocalDiskStore, to: ContentStore, key: string, work
 
 const sha256Of = async (stream: Readable): Promise<string> => (await sha256OfStream(stream)).sha256;
 
-/** The SHA-256 a cover image's key was made from (`ab/cd/<sha256>-<16 hex>`). */
-const hashInKey = (key: string) => key.slice(6, 70);
-
 async function verifyBlobs(
   source: Kysely<Database>,
   target: Kysely<Database>,
@@ -556,7 +525,7 @@ async function verifyBlobs(
   let replaced = 0;
   print(`verify: reading the installation's ${total} blob(s) back from the target`);
   const progress = progressPrinter(print, () => `${checked}/${total} blob(s) checked, ${problems.length} problem(s)`);
-  await forEachConcurrently(movedBlobsOf(source, target), options.jobs, async (blob) => {
+  await forEachConcurrently(blobsOf(source, target), options.jobs, async (blob) => {
     checked++;
     if (blob.inTarget === 'gone') gone++;
     if (blob.inTarget === 'replaced') replaced++;
@@ -582,14 +551,10 @@ async function verifyBlobs(
   return { problems, notVerified: gone + replaced + Math.max(0, added) };
 }
 
-async function checkBlob(blob: Blob, from: LocalDiskStore, to: ContentStore): Promise<{ text: string; sourceIsRight: boolean } | null> {
+async function checkBlob(blob: NamedBlob, from: LocalDiskStore, to: ContentStore): Promise<{ text: string; sourceIsRight: boolean } | null> {
   const stat = await to.stat(blob.key);
   // What the bytes must hash to: known from the row or the key, or else the source's bytes.
-  const expected = async (): Promise<string | null> => {
-    if (blob.kind === 'image') return hashInKey(blob.key);
-    if (!blob.encrypted) return blob.sha256;
-    return (await from.stat(blob.key)) ? sha256Of(await from.read(blob.key)) : null;
-  };
+  const expected = async (): Promise<string | null> => knownSha256(blob) ?? ((await from.stat(blob.key)) ? sha256Of(await from.read(blob.key)) : null);
   const sourceIsRight = async (): Promise<boolean> => {
     const inSource = await from.stat(blob.key);
     if (!inSource || (blob.kind === 'content' && inSource.size !== blob.size)) return false;
@@ -609,41 +574,30 @@ async function checkBlob(blob: Blob, from: LocalDiskStore, to: ContentStore): Pr
 
 // ---- Rows -------------------------------------------------------------------------------------------
 
-async function verifyRows(source: Kysely<Database>, target: Kysely<Database>, print: (line: string) => void): Promise<string[]> {
-  print('verify: rows and digest of every table, on both sides');
-  const [ours, theirs] = [await digestTables(source), await digestTables(target)];
-  const problems: string[] = [];
-  let rows = 0;
-  for (const [table, digest] of ours) {
-    const copy = theirs.get(table)!;
-    rows += digest.rows;
-    if (copy.rows !== digest.rows) problems.push(`table ${table}: ${digest.rows} row(s) in the installation, ${copy.rows} in the target`);
-    else if (copy.digest !== digest.digest) problems.push(`table ${table}: the same ${digest.rows} row(s) in number, but not the same rows`);
-  }
-  print(`  ${ours.size} tables, ${rows} rows: ${problems.length === 0 ? 'equal' : `${problems.length} differ`}`);
-  return problems;
-}
-
 /**
- * Rows after a finished move, when the service may have run on the target: a table equal to the installation's is
- * verified; one the installation changed after the copy is a problem; one only the target changed is compared row
- * by row, and what the service added, changed or removed is reported as not verified.
+ * Rows and digest of every table, on both sides. After a finished move (`moved`), when the service may have run on the
+ * target: a table the installation changed after the copy is a problem; one only the target changed is compared row by
+ * row, and what the service added, changed or removed is reported as not verified.
  */
-async function verifyRowsAfterUse(
+async function verifyRows(
   source: Kysely<Database>,
   target: Kysely<Database>,
-  copied: ReadonlyMap<string, TableDigest>,
+  moved: ReadonlyMap<string, TableDigest> | null,
   print: (line: string) => void,
 ): Promise<{ problems: string[]; notVerified: number }> {
-  print('verify: rows of every table, against the installation and against what the move copied');
+  print(moved ? 'verify: rows of every table, against the installation and against what the move copied' : 'verify: rows and digest of every table, on both sides');
   const [ours, theirs] = [await digestTables(source), await digestTables(target)];
   const problems: string[] = [];
   let verified = 0;
   let notVerified = 0;
   for (const [table, digest] of ours) {
-    const then = copied.get(table);
-    if (theirs.get(table)!.digest === digest.digest) {
+    const copy = theirs.get(table)!;
+    const then = moved?.get(table);
+    if (copy.digest === digest.digest) {
       verified += digest.rows;
+    } else if (!moved) {
+      if (copy.rows !== digest.rows) problems.push(`table ${table}: ${digest.rows} row(s) in the installation, ${copy.rows} in the target`);
+      else problems.push(`table ${table}: the same ${digest.rows} row(s) in number, but not the same rows`);
     } else if (!then || then.digest !== digest.digest) {
       problems.push(`table ${table}: the installation's rows differ from those the move copied (${then?.rows ?? 0} copied, ${digest.rows} now): was it used after the move?`);
     } else {
@@ -653,7 +607,8 @@ async function verifyRowsAfterUse(
       print(`  ${table}: ${rows.same} row(s) as moved; after the move ${rows.changed} changed, ${rows.removed} removed, ${rows.added} added (not verified)`);
     }
   }
-  print(`  ${ours.size} tables: ${verified} row(s) as moved${problems.length > 0 ? `, ${problems.length} table(s) differ` : ''}`);
+  if (!moved) print(`  ${ours.size} tables, ${[...ours.values()].reduce((sum, digest) => sum + digest.rows, 0)} rows: ${problems.length === 0 ? 'equal' : `${problems.length} differ`}`);
+  else print(`  ${ours.size} tables: ${verified} row(s) as moved${problems.length > 0 ? `, ${problems.length} table(s) differ` : ''}`);
   return { problems, notVerified };
 }
 

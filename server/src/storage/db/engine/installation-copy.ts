@@ -200,33 +200,19 @@ export async function compareRows(source: Kysely<any>, target: Kysely<any>, tabl
   const table = tables.find((candidate) => candidate.name === tableName)!;
   const keyOf = (row: Record<string, unknown>) => JSON.stringify(table.key.map((column) => canonicalValue(row[column])));
   const inSource = new Map<string, string>();
-  for await (const row of rowsOf(source, table).stream(STREAM_CHUNK)) inSource.set(keyOf(row as Record<string, unknown>), rowHash(row as Record<string, unknown>));
+  for await (const row of rowsOf(source, table).stream(STREAM_CHUNK)) inSource.set(keyOf(row), rowHash(row));
   let same = 0;
   let changed = 0;
   let added = 0;
   for await (const row of rowsOf(target, table).stream(STREAM_CHUNK)) {
-    const key = keyOf(row as Record<string, unknown>);
+    const key = keyOf(row);
     const hash = inSource.get(key);
     if (hash === undefined) added++;
-    else if (hash === rowHash(row as Record<string, unknown>)) same++;
+    else if (hash === rowHash(row)) same++;
     else changed++;
     inSource.delete(key);
   }
   return { same, changed, removed: inSource.size, added };
-}
-
-/** The storage keys of those of content rows `ids` that `db` holds. */
-export async function contentKeysAmong(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('content').select(['id', 'storage_key']).where('id', 'in', ids).execute();
-  return new Map(rows.map((row) => [row.id, row.storage_key]));
-}
-
-/** The cover-image keys of those of shares `ids` that `db` holds and that have one. */
-export async function shareImagesAmong(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('shares').select(['id', 'image_key']).where('id', 'in', ids).where('image_key', 'is not', null).execute();
-  return new Map(rows.map((row) => [row.id, row.image_key!]));
 }
 
 /** A value as both engines read it back (U+0000 as U+FFFF, as dialect.postgresTextPlugin stores it). */
@@ -239,13 +225,12 @@ function canonicalValue(value: unknown): unknown {
 }
 
 /** The digest of every copied table of `db`, read as a stream. */
-export async function digestTables(db: Kysely<any>, onTable?: (table: string, digest: TableDigest) => void): Promise<Map<string, TableDigest>> {
+export async function digestTables(db: Kysely<any>): Promise<Map<string, TableDigest>> {
   const digests = new Map<string, TableDigest>();
   for (const table of tables) {
     const digest = new Digest();
-    for await (const row of rowsOf(db, table).stream(STREAM_CHUNK)) digest.add(row as Record<string, unknown>);
+    for await (const row of rowsOf(db, table).stream(STREAM_CHUNK)) digest.add(row);
     digests.set(table.name, digest.result());
-    onTable?.(table.name, digest.result());
   }
   return digests;
 }
@@ -256,8 +241,6 @@ const MAX_BATCH_ROWS = 1000;
 const MAX_BATCH_PARAMETERS = 30_000;
 
 export interface CopyProgress {
-  /** A table is about to be copied: its rows. */
-  onTableStart?(table: string, rows: number): void;
   /** Rows of the table copied so far (after each batch). */
   onRows?(table: string, copied: number, rows: number): void;
   onTableDone?(table: string, digest: TableDigest): void;
@@ -280,8 +263,7 @@ export async function copyTables(
       for (const table of [...tables].reverse()) await tx.deleteFrom(table.name).execute();
       const digests = new Map<string, TableDigest>();
       for (const table of tables) {
-        const rows = table.only ? await countRows(snapshot, table.name, table.only.where) : await countRows(snapshot, table.name);
-        progress.onTableStart?.(table.name, rows);
+        const rows = await countRows(snapshot, table.name, table.only?.where);
         const digest = new Digest();
         let batch: Record<string, unknown>[] = [];
         let batchLimit = MAX_BATCH_ROWS;
@@ -334,21 +316,10 @@ export interface MigrationMarker {
   readonly finishedAt: Date | null;
 }
 
-interface MarkerRow {
-  source_id: string;
-  source_dir: string;
-  secret_check: string;
-  runs: number;
-  started_at: number;
-  rows_copied_at: number | null;
-  copied: string | null;
-  finished_at: number | null;
-}
-
-/** The markers of `db`; none when it has no marker table. */
+/** The markers of `db` (their columns: beginRun); none when it has no marker table. */
 export async function readMarkers(db: Kysely<any>): Promise<MigrationMarker[]> {
   if (!(await hasTable(db, MARKER_TABLE))) return [];
-  const { rows } = await sql<MarkerRow>`select * from ${sql.table(MARKER_TABLE)} order by started_at`.execute(db);
+  const rows = await db.selectFrom(MARKER_TABLE).selectAll().orderBy('started_at').execute();
   return rows.map((row) => ({
     sourceId: row.source_id,
     sourceDir: row.source_dir,
@@ -397,39 +368,42 @@ export async function finishRun(db: Kysely<any>, sourceId: string, at: Date): Pr
 
 // ---- What the checks read ------------------------------------------------------------------------
 
-export interface ContentBlob {
-  readonly id: number;
-  readonly storageKey: string;
-  /** SHA-256 of the plaintext. */
-  readonly sha256: string;
-  /** Bytes as stored. */
-  readonly size: number;
-  readonly encrypted: boolean;
+/** A blob the rows name: a content row's (`sha256` of the plaintext, `size` as stored), or a share's cover image. */
+export type NamedBlob =
+  | { readonly kind: 'content'; readonly id: number; readonly key: string; readonly size: number; readonly sha256: string; readonly encrypted: boolean }
+  | { readonly kind: 'image'; readonly id: number; readonly key: string };
+
+/** Where each kind of blob is named: the table, and the column of its key. */
+const BLOB_COLUMNS = { content: ['content', 'storage_key'], image: ['shares', 'image_key'] } as const;
+
+function blobRows(db: Kysely<Database>, kind: NamedBlob['kind']) {
+  const [table, key] = BLOB_COLUMNS[kind];
+  return (db as Kysely<any>).selectFrom(table).select(['id', `${key} as key`]).where(key, 'is not', null);
 }
 
-/** Content rows with an id above `after`, in id order, at most `limit`. */
-export async function contentAfter(db: Kysely<Database>, after: number, limit: number): Promise<ContentBlob[]> {
-  const rows = await db
-    .selectFrom('content')
-    .select(['id', 'storage_key', 'sha256', 'size', 'encrypted'])
-    .where('id', '>', after)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ id: row.id, storageKey: row.storage_key, sha256: row.sha256, size: Number(row.size), encrypted: row.encrypted === 1 }));
+/** Every blob the rows of `db` name, a page at a time in id order: content rows, then cover images. */
+export async function* blobPages(db: Kysely<Database>, pageSize: number): AsyncGenerator<NamedBlob[]> {
+  for (const kind of ['content', 'image'] as const) {
+    for (let after = 0; ; ) {
+      let query = blobRows(db, kind).where('id', '>', after).orderBy('id').limit(pageSize);
+      if (kind === 'content') query = query.select(['sha256', 'size', 'encrypted']);
+      const rows: Array<Record<string, any>> = await query.execute();
+      yield rows.map((row) =>
+        kind === 'content'
+          ? { kind, id: row.id, key: row.key, size: Number(row.size), sha256: row.sha256, encrypted: row.encrypted === 1 }
+          : { kind, id: row.id, key: row.key },
+      );
+      if (rows.length < pageSize) break;
+      after = rows[rows.length - 1].id;
+    }
+  }
 }
 
-/** Cover images (their content-store keys) of shares with an id above `after`, in id order. */
-export async function shareImagesAfter(db: Kysely<Database>, after: number, limit: number): Promise<Array<{ readonly shareId: number; readonly key: string }>> {
-  const rows = await db
-    .selectFrom('shares')
-    .select(['id', 'image_key'])
-    .where('image_key', 'is not', null)
-    .where('id', '>', after)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ shareId: row.id, key: row.image_key! }));
+/** The keys `db`'s rows name now for the blobs of `page` (one kind), by row id; absent where the row is gone or names none. */
+export async function blobKeysNow(db: Kysely<Database>, page: readonly NamedBlob[]): Promise<Map<number, string>> {
+  if (page.length === 0) return new Map();
+  const rows = await blobRows(db, page[0].kind).where('id', 'in', page.map((blob) => blob.id)).execute();
+  return new Map(rows.map((row) => [row.id, row.key]));
 }
 
 /** How many blobs the rows name (content rows and cover images), and the content's bytes. */

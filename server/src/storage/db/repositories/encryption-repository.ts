@@ -144,75 +144,42 @@ export interface FileEncryption {
 
 /** A live folder of the account and its key mark; undefined when it is not one. */
 export async function findLiveFolderEncryption(db: Kysely<Database>, accountId: number, folderId: number): Promise<FolderEncryption | undefined> {
-  const row = await db
+  return db
     .selectFrom('folders')
-    .select(['id', 'parent_id', 'key_id'])
+    .select(['id', 'parent_id as parentId', 'key_id as keyId'])
     .where('id', '=', folderId)
     .where('account_id', '=', accountId)
     .where(isLive)
     .executeTakeFirst();
-  return row && { id: row.id, parentId: row.parent_id, keyId: row.key_id };
 }
 
-const fileEncryptionColumns = [
-  'files.id',
-  'files.account_id',
-  'files.folder_id',
-  'files.name',
-  'files.size',
-  'files.sha256',
-  'files.content_id',
-  'files.key_id',
-  'parent.key_id as folder_key_id',
-] as const;
-
-type FileEncryptionRow = {
-  id: number;
-  account_id: number;
-  folder_id: number;
-  name: string;
-  size: number;
-  sha256: string;
-  content_id: number;
-  key_id: number | null;
-  folder_key_id: number | null;
-};
-
-const toFileEncryption = (row: FileEncryptionRow): FileEncryption => ({
-  id: row.id,
-  accountId: row.account_id,
-  folderId: row.folder_id,
-  name: row.name,
-  size: row.size,
-  sha256: row.sha256,
-  contentId: row.content_id,
-  keyId: row.key_id,
-  folderKeyId: row.folder_key_id ?? null,
-});
-
-/** A live file of the account, its content and its keys; undefined when it is not one. */
-export async function findLiveFileEncryption(db: Kysely<Database>, accountId: number, fileId: number): Promise<FileEncryption | undefined> {
-  const row = await db
+/** A file (live or in the bin) with its content and keys, read under the names of FileEncryption. */
+function fileEncryptionOf(db: Kysely<Database>, fileId: number) {
+  return db
     .selectFrom('files')
     .leftJoin('folders as parent', 'parent.id', 'files.folder_id')
-    .select(fileEncryptionColumns)
-    .where('files.id', '=', fileId)
-    .where('files.account_id', '=', accountId)
-    .where('files.deleted_at', 'is', null)
-    .where('files.binned_under', 'is', null)
-    .executeTakeFirst();
-  return row && toFileEncryption(row);
+    .select([
+      'files.id',
+      'files.account_id as accountId',
+      'files.folder_id as folderId',
+      'files.name',
+      'files.size',
+      'files.sha256',
+      'files.content_id as contentId',
+      'files.key_id as keyId',
+      'parent.key_id as folderKeyId',
+    ])
+    .where('files.id', '=', fileId);
+}
+
+/** A live file of the account, its content and its keys; undefined when it is not one. */
+export function findLiveFileEncryption(db: Kysely<Database>, accountId: number, fileId: number): Promise<FileEncryption | undefined> {
+  return fileEncryptionOf(db, fileId).where('files.account_id', '=', accountId).where('files.deleted_at', 'is', null).where('files.binned_under', 'is', null).executeTakeFirst();
 }
 
 /** Any file of the account (live or in the bin) with its keys: what a job works on. */
-export async function findFileEncryption(db: Kysely<Database>, fileId: number): Promise<FileEncryption | undefined> {
-  const row = await db
-    .selectFrom('files')
-    .leftJoin('folders as parent', 'parent.id', 'files.folder_id')
-    .select(fileEncryptionColumns)
-    .where('files.id', '=', fileId)
-    .executeTakeFirst();
-  return row && toFileEncryption(row);
+export function findFileEncryption(db: Kysely<Database>, fileId: number): Promise<FileEncryption | undefined> {
+  return fileEncryptionOf(db, fileId).executeTakeFirst();
 }
 
 /** The encrypted item that locks an item: the item itself, or a folder above it; with its key's password tip where read. */
@@ -262,29 +229,13 @@ export async function folderLockChains(db: Kysely<Database>, accountId: number, 
 /** Marks `folderId` and every folder beneath it (live or binned) without a key as encrypted with `keyId`; returns how many. */
 export async function markSubtreesEncrypted(db: Kysely<Database>, accountId: number, folderIds: readonly number[], keyId: number): Promise<number> {
   if (folderIds.length === 0) return 0;
-  const seeds = sql.join(folderIds.map((id) => sql`${id}`));
-  const result = await sql`
-    with recursive subtree(id, depth) as (
-      select id, 0 from folders where account_id = ${accountId} and id in (${seeds})
-      union all
-      select f.id, s.depth + 1 from folders f join subtree s on f.parent_id = s.id
-      where f.account_id = ${accountId} and s.depth < ${MAX_WALK_DEPTH}
-    )
-    update folders set encrypted = 1, key_id = ${keyId}
-    where key_id is null and id in (select id from subtree)`.execute(db);
+  const result = await sql`update folders set encrypted = 1, key_id = ${keyId} where key_id is null and id in ${subtreeOf(accountId, folderIds)}`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
 
 /** Unmarks the region of `keyId` from `folderId` down through folders of that key (one encrypted on its own stays). */
 export async function unmarkRegion(db: Kysely<Database>, accountId: number, folderId: number, keyId: number): Promise<number> {
-  const result = await sql`
-    with recursive region(id, depth) as (
-      select id, 0 from folders where id = ${folderId} and account_id = ${accountId} and key_id = ${keyId}
-      union all
-      select f.id, r.depth + 1 from folders f join region r on f.parent_id = r.id
-      where f.account_id = ${accountId} and f.key_id = ${keyId} and r.depth < ${MAX_WALK_DEPTH}
-    )
-    update folders set encrypted = 0, key_id = null where id in (select id from region)`.execute(db);
+  const result = await sql`update folders set encrypted = 0, key_id = null where id in ${subtreeOf(accountId, [folderId], keyId)}`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
 
@@ -410,14 +361,15 @@ function plainFilesOfKeyQuery(db: Kysely<Database>, keyId: number) {
     .whereRef('files.account_id', '=', 'folders.account_id');
 }
 
-/** The subtree of a folder (itself included), live or in the bin, as a derived table. */
-function subtreeOf(accountId: number, folderId: number): RawBuilder<unknown> {
+/** The ids of folders `seeds` and every folder beneath them, live or in the bin; with `keyId`, only through folders of that key. */
+function subtreeOf(accountId: number, seeds: readonly number[], keyId?: number): RawBuilder<unknown> {
+  const ofKey = (alias: string) => (keyId === undefined ? sql`` : sql` and ${sql.raw(alias)}key_id = ${keyId}`);
   return sql`(
     with recursive subtree(id, depth) as (
-      select id, 0 from folders where id = ${folderId} and account_id = ${accountId}
+      select id, 0 from folders where account_id = ${accountId} and id in (${sql.join(seeds.map((id) => sql`${id}`))})${ofKey('')}
       union all
       select f.id, s.depth + 1 from folders f join subtree s on f.parent_id = s.id
-      where f.account_id = ${accountId} and s.depth < ${MAX_WALK_DEPTH}
+      where f.account_id = ${accountId}${ofKey('f.')} and s.depth < ${MAX_WALK_DEPTH}
     ) select id from subtree)`;
 }
 
@@ -444,7 +396,7 @@ function decryptableFilesQuery(db: Kysely<Database>, accountId: number, folderId
     .where('files.account_id', '=', accountId)
     .where('files.key_id', '=', keyId)
     .where('parent.key_id', 'is', null)
-    .where(sql<SqlBool>`files.folder_id in ${subtreeOf(accountId, folderId)}`);
+    .where(sql<SqlBool>`files.folder_id in ${subtreeOf(accountId, [folderId])}`);
 }
 
 /** How many files a job's query finds, and their bytes. */
@@ -689,9 +641,11 @@ export async function deleteFinishedJobs(db: Kysely<Database>, before: Date): Pr
 
 // ---- For listings and search ---------------------------------------------------------------------
 
-/** A folder's tip, for listings: the tip of its key (null when it has none). */
-export const folderTipColumn: AliasedRawBuilder<string | null, 'tip'> = sql<string | null>`(
-  select encryption_keys.tip from encryption_keys where encryption_keys.id = folders.key_id)`.as('tip');
+/** An item's tip, for listings: the tip of its key (null when it has none; for a file, plaintext). */
+const tipColumn = (keyColumn: RawBuilder<unknown>): AliasedRawBuilder<string | null, 'tip'> =>
+  sql<string | null>`(select encryption_keys.tip from encryption_keys where encryption_keys.id = ${keyColumn})`.as('tip');
+export const folderTipColumn = tipColumn(sql.raw('folders.key_id'));
+export const fileTipColumn = tipColumn(sql.raw('files.key_id'));
 
 /** A folder's progress for listings: percent of bytes (or files) its running job has done; null when none runs. */
 export const folderJobProgressColumn: AliasedRawBuilder<number | null, 'progress'> = sql<number | null>`(
@@ -701,10 +655,6 @@ export const folderJobProgressColumn: AliasedRawBuilder<number | null, 'progress
   from encryption_jobs j
   where j.account_id = folders.account_id and j.folder_id = folders.id and j.finished_at is null
   order by j.id desc limit 1)`.as('progress');
-
-/** A file's tip, for listings: the tip of its content's key (null for plaintext). */
-export const fileTipColumn: AliasedRawBuilder<string | null, 'tip'> = sql<string | null>`(
-  select encryption_keys.tip from encryption_keys where encryption_keys.id = files.key_id)`.as('tip');
 
 /**
  * On `files`: not beneath a folder locked for the token (`tokenId` null: nothing unlocked). One uncorrelated subquery

@@ -351,32 +351,26 @@ export async function adjustFolderSizes(
   }
 }
 
-/** Which of `keys` the live items directly in `folderId` use (names are unique across both tables). */
-export async function findTakenNames(
-  db: Kysely<Database>,
-  accountId: number,
-  folderId: number,
-  keys: readonly string[],
-): Promise<TakenName[]> {
-  if (keys.length === 0) return [];
-  const rows = await db
-    .selectFrom('folders')
-    .select([sql<'folder' | 'file'>`'folder'`.as('kind'), 'name', 'name_key'])
-    .where('account_id', '=', accountId)
-    .where('parent_id', '=', folderId)
-    .where('name_key', 'in', keys)
-    .where(isLive)
-    .unionAll(
-      db
-        .selectFrom('files')
-        .select([sql<'folder' | 'file'>`'file'`.as('kind'), 'name', 'name_key'])
-        .where('account_id', '=', accountId)
-        .where('folder_id', '=', folderId)
-        .where('name_key', 'in', keys)
-        .where(isLive),
-    )
-    .execute();
-  return rows.map((row) => ({ kind: row.kind, name: row.name, key: row.name_key }));
+/** A live name directly in one of some folders, from either table (names are unique across both). */
+export interface LiveName extends TakenName {
+  readonly folderId: number;
+}
+
+/** The live items directly in folders `folderIds` whose name key `matches`, in one query over both tables. */
+export async function liveNamesIn(db: Kysely<Database>, accountId: number, folderIds: readonly number[], matches: RawBuilder<unknown>): Promise<LiveName[]> {
+  if (folderIds.length === 0) return [];
+  const { rows } = await sql<{ kind: 'folder' | 'file'; folder_id: number; name: string; name_key: string }>`
+    select 'folder' as kind, parent_id as folder_id, name, name_key from folders
+    where account_id = ${accountId} and parent_id in ${idList(folderIds)} and ${matches} and ${isLive}
+    union all
+    select 'file' as kind, folder_id, name, name_key from files
+    where account_id = ${accountId} and folder_id in ${idList(folderIds)} and ${matches} and ${isLive}`.execute(db);
+  return rows.map((row) => ({ kind: row.kind, folderId: Number(row.folder_id), name: row.name, key: row.name_key }));
+}
+
+/** Which of `keys` the live items directly in `folderId` use. */
+export async function findTakenNames(db: Kysely<Database>, accountId: number, folderId: number, keys: readonly string[]): Promise<TakenName[]> {
+  return keys.length === 0 ? [] : liveNamesIn(db, accountId, [folderId], sql`name_key in (${sql.join(keys)})`);
 }
 
 /** `!` escapes LIKE's wildcards (and itself); the same ESCAPE clause works on both engines. */
@@ -391,25 +385,8 @@ export async function findNumberedKeys(
   numbered: { readonly prefix: string; readonly suffix: string },
 ): Promise<Set<string>> {
   const pattern = `${escapeLike(numbered.prefix)}%${escapeLike(numbered.suffix)}`;
-  const matches = sql<SqlBool>`(name_key = ${key} or name_key like ${pattern} escape '!')`;
-  const rows = await db
-    .selectFrom('folders')
-    .select('name_key')
-    .where('account_id', '=', accountId)
-    .where('parent_id', '=', folderId)
-    .where(matches)
-    .where(isLive)
-    .unionAll(
-      db
-        .selectFrom('files')
-        .select('name_key')
-        .where('account_id', '=', accountId)
-        .where('folder_id', '=', folderId)
-        .where(matches)
-        .where(isLive),
-    )
-    .execute();
-  return new Set(rows.map((row) => row.name_key));
+  const names = await liveNamesIn(db, accountId, [folderId], sql`(name_key = ${key} or name_key like ${pattern} escape '!')`);
+  return new Set(names.map((name) => name.key));
 }
 
 /**

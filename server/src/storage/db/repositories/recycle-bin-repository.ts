@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { inBatches, ROWS_PER_STATEMENT, selectInChunks, TimeSlices } from '../engine/batches';
-import { alongWaysUp, escapeLike, foldersAbove, idList, MAX_WALK_DEPTH } from './items-repository';
+import { alongWaysUp, escapeLike, foldersAbove, idList, liveNamesIn, type LiveName, MAX_WALK_DEPTH } from './items-repository';
 import type { Database } from '../schema';
 
 export type ItemTable = 'folders' | 'files';
@@ -156,6 +156,21 @@ export async function binSubtrees(db: Kysely<Database>, accountId: number, folde
   }
 }
 
+/**
+ * down(root, id, level): each folder entry of `roots` and the folders binned under it, fewer than `levels` levels down.
+ * CROSS JOIN: each level's folders drive, their children are read through the parent index.
+ */
+function binnedDown(accountId: number, roots: readonly number[], levels: number): RawBuilder<unknown> {
+  return sql`
+    with recursive down(root, id, level) as (
+      select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(roots)}
+      union all
+      select d.root, f.id, d.level + 1
+      from down d cross join folders f
+      where f.account_id = ${accountId} and f.parent_id = d.id and f.binned_under = d.root and d.level < ${levels}
+    )`;
+}
+
 /** What comes back with folders of the bin, as levels (binnedLevels). */
 export interface BinnedLevels {
   /** For each folder: how many levels of folders binned under it lie beneath it (0: none). */
@@ -173,15 +188,8 @@ export async function binnedLevels(
   wanted: readonly number[],
 ): Promise<BinnedLevels> {
   if (roots.length === 0) return { heights: new Map(), levels: new Map() };
-  // CROSS JOIN: each level's folders drive, their children are read through the parent index.
   const { rows } = await sql<{ root: number; id: number | null; level: number }>`
-    with recursive down(root, id, level) as (
-      select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(roots)}
-      union all
-      select d.root, f.id, d.level + 1
-      from down d cross join folders f
-      where f.account_id = ${accountId} and f.parent_id = d.id and f.binned_under = d.root and d.level <= ${atMost}
-    )
+    ${binnedDown(accountId, roots, atMost + 1)}
     select root, cast(null as bigint) as id, max(level) as level from down group by root
     union all
     select root, id, level from down where id in ${idList(wanted)}`.execute(db);
@@ -235,49 +243,14 @@ export async function markRestored(db: Kysely<Database>, accountId: number, tabl
   });
 }
 
-/** A live name key in a folder. */
-export interface FolderKey {
-  readonly folderId: number;
-  readonly key: string;
-}
-
 /** Which of `keys` the live items directly in folders `folderIds` use, one query over both tables. */
-export async function findLiveKeys(
-  db: Kysely<Database>,
-  accountId: number,
-  folderIds: readonly number[],
-  keys: readonly string[],
-): Promise<FolderKey[]> {
-  if (folderIds.length === 0 || keys.length === 0) return [];
-  const { rows } = await sql<{ folder_id: number; name_key: string }>`
-    select parent_id as folder_id, name_key from folders
-    where account_id = ${accountId} and parent_id in ${idList(folderIds)} and name_key in (${sql.join(keys)})
-      and deleted_at is null and binned_under is null
-    union all
-    select folder_id, name_key from files
-    where account_id = ${accountId} and folder_id in ${idList(folderIds)} and name_key in (${sql.join(keys)})
-      and deleted_at is null and binned_under is null`.execute(db);
-  return rows.map((row) => ({ folderId: Number(row.folder_id), key: row.name_key }));
+export async function findLiveKeys(db: Kysely<Database>, accountId: number, folderIds: readonly number[], keys: readonly string[]): Promise<LiveName[]> {
+  return keys.length === 0 ? [] : liveNamesIn(db, accountId, folderIds, sql`name_key in (${sql.join(keys)})`);
 }
 
 /** The live keys directly in the folders `folderIds` that contain `fragment`, in one query over both tables. */
-export async function findLiveKeysContaining(
-  db: Kysely<Database>,
-  accountId: number,
-  folderIds: readonly number[],
-  fragment: string,
-): Promise<FolderKey[]> {
-  if (folderIds.length === 0) return [];
-  const pattern = `%${escapeLike(fragment)}%`;
-  const { rows } = await sql<{ folder_id: number; name_key: string }>`
-    select parent_id as folder_id, name_key from folders
-    where account_id = ${accountId} and parent_id in ${idList(folderIds)} and name_key like ${pattern} escape '!'
-      and deleted_at is null and binned_under is null
-    union all
-    select folder_id, name_key from files
-    where account_id = ${accountId} and folder_id in ${idList(folderIds)} and name_key like ${pattern} escape '!'
-      and deleted_at is null and binned_under is null`.execute(db);
-  return rows.map((row) => ({ folderId: Number(row.folder_id), key: row.name_key }));
+export async function findLiveKeysContaining(db: Kysely<Database>, accountId: number, folderIds: readonly number[], fragment: string): Promise<LiveName[]> {
+  return liveNamesIn(db, accountId, folderIds, sql`name_key like ${`%${escapeLike(fragment)}%`} escape '!'`);
 }
 
 /** What a permanent deletion removes: folders by id, files by id with their sizes. */
@@ -428,21 +401,9 @@ export async function filesBinnedUnder(db: Kysely<Database>, accountId: number, 
 /** The folders binned under `entries`, in levels, deepest first (no folder of a level is another's parent). */
 export async function binnedFolderLevels(db: Kysely<Database>, accountId: number, entries: readonly number[]): Promise<number[][]> {
   if (entries.length === 0) return [];
-  const rows = await selectInChunks(
-    db,
-    sql<{ id: number; depth: number }>`
-      with recursive down(root, id, depth) as (
-        select id, id, 0 from folders where ${ownedBy(accountId)} and id in ${idList(entries)}
-        union all
-        select d.root, f.id, d.depth + 1
-        from down d cross join folders f
-        where f.account_id = ${accountId} and f.parent_id = d.id and f.binned_under = d.root and d.depth < ${MAX_WALK_DEPTH}
-      )
-      select id, depth from down where depth > 0`,
-    new TimeSlices(),
-  );
+  const rows = await selectInChunks(db, sql<{ id: number; level: number }>`${binnedDown(accountId, entries, MAX_WALK_DEPTH)} select id, level from down where level > 0`, new TimeSlices());
   const levels: number[][] = [];
-  for (const row of rows) (levels[Number(row.depth) - 1] ??= []).push(Number(row.id));
+  for (const row of rows) (levels[Number(row.level) - 1] ??= []).push(Number(row.id));
   return levels.filter((level) => level !== undefined).reverse();
 }
 
