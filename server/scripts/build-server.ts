@@ -9,6 +9,7 @@
  * sources, without keepNames; packages stay external and load from node_modules as usual. A source
  * map beside it keeps stack traces in the sources' terms.
  */
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -28,7 +29,9 @@ const COMMAND = path.join(REPO_ROOT, 'server', 'scripts', 'fss-command.ts');
  * never uses (the S3 SDK, pg, nodemailer, …) is never loaded: a bundle hoists a module's package imports.
  */
 export async function buildServerBundle(outfile = SERVER_BUNDLE, options: { sourcemap?: boolean; command?: boolean } = {}): Promise<string> {
-  await build({
+  const { metafile } = await build({
+    metafile: true,
+    absWorkingDir: REPO_ROOT,
     entryPoints: [{ in: options.command ? COMMAND : CLI, out: path.basename(outfile, '.mjs') }],
     bundle: true,
     splitting: true,
@@ -44,7 +47,17 @@ export async function buildServerBundle(outfile = SERVER_BUNDLE, options: { sour
     chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'warning',
   });
+  await removeOldChunks(path.join(path.dirname(outfile), 'chunks'), new Set(Object.keys(metafile.outputs).map((out) => path.resolve(REPO_ROOT, out))));
   return outfile;
+}
+
+/** Chunks of earlier builds, once a day old: a service started before this build may still import its own. */
+async function removeOldChunks(dir: string, current: ReadonlySet<string>): Promise<void> {
+  const dayAgo = Date.now() - 86_400_000;
+  for (const name of await readdir(dir).catch(() => [])) {
+    const file = path.join(dir, name);
+    if (!current.has(file) && (await stat(file)).mtimeMs < dayAgo) await rm(file, { force: true });
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -24,8 +24,6 @@ import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { callCaches } from './operations/caches';
 import { OpError } from './operations/errors';
 import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/admin/integrity';
-import { migrateInstallation } from './operations/admin/migrate-installation';
-import { backupInstallation, restoreInstallation } from './operations/admin/backup';
 import { prepareContentStores } from './storage/content/stores';
 import { closeDatabase, openDatabase } from './storage/db/engine/database';
 import { loadServerSecret } from './storage/secret';
@@ -235,6 +233,8 @@ async function migrate(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promi
   if (jobs !== undefined && (!/^\d{1,2}$/.test(values.jobs ?? '') || jobs < 1 || jobs > 64)) throw new UsageError(`invalid --jobs "${values.jobs}": give 1 to 64`);
   const target = loadConfig(env);
   await prepareContentStores(target);
+  // The admin tools are loaded by their commands only, not by `fss serve`.
+  const { migrateInstallation } = await import('./operations/admin/migrate-installation');
   const report = await migrateInstallation({
     sourceDataDir: path.resolve(from),
     target,
@@ -250,6 +250,7 @@ async function backup(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promis
   const { positionals } = parse(args, {}, 1, 'DIR');
   const config = loadConfig(env);
   await prepareContentStores(config);
+  const { backupInstallation } = await import('./operations/admin/backup');
   const summary = await backupInstallation(config, positionals[0], (line) => io.stdout.write(line + '\n'));
   if (summary.problems.length === 0) return EXIT_OK;
   io.stdout.write(`${summary.problems.length} problem(s) in the installation, copied as they are (fss fsck on it tells more):\n`);
@@ -262,6 +263,7 @@ async function restore(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promi
   const { positionals } = parse(args, {}, 1, 'DIR');
   const config = loadConfig(env);
   await prepareContentStores(config);
+  const { restoreInstallation } = await import('./operations/admin/backup');
   await restoreInstallation(config, positionals[0], (line) => io.stdout.write(line + '\n'));
   return fsck([], env, io);
 }
