@@ -48,6 +48,8 @@ export interface ScreenFigure {
   /** Tiles on screen, and thumbnail requests the page made until they all showed. */
   readonly tiles: number;
   readonly requests: number;
+  /** From navigation start: DOMContentLoaded's end (the app's scripts run), the two calls (sent, last byte), the first frame with tiles. */
+  readonly steps: { readonly scriptsRun: number; readonly listing: readonly number[] | null; readonly prefix: readonly number[] | null; readonly tilesAt: number };
 }
 
 export interface ThumbnailsResult {
@@ -110,9 +112,12 @@ async function uploadPhoto(service: ChildServer, session: Session, folder: numbe
 
 /**
  * In the page: resolves with performance.now() once every tile on screen (an option intersecting
- * the list) shows a loaded thumbnail, and with the thumbnail requests made so far.
+ * the list) shows a loaded thumbnail, and with the thumbnail requests made so far; and where the
+ * time went (steps, ms from navigation start; Resource Timing for the two calls).
  */
 const SCREEN_SHOWN = `new Promise((resolve) => {
+  let tilesAt;
+  const call = (name) => { const e = performance.getEntriesByType('resource').find((e) => e.name.includes('/' + name)); return e ? [Math.round(e.startTime), Math.round(e.responseEnd)] : null; };
   const check = () => {
     const list = document.querySelector('[role="listbox"]');
     const box = list && list.getBoundingClientRect();
@@ -120,10 +125,12 @@ const SCREEN_SHOWN = `new Promise((resolve) => {
       const r = tile.getBoundingClientRect();
       return r.bottom > box.top && r.top < box.bottom;
     }) : [];
+    if (tiles.length > 0) tilesAt ??= Math.round(performance.now());
     const shown = tiles.filter((tile) => { const img = tile.querySelector('img'); return img && img.complete && img.naturalWidth > 0; });
     if (tiles.length > 0 && shown.length === tiles.length) {
       const requests = performance.getEntriesByType('resource').filter((e) => e.name.includes('/t/')).length;
-      resolve({ ms: performance.now(), tiles: tiles.length, requests });
+      const scriptsRun = Math.round(performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd);
+      resolve({ ms: performance.now(), tiles: tiles.length, requests, steps: { scriptsRun, listing: call('GetFilesWhitPath'), prefix: call('ThumbnailBase'), tilesAt } });
     } else requestAnimationFrame(check);
   };
   check();
@@ -210,6 +217,9 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     await context.close();
     log(`thumbnails: preview of a photo shown ${preview.ms.map((v) => round(v, 0)).join(', ')} ms after Enter (images ${[...new Set(preview.widths)].join(', ')} px wide)`);
     log(`thumbnails: first screen (${firstVisit.tiles} tiles) ${round(firstVisit.ms, 0)} ms on the first visit, ${round(nextVisit.ms, 0)} ms on the next`);
+    for (const [visit, { steps }] of [['first', firstVisit], ['next', nextVisit]] as const) {
+      log(`thumbnails: ${visit} visit: scripts run ${steps.scriptsRun} ms, GetFilesWhitPath ${steps.listing?.join('–')} ms, ThumbnailBase ${steps.prefix?.join('–')} ms, tiles in the page ${steps.tilesAt} ms`);
+    }
 
     // The making rate, on photos the browser never asked for (the grid shows the first ones).
     const prefix = attribute(await callSigned(service.url, session, 'FileService', 'ThumbnailBase', {}), 'url');

@@ -47,6 +47,19 @@ test.describe('thumbnails', () => {
     }
   });
 
+  test('opening a folder asks for its listing and the thumbnail prefix together, not one after the other', async ({ page, api, workspace }) => {
+    await addFile(api, workspace.id, 'beach.jpg', await picture('jpeg'));
+    let prefixAsked = false;
+    page.on('request', (request) => void (prefixAsked ||= request.url().includes('/ThumbnailBase')));
+    // The listing is answered only once the prefix has been asked for: asked after the list shows, it never would be.
+    await page.route('**/GetFilesWhitPath*', async (route) => {
+      await expect.poll(() => prefixAsked, { timeout: 5_000 }).toBe(true);
+      await route.continue();
+    });
+    await page.goto(workspace.url);
+    await expect.poll(() => thumbnailWidth(option(page, workspace.name, 'beach.jpg'))).toBe(96);
+  });
+
   test('a PDF shows its first page: small in the list, large in the grid', async ({ page, api, workspace }) => {
     await addFile(api, workspace.id, 'letter.pdf', pdf(2));
     await page.goto(workspace.url);

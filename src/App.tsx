@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { AppLayout } from './components/app-layout';
 import { queryClient } from './api/query-client';
-import { FolderPage } from './pages/folder-page';
+import { FolderPage, prefetchFolder } from './pages/folder-page';
 import { LoginPage } from './pages/login-page';
 import { NotFoundPage } from './pages/not-found-page';
 
@@ -14,8 +14,8 @@ export const router = createBrowserRouter([
   {
     element: <AppLayout />,
     children: [
-      { index: true, element: <FolderPage /> },
-      { path: 'folder/:id', element: <FolderPage /> },
+      { index: true, element: <FolderPage />, loader: prefetchFolder },
+      { path: 'folder/:id', element: <FolderPage />, loader: prefetchFolder },
       { path: 'search', lazy: () => import('./pages/search-page').then((page) => ({ Component: page.SearchPage })) },
       { path: 'recent', lazy: () => import('./pages/recent-page').then((page) => ({ Component: page.RecentPage })) },
       { path: 'bin', lazy: () => import('./pages/recycle-bin-page').then((page) => ({ Component: page.RecycleBinPage })) },

@@ -1,9 +1,11 @@
 /** A folder: / or /folder/:id, sorted by the query string. GetFilesWhitPath gives items and breadcrumbs in one call. */
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useEffect, useId, useRef } from 'react';
-import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { Link, useLocation, useNavigate, useParams, type LoaderFunctionArgs } from 'react-router';
 import { lockOf } from '../api/encryption';
 import { isApiError } from '../api/errors';
+import { queryClient } from '../api/query-client';
+import { session } from '../api/session';
 import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
 import type { FolderItem, Item } from '../api/results';
 import { LockedFolderPrompt } from '../components/encryption/unlock-form';
@@ -18,13 +20,14 @@ import { useViewer } from '../components/viewer/use-viewer';
 import type { ColumnId } from '../components/file-list/columns';
 import { EmptyState } from '../components/file-list/empty-state';
 import { FileList } from '../components/file-list/file-list';
+import { prefixQuery } from '../components/file-list/thumbnail';
 import { ListingStates, StatusLine } from '../components/file-list/listing-states';
 import { PageHeading } from '../components/page-heading';
 import { LineSkeleton } from '../components/file-list/skeleton';
 import { Spinner, ToolButton } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSelection } from '../hooks/use-selection';
-import { useSortParam } from '../hooks/use-sort-param';
+import { sortFromParams, useSortParam } from '../hooks/use-sort-param';
 import { useUploads } from '../uploads/use-uploads';
 import { useViewMode } from '../hooks/use-view-mode';
 import { useI18n } from '../i18n';
@@ -41,10 +44,16 @@ export interface FolderLinkState {
 }
 
 /** The folder id of the route: /, or /folder/:id with a whole number; null for anything else. */
-function useFolderId(): number | null {
-  const { id } = useParams();
-  if (id === undefined) return 0;
-  return /^\d{1,15}$/.test(id) ? Number(id) : null;
+const folderIdOf = (id: string | undefined): number | null => (id === undefined ? 0 : /^\d{1,15}$/.test(id) ? Number(id) : null);
+const useFolderId = () => folderIdOf(useParams().id);
+
+/** The route's loader: the listing and the thumbnail prefix are asked for together as the route matches, before the page renders. */
+export function prefetchFolder({ params, request }: LoaderFunctionArgs): null {
+  const dir = folderIdOf(params.id);
+  if (dir === null || !session.get()) return null;
+  void queryClient.prefetchQuery(fileQueries.withPath(dir, sortFromParams(new URL(request.url).searchParams, DEFAULT_SORT)));
+  void queryClient.prefetchQuery(prefixQuery('owner'));
+  return null;
 }
 
 export function FolderPage() {

@@ -99,7 +99,8 @@ export function FileList({
     count: rowCount,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => rowHeight,
-    overscan: 6,
+    // About a screen's third beyond each edge: each grid row overscanned mounts a row of thumbnails to load and decode.
+    overscan: grid ? 2 : 6,
     paddingStart: grid ? 8 : 0,
     paddingEnd: grid ? 8 : 0,
   });

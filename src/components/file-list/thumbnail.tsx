@@ -18,7 +18,7 @@ const THUMBNAIL_EXTENSIONS = new Set(['jpg', 'jpeg', 'jpe', 'png', 'gif', 'webp'
 const PREFIX_KEY = ['thumbnail-base'] as const;
 const RETRIES = 2;
 
-const prefixQuery = (source: ThumbnailSource) =>
+export const prefixQuery = (source: ThumbnailSource) =>
   queryOptions({
     queryKey: source === 'owner' ? PREFIX_KEY : [...PREFIX_KEY, source.code, source.downpwd],
     queryFn: async ({ signal }) => (source === 'owner' ? await api.thumbnailBase({}, { signal }) : await api.shareThumbnailBase(source, { signal })).url,
