@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   // The browser's upload (issue 19), on both CPUs too.
   partial.upload = await attempt('upload', () => measureAppUpload({ ...common, bytes: contentBytes, rounds: settings.uploadRounds }));
   // Thumbnails of 1,000 photos (issue 21): the browser on both CPUs, the service on CPU 0.
-  partial.thumbnails = await attempt('thumbnails', () => measureThumbnails({ ...common, makeCount: settings.thumbnailsMade, previewCount: settings.previews }));
+  partial.thumbnails = await attempt('thumbnails', () => measureThumbnails({ ...common, makeCount: settings.thumbnailsMade, previewCount: settings.previews, profileDir: profileDir('thumbnails') }));
   // Last, as they add files to the bench account; the client on CPU 1 again, as for content.
   pinSelf('1');
   partial.zip = await attempt('zip', () => measureZip({ ...common, largeEntry: !quick }));

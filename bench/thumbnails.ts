@@ -41,6 +41,8 @@ export interface ThumbnailsOptions {
   readonly makeCount: number;
   /** Photos opened in the viewer. */
   readonly previewCount: number;
+  /** Where the service's CPU profile goes (--profile). */
+  readonly profileDir?: string;
 }
 
 export interface ScreenFigure {
@@ -186,7 +188,7 @@ async function timePreviews(context: BrowserContext, folder: number, count: numb
 export async function measureThumbnails(options: ThumbnailsOptions): Promise<ThumbnailsResult> {
   const photos = await ensurePhotos();
   const webRoot = await buildWebApp(options.runDir);
-  const service = await startService({ dataDir: options.dataDir, webRoot, logFile: path.join(options.runDir, 'logs', 'thumbnails-service.log') });
+  const service = await startService({ dataDir: options.dataDir, webRoot, logFile: path.join(options.runDir, 'logs', 'thumbnails-service.log'), profileDir: options.profileDir });
   const browser = await chromium.launch(LAUNCH);
   try {
     const session = await login(service.url, BENCH_ACCOUNT, PASSWORD);
