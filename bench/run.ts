@@ -13,7 +13,6 @@
  *     --note="…"                   a note printed with the results (e.g. what else ran)
  *     --no-write                   do not write bench/results/
  */
-import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,7 +30,7 @@ import { measureThroughput } from './throughput';
 import { measureThumbnails } from './thumbnails';
 import { measureQuota } from './quota';
 import { measureZip } from './zip';
-import { BENCH_DIR, HAS_TASKSET, log, MiB, round, RUN_DIR } from './util';
+import { BENCH_DIR, HAS_TASKSET, log, MiB, pinSelf, round, RUN_DIR } from './util';
 
 const SECTIONS = ['throughput', 'big', 'content', 'stalls', 'app', 'upload', 'thumbnails', 'zip', 'quota'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -59,16 +58,6 @@ const writeResults = !values['no-write'] && !values.profile && only.length === S
 const settings = quick
   ? { seconds: 5, warmupSeconds: 2, listingCalls: 2, searchRounds: 3, deleteRestoreRounds: 1, floodDownloads: 3, stallRounds: 1, renders: 2, jumpSteps: 300, smoothFrames: 300, uploadRounds: 1, thumbnailsMade: 60, previews: 5, quotaCalls: 200 }
   : { seconds: 15, warmupSeconds: 5, listingCalls: 5, searchRounds: 5, deleteRestoreRounds: 3, floodDownloads: 5, stallRounds: 3, renders: 5, jumpSteps: 1000, smoothFrames: 1200, uploadRounds: 3, thumbnailsMade: 200, previews: 5, quotaCalls: 500 };
-
-/** Pins this process (and so the clients it runs) to `cpus`, all threads. */
-function pinSelf(cpus: string): void {
-  if (!HAS_TASKSET || os.cpus().length < 2) return;
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
-  } catch {
-    log(`could not pin the benchmark to CPU ${cpus}`);
-  }
-}
 
 async function main(): Promise<void> {
   const started = performance.now();

@@ -9,7 +9,8 @@
  * - the same in a new page of the same context (next visit: the browser's cache);
  * - making rate: the large thumbnails of `makeCount` photos the browser did not ask for, requested
  *   in order from Node (4 in flight, a 503 tried again after its Retry-After), photos per second
- *   with the service pinned to one CPU; the service's peak RSS meanwhile (VmHWM, reset before).
+ *   with the service pinned to one CPU, the browser closed and this client on the other CPU; the
+ *   service's peak RSS meanwhile (VmHWM, reset before).
  * - preview: in a new page of the same context, `previewCount` photos of the first screen opened as
  *   a user does (a click selects the tile, Enter opens the viewer), each for the first time: the
  *   time from the Enter's keydown to the frame where the viewer's image is loaded with pixels (its
@@ -18,15 +19,17 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from '@playwright/test';
+import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import sharp from 'sharp';
 import { buildWebApp, LAUNCH, loggedInContext } from './app';
 import { createWithUpload, request } from './content';
+import { cpuSeconds } from './load';
 import { attribute, callSigned, login, type Session } from './calls';
 import { PASSWORD, BENCH_ACCOUNT } from './populate';
 import { startService, type ChildServer } from './service';
-import { CACHE_DIR, log, median, round, seededRandom, sleep } from './util';
+import { CACHE_DIR, log, median, pinSelf, round, seededRandom, sleep } from './util';
 
 export const PHOTO_COUNT = 1000;
 const WIDTH = 4000;
@@ -63,7 +66,16 @@ export interface ThumbnailsResult {
   readonly nextVisit: ScreenFigure;
   /** Enter to the viewer's image shown, per photo; the width of the image shown (a scaled rendition or the original). */
   readonly preview: { readonly ms: number[]; readonly medianMs: number; readonly worstMs: number; readonly widths: number[] };
-  readonly making: { readonly photos: number; readonly seconds: number; readonly perSecond: number; readonly retries: number; readonly peakRssBytes: number };
+  readonly making: {
+    readonly photos: number;
+    readonly seconds: number;
+    readonly perSecond: number;
+    readonly retries: number;
+    readonly peakRssBytes: number;
+    /** The service's CPU time (all threads) over the making's wall time, and per photo. */
+    readonly cpuShare: number;
+    readonly cpuMsPerPhoto: number;
+  };
 }
 
 /** Distinct pictures; the 1,000 files are these, each with a comment segment of its own. */
@@ -189,8 +201,9 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
   const photos = await ensurePhotos();
   const webRoot = await buildWebApp(options.runDir);
   const service = await startService({ dataDir: options.dataDir, webRoot, logFile: path.join(options.runDir, 'logs', 'thumbnails-service.log'), profileDir: options.profileDir });
-  const browser = await chromium.launch(LAUNCH);
+  let browser: Browser | undefined = await chromium.launch(LAUNCH);
   try {
+    const chromiumVersion = browser.version();
     const session = await login(service.url, BENCH_ACCOUNT, PASSWORD);
     const folderXml = await callSigned(service.url, session, 'FileService', 'FolderAdd', { dirid: 0, name: `Photos ${Date.now()}` });
     const folder = Number(attribute(folderXml.slice(folderXml.indexOf('<folder')), 'id'));
@@ -217,13 +230,17 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     const nextVisit = await timeScreen(context, folder);
     const preview = await timePreviews(context, folder, options.previewCount);
     await context.close();
+    await browser.close();
+    browser = undefined;
     log(`thumbnails: preview of a photo shown ${preview.ms.map((v) => round(v, 0)).join(', ')} ms after Enter (images ${[...new Set(preview.widths)].join(', ')} px wide)`);
     log(`thumbnails: first screen (${firstVisit.tiles} tiles) ${round(firstVisit.ms, 0)} ms on the first visit, ${round(nextVisit.ms, 0)} ms on the next`);
     for (const [visit, { steps }] of [['first', firstVisit], ['next', nextVisit]] as const) {
       log(`thumbnails: ${visit} visit: scripts run ${steps.scriptsRun} ms, GetFilesWhitPath ${steps.listing?.join('–')} ms, ThumbnailBase ${steps.prefix?.join('–')} ms, tiles in the page ${steps.tilesAt} ms`);
     }
 
-    // The making rate, on photos the browser never asked for (the grid shows the first ones).
+    // The making rate, on photos the browser never asked for (the grid shows the first ones); the
+    // browser is closed and this client leaves CPU 0 to the service, as the throughput section does.
+    pinSelf('1');
     const prefix = attribute(await callSigned(service.url, session, 'FileService', 'ThumbnailBase', {}), 'url');
     if (!prefix) throw new Error('ThumbnailBase answered no url');
     const todo = ids.slice(-options.makeCount);
@@ -233,6 +250,7 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     let retries = 0;
     let position = 0;
     const makeStarted = performance.now();
+    const cpuBefore = cpuSeconds(service.pid);
     const maker = async () => {
       while (position < todo.length) {
         const fid = todo[position++];
@@ -247,12 +265,14 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     };
     await Promise.all(Array.from({ length: 4 }, maker));
     const seconds = (performance.now() - makeStarted) / 1000;
+    const cpu = cpuSeconds(service.pid) - cpuBefore;
     clearInterval(sampler);
-    const making = { photos: todo.length, seconds, perSecond: todo.length / seconds, retries, peakRssBytes: Math.max(peak, service.peak()) };
-    log(`thumbnails: made ${todo.length} large thumbnails in ${round(seconds, 1)} s (${round(making.perSecond, 1)}/s, ${retries} retries), peak RSS ${round(making.peakRssBytes / 1e6, 0)} MB`);
-    return { chromium: browser.version(), photos: photos.length, photoBytes, uploadSeconds, firstVisit, nextVisit, preview, making };
+    const making = { photos: todo.length, seconds, perSecond: todo.length / seconds, retries, peakRssBytes: Math.max(peak, service.peak()), cpuShare: cpu / seconds, cpuMsPerPhoto: (cpu * 1000) / todo.length };
+    log(`thumbnails: made ${todo.length} large thumbnails in ${round(seconds, 1)} s (${round(making.perSecond, 1)}/s, service CPU ${round(making.cpuShare * 100, 0)} %, ${round(making.cpuMsPerPhoto, 1)} ms CPU per photo, ${retries} retries), peak RSS ${round(making.peakRssBytes / 1e6, 0)} MB`);
+    return { chromium: chromiumVersion, photos: photos.length, photoBytes, uploadSeconds, firstVisit, nextVisit, preview, making };
   } finally {
-    await browser.close();
+    await browser?.close();
+    pinSelf(`0-${os.cpus().length - 1}`);
     await service.stop();
   }
 }

@@ -2,8 +2,9 @@
  * Small helpers shared by the benchmark's parts: paths, a seeded random generator, statistics,
  * formatting, and process plumbing.
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,4 +96,14 @@ export function log(line: string): void {
 
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+/** Pins this process (and so the clients it runs) to `cpus`, all threads. */
+export function pinSelf(cpus: string): void {
+  if (!HAS_TASKSET || os.cpus().length < 2) return;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
+  } catch {
+    log(`could not pin the benchmark to CPU ${cpus}`);
+  }
 }
