@@ -95,6 +95,22 @@ describe.runIf((process.env.FSS_TEST_DATABASE ?? 'sqlite') === 'sqlite')('stream
     expect(seen).toEqual([{ name: 'a.txt' }, { name: 'b.txt' }, { name: 'c.txt' }]);
   });
 
+  it('a stream read to its end and the next one, on the connection kept for it, sees what was committed in between', async () => {
+    const services = await openTestServices();
+    const alice = await testAccount(services, 'alice');
+    const folder = await alice.folder('Docs');
+    await alice.files(['a.txt'], { parent: folder });
+
+    const first = bySize(services.db, alice, folder, 10);
+    const before = (await first.next()).value?.rows;
+    expect((await first.next()).done).toBe(true);
+    await alice.files(['b.txt'], { parent: folder });
+    const after = (await bySize(services.db, alice, folder, 10).next()).value?.rows;
+
+    expect(before).toEqual([{ name: 'a.txt' }]);
+    expect(after).toEqual([{ name: 'a.txt' }, { name: 'b.txt' }]);
+  });
+
   it('a stream closed early lets the next ones run', async () => {
     const services = await openTestServices();
     const alice = await testAccount(services, 'alice');

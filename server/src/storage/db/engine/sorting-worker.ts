@@ -1,33 +1,54 @@
 /**
  * Streams SQLite must sort before their first row (or that materialize), read in a worker thread: better-sqlite3
- * does that work in the first step, on the event loop (70–200 ms for 100,000 items). A connection per cursor, so
- * one cursor's snapshot holds no other read; rows come back a chunk per request, so memory stays at a chunk.
+ * does that work in the first step, on the event loop (70–200 ms for 100,000 items). A connection per open cursor, so
+ * one cursor's snapshot holds no other read; rows come back a chunk per request, so memory stays at a chunk. A closed
+ * cursor's connection is kept for the next with its prepared statements: opening one and preparing on it read the
+ * schema again, some 3 ms a listing.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { CompiledQuery, QueryResult } from 'kysely';
+
+/** Idle connections the worker keeps, and statements each keeps prepared (a listing's shapes are a few dozen). */
+const KEPT_CONNECTIONS = 2;
+const KEPT_STATEMENTS = 200;
 
 /** The worker (CommonJS, run from a string: the bundle has no file for it): a connection and cursor per stream. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const cursors = new Map();
+const idle = [];
+function connection() {
+  const kept = idle.pop();
+  if (kept) return kept;
+  const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+  return { db, statements: new Map() };
+}
 function close(id) {
   const cursor = cursors.get(id);
   if (!cursor) return;
   cursors.delete(id);
-  try { cursor.rows.return(); } finally { cursor.db.close(); }
+  try { cursor.rows.return(); } catch (error) { cursor.connection.db.close(); throw error; }
+  if (idle.length < ${KEPT_CONNECTIONS}) idle.push(cursor.connection);
+  else cursor.connection.db.close();
 }
 parentPort.on('message', (message) => {
   const { type, id } = message;
   try {
     if (type === 'next') {
-      // The first request of a cursor opens it: its own connection, so that its snapshot is no other's.
+      // The first request of a cursor opens it: a connection of its own, so that its snapshot is no other's.
       if (message.sql !== undefined) {
-        const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-        cursors.set(id, { db, rows: { return() {} } });
-        db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
-        cursors.get(id).rows = db.prepare(message.sql).iterate(message.parameters);
+        const cursor = { connection: connection(), rows: { return() {} } };
+        cursors.set(id, cursor);
+        const { db, statements } = cursor.connection;
+        let statement = statements.get(message.sql);
+        if (!statement) {
+          if (statements.size >= ${KEPT_STATEMENTS}) statements.clear();
+          statements.set(message.sql, (statement = db.prepare(message.sql)));
+        }
+        cursor.rows = statement.iterate(message.parameters);
       }
       const cursor = cursors.get(id);
       if (!cursor) throw new Error('no such cursor');
