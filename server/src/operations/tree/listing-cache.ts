@@ -81,8 +81,8 @@ export async function folderChildren(
   if (cached) return { count: cached.folders.length + cached.files.length, folders: cached.folders, files: cached.files };
 
   const count = await countChildren(db, key.accountId, key.folderId);
-  const folders = streamChildFolders(db, key.accountId, key.folderId, key.order, key.folderPath);
-  const files = streamChildFiles(db, key.accountId, key.folderId, key.order, key.folderPath);
+  const folders = streamChildFolders(db, key.accountId, key.folderId, key.order, key.folderPath, count.folders);
+  const files = streamChildFiles(db, key.accountId, key.folderId, key.order, key.folderPath, count.files);
   if (!cache || count.folders + count.files > MAX_CACHED_ITEMS) {
     // A big folder's count takes milliseconds (8–10 for 100,000 items): the rows are read in a turn of their own.
     await pauseIfDue();

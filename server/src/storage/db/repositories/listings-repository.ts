@@ -158,6 +158,8 @@ interface StreamOptions {
   readonly indexOrdered?: boolean;
   /** SQLite: `deleted_from` read after the sort, so the sort does not carry paths of up to 64 KiB a row. */
   readonly deletedFromAfterSort?: boolean;
+  /** The rows the caller counted: at most a chunk's are read in one statement (sorted where they are, no cursor kept). */
+  readonly count?: number;
 }
 
 /** Streams `query` in the listing order, without holding its cursor, as items. */
@@ -180,8 +182,14 @@ function streamInOrder<R extends PositionedRow, T>(
       any,
       R
     >;
-  const rows = () =>
-    readWithoutHolding<R>(db, (after) => chunksOf(db, options.deletedFromAfterSort ? withDeletedFrom(after) : ordered(after), chunkRows), indexOrdered);
+  const select = options.deletedFromAfterSort ? withDeletedFrom : ordered;
+  const rows =
+    options.count !== undefined && options.count <= chunkRows
+      ? async function* () {
+          const all = await select(undefined).execute();
+          if (all.length > 0) yield all;
+        }
+      : () => readWithoutHolding<R>(db, (after) => chunksOf(db, select(after), chunkRows), indexOrdered);
   return new StreamedItems(rows, toItem);
 }
 
@@ -262,6 +270,7 @@ export function streamChildFolders(
   parentId: number,
   order: ListingOrder,
   parentPath?: string,
+  count?: number,
 ): BatchedItemSource<FolderItem> {
   const query = db
     .selectFrom('folders')
@@ -275,7 +284,7 @@ export function streamChildFolders(
     'folders',
     order,
     (row) => toFolderItem(row, parentPath === undefined ? NO_EXTRAS : { path: childPath(parentPath, row.name) }),
-    { indexOrdered: order.key === 'name' },
+    { indexOrdered: order.key === 'name', count },
   );
 }
 
@@ -286,6 +295,7 @@ export function streamChildFiles(
   parentId: number,
   order: ListingOrder,
   parentPath?: string,
+  count?: number,
 ): BatchedItemSource<FileItem> {
   const query = db
     .selectFrom('files')
@@ -299,7 +309,7 @@ export function streamChildFiles(
     'files',
     order,
     (row) => toFileItem(row, parentPath === undefined ? NO_EXTRAS : { path: childPath(parentPath, row.name) }),
-    { indexOrdered: order.key === 'name' },
+    { indexOrdered: order.key === 'name', count },
   );
 }
 
