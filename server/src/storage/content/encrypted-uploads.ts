@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { ERRORS, Upload, type DataStore } from '@tus/server';
-import { syncDirectory, writeFileSynced } from './file-sync';
+import { syncDirectory, unlessMissing, writeFileSynced } from './file-sync';
 import { WrappingDataStore } from './wrapping-data-store';
 import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
 
@@ -89,13 +89,9 @@ export async function isEncryptedUpload(blobPath: string): Promise<boolean> {
 
 /** The state of an encrypted upload; null when its blob is not there (never created, or moved into the store). */
 export async function encryptedUploadState(blobPath: string, cipher: UploadCipher): Promise<EncryptedUploadState | null> {
-  let blobBytes: number;
-  try {
-    blobBytes = (await fs.stat(blobPath)).size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const stats = await unlessMissing(fs.stat(blobPath), null);
+  if (!stats) return null;
+  const blobBytes = stats.size;
   const tail = await readTail(tailPathOf(blobPath));
   const count = chunkCountOf(cipher);
   if (blobBytes >= completeBlobBytes(cipher) && tail.index === count) return { records: count, blobBytes, tail: null, offset: cipher.plaintextSize };
@@ -108,14 +104,8 @@ export async function encryptedUploadState(blobPath: string, cipher: UploadCiphe
 
 /** The tail file's index and sealed part; index 0 (nothing counted) when the file is missing or shorter than an index. */
 async function readTail(file: string): Promise<{ index: number; sealed: Buffer | null }> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { index: 0, sealed: null };
-    throw error;
-  }
-  if (bytes.length < INDEX_BYTES) return { index: 0, sealed: null };
+  const bytes = await unlessMissing(fs.readFile(file), null);
+  if (!bytes || bytes.length < INDEX_BYTES) return { index: 0, sealed: null };
   return { index: Number(bytes.readBigUInt64BE(0)), sealed: bytes.length > INDEX_BYTES ? bytes.subarray(INDEX_BYTES) : null };
 }
 

@@ -39,3 +39,8 @@ export async function writeFileSynced(file: string, bytes: Buffer): Promise<void
     await handle.close();
   }
 }
+
+/** What `work` gives, or `missing` when it fails because the file is not there (ENOENT). */
+export function unlessMissing<T, M>(work: Promise<T>, missing: M): Promise<T | M> {
+  return work.catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? missing : Promise.reject(error)));
+}
