@@ -197,16 +197,10 @@ export async function renameFile(
   return row && toFile(row);
 }
 
-/** Gives the folders `ids` a new parent. Sizes are the caller's to adjust (adjustFolderSizes). */
-export async function moveFolders(db: Kysely<Database>, accountId: number, ids: readonly number[], parentId: number): Promise<void> {
+/** Puts the folders or files `ids` into folder `parentId`. Sizes are the caller's to adjust (adjustFolderSizes). */
+export async function moveItems(db: Kysely<Database>, accountId: number, table: 'folders' | 'files', ids: readonly number[], parentId: number): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('folders').set({ parent_id: parentId }).where(ownedBy(accountId)).where('id', 'in', ids).execute();
-}
-
-/** Puts the files `ids` into another folder. Sizes are the caller's to adjust (adjustFolderSizes). */
-export async function moveFiles(db: Kysely<Database>, accountId: number, ids: readonly number[], folderId: number): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('files').set({ folder_id: folderId }).where(ownedBy(accountId)).where('id', 'in', ids).execute();
+  await sql`update ${sql.table(table)} set ${sql.ref(table === 'folders' ? 'parent_id' : 'folder_id')} = ${parentId} where ${ownedBy(accountId)} and id in ${idList(ids)}`.execute(db);
 }
 
 /** The folder and its ancestors, root first (`/A/B` for B; empty for 0 or another's). X is in Y's subtree iff Y is in X's chain. */
