@@ -325,11 +325,8 @@ export class MailSender {
       // Only when a send outlived the lease and another instance took the message over.
       this.log.error('mail sent after its lease ran out', { email: email.id, to: email.recipient });
     }
-    if (this.delivery.kind === 'outbox') {
-      this.log.info('mail written to outbox', { email: email.id, to: email.recipient, file });
-    } else {
-      this.log.info('mail sent', { email: email.id, to: email.recipient });
-    }
+    const outbox = this.delivery.kind === 'outbox';
+    this.log.info(outbox ? 'mail written to outbox' : 'mail sent', { email: email.id, to: email.recipient, ...(outbox ? { file } : {}) });
     return 'sent';
   }
 
