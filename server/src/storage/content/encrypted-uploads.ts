@@ -7,9 +7,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { ERRORS, Upload, type DataStore } from '@tus/server';
+import { ERRORS, type DataStore, type Upload } from '@tus/server';
 import { syncDirectory, unlessMissing, writeFileSynced } from './file-sync';
-import { WrappingDataStore } from './wrapping-data-store';
+import { uploadWith, WrappingDataStore } from './wrapping-data-store';
 import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
 
 /** What the upload area needs to write and read one encrypted upload; made by the operations from the content format and the data key. */
@@ -268,7 +268,7 @@ export class EncryptingDataStore extends WrappingDataStore {
     }
     const state = await encryptedUploadState(this.pathOf(id), cipher);
     if (!state) throw ERRORS.FILE_NOT_FOUND;
-    return new Upload({ id: upload.id, size: upload.size, offset: state.offset, metadata: upload.metadata, storage: upload.storage, creation_date: upload.creation_date });
+    return uploadWith(upload, { offset: state.offset });
   }
 
   override async remove(id: string): Promise<void> {

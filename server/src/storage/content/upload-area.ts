@@ -6,7 +6,8 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
-import { ERRORS, Upload, type DataStore } from '@tus/server';
+import { ERRORS, type DataStore, type Upload } from '@tus/server';
+import { uploadWith } from './wrapping-data-store';
 import type { Config } from '../../config';
 import type { ContentStore } from './content-store';
 import { syncDirectory, syncFile, unlessMissing, writeFileSynced } from './file-sync';
@@ -166,7 +167,7 @@ class BatchedFileStore extends FileStore {
     const upload = await super.getUpload(id);
     const durable = await durableBytes(this.pathOf(id));
     if (durable === null || durable === upload.offset) return upload;
-    return new Upload({ id: upload.id, size: upload.size, offset: durable, metadata: upload.metadata, storage: upload.storage, creation_date: upload.creation_date });
+    return uploadWith(upload, { offset: durable });
   }
 
   override async write(readable: NodeJS.ReadableStream, id: string, offset: number): Promise<number> {
