@@ -34,7 +34,10 @@ let lastDecode: Promise<unknown> = Promise.resolve();
 
 function oneDecodeAtATime<T>(task: () => Promise<T>): Promise<T> {
   const run = lastDecode.then(task);
-  lastDecode = run.catch(() => undefined);
+  lastDecode = run.then(
+    () => undefined,
+    () => undefined,
+  );
   return run;
 }
 
