@@ -256,7 +256,12 @@ export async function foldersAbove(db: Kysely<Database>, accountId: number, fold
 }
 
 /** For each of `starts`, `step` applied down its chain from `atRoot`, each shared folder stepped once; a broken chain is absent. */
-export function alongWaysUp<T>(ways: ReadonlyMap<number, WayUp>, starts: readonly number[], atRoot: T, step: (folderId: number, way: WayUp, parent: T) => T): Map<number, T> {
+export function alongWaysUp<T, W extends { readonly parentId: number } = WayUp>(
+  ways: ReadonlyMap<number, W>,
+  starts: readonly number[],
+  atRoot: T,
+  step: (folderId: number, way: W, parent: T) => T,
+): Map<number, T> {
   const made = new Map<number, T>([[0, atRoot]]);
   for (const start of starts) {
     // Up to the first folder already made, then down again.
