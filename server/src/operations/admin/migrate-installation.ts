@@ -417,17 +417,18 @@ export function progressPrinter(print: (line: string) => void, describe: () => s
   };
 }
 
+/** What copyBlobs and verifyBlobs both take: how many at a time, the blobs' totals, and where lines go. */
+interface BlobPass {
+  readonly jobs: number;
+  readonly totals: { readonly content: number; readonly contentBytes: number; readonly images: number };
+  readonly print: (line: string) => void;
+}
+
 async function copyBlobs(
   db: Kysely<Database>,
   from: LocalDiskStore,
   to: ContentStore,
-  options: {
-    readonly jobs: number;
-    readonly workDir: string;
-    readonly totals: { readonly content: number; readonly contentBytes: number; readonly images: number };
-    readonly print: (line: string) => void;
-    readonly afterBlobCopied?: (copied: number) => void | Promise<void>;
-  },
+  options: BlobPass & { readonly workDir: string; readonly afterBlobCopied?: (copied: number) => void | Promise<void> },
 ): Promise<{ problems: string[] }> {
   const { totals, print } = options;
   const problems: string[] = [];
@@ -509,13 +510,8 @@ async function verifyBlobs(
   target: Kysely<Database>,
   from: LocalDiskStore,
   to: ContentStore,
-  options: {
-    readonly jobs: number;
-    readonly totals: { readonly content: number; readonly images: number };
-    readonly print: (line: string) => void;
-    /** Delete a target blob that fails while the source's is right, so that a re-run copies it. */
-    readonly repair: boolean;
-  },
+  /** repair: delete a target blob that fails while the source's is right, so that a re-run copies it. */
+  options: BlobPass & { readonly repair: boolean },
 ): Promise<{ problems: string[]; notVerified: number }> {
   const { print } = options;
   const problems: string[] = [];

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Kysely } from 'kysely';
+import { unlessMissing } from '../../storage/content/file-sync';
 import { contentStoreFor } from '../../storage/content/stores';
 import { crossedWritebackStep, startWriteback } from '../../storage/content/writeback';
 import { isForeignKeyViolation } from '../../storage/db/engine/dialect';
@@ -304,13 +305,7 @@ export function uploadCipherOf(dataKey: Buffer, layout: CipherLayout): UploadCip
 /** Housekeeping: work files a crash left behind. */
 export async function sweepWorkFiles(services: Services): Promise<number> {
   const dir = workDirectory(services);
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw error;
-  }
+  const names = await unlessMissing(fs.readdir(dir), []);
   let removed = 0;
   // File times are wall-clock times, whatever clock the services run on.
   const before = Date.now() - STALE_WORK_FILE_MS;

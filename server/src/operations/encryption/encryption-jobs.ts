@@ -106,17 +106,8 @@ export async function encryptionProgress(services: Services, accountId: number, 
   const job = await latestJobOfFolder(services.db, accountId, folderId);
   if (!job) return null;
   const state = job.finishedAt ? 'finished' : job.leaseUntil.getTime() > services.now().getTime() ? 'running' : 'waiting';
-  return {
-    jobId: job.id,
-    kind: job.kind,
-    state,
-    totalFiles: job.totalFiles,
-    doneFiles: job.doneFiles,
-    failedFiles: job.failedFiles,
-    totalBytes: job.totalBytes,
-    doneBytes: job.doneBytes,
-    lastError: job.lastError,
-  };
+  const { id: jobId, kind, totalFiles, doneFiles, failedFiles, totalBytes, doneBytes, lastError } = job;
+  return { jobId, kind, state, totalFiles, doneFiles, failedFiles, totalBytes, doneBytes, lastError };
 }
 
 export interface RunOptions {

@@ -70,10 +70,10 @@ export async function lockOnChain(db: Kysely<Database>, caller: Caller | null, a
   if (chain.length === 0) return null;
   const unlocked = caller && caller.uid === accountId ? await unlockedKeyIds(db, caller.tokenId, [...new Set(chain.map((link) => link.keyId))]) : new Set<number>();
   const first = chain.find((link) => !unlocked.has(link.keyId));
-  if (!first) return null;
-  const tips = await keyTips(db, [first.keyId]);
-  return { type: first.type, id: first.id, tip: tips.get(first.keyId) ?? '' };
+  return first ? { type: first.type, id: first.id, tip: await tipOf(db, first.keyId) } : null;
 }
+
+const tipOf = async (db: Kysely<Database>, keyId: number): Promise<string> => (await keyTips(db, [keyId])).get(keyId) ?? '';
 
 /** lockedItemFor for many folders at once (three queries at most): the first lock found, or null. */
 export async function lockedFolderAmong(db: Kysely<Database>, caller: Caller, folderIds: readonly number[]): Promise<ItemLock | null> {
@@ -83,7 +83,7 @@ export async function lockedFolderAmong(db: Kysely<Database>, caller: Caller, fo
   const unlocked = await unlockedKeyIds(db, caller.tokenId, [...keyIds]);
   for (const chain of chains.values()) {
     const first = chain.find((link) => !unlocked.has(link.keyId));
-    if (first) return { type: first.type, id: first.id, tip: (await keyTips(db, [first.keyId])).get(first.keyId) ?? '' };
+    if (first) return { type: first.type, id: first.id, tip: await tipOf(db, first.keyId) };
   }
   return null;
 }
@@ -93,19 +93,13 @@ export async function withTip<T extends FolderItem | FileItem>(db: Kysely<Databa
   if (!item.encrypted) return item;
   const own = item.type === 'folder' ? await findLiveFolderEncryption(db, accountId, item.id) : await findLiveFileEncryption(db, accountId, item.id);
   const keyId = own?.keyId ?? null;
-  const tips = await keyTips(db, keyId === null ? [] : [keyId]);
-  return { ...item, tip: keyId === null ? '' : (tips.get(keyId) ?? '') };
+  return { ...item, tip: keyId === null ? '' : await tipOf(db, keyId) };
 }
 
 /** 423 when the item is locked for the caller. */
 export async function refuseIfLocked(db: Kysely<Database>, caller: Caller | null, item: LockableItem): Promise<void> {
   const lock = await lockedItemFor(db, caller, item);
   if (lock) throw lockedRefusal(lock);
-}
-
-/** The data key of `keyId` as the caller's token unlocked it; null when it has not. */
-async function unlockedDataKey(db: Kysely<Database>, caller: Caller, keyId: number): Promise<Buffer | null> {
-  return (await unlockOf(db, caller, keyId))?.dataKey ?? null;
 }
 
 /** The caller's unlock of `keyId`: the data key, and the unlock row's sealed value. */
@@ -126,12 +120,14 @@ function checkedPassword(password: string | null): string {
   return value;
 }
 
-function checkedTip(tip: string | null, password: string): string {
-  const value = (tip ?? '').normalize('NFC');
-  if (lengthOf(value) > TIP_MAX_LENGTH) throw invalidArgument('tip-too-long', `password_tip must be at most ${TIP_MAX_LENGTH} characters`);
-    // Case-insensitively: a tip spelling the password in capitals gives it away too.
-  if (value.toLowerCase().includes(password.toLowerCase())) throw invalidArgument('tip-contains-password', 'password_tip must not contain the password');
-  return value;
+/** FileEncrypt's and FolderEncrypt's password and tip, checked in that order. */
+function checkedPasswordAndTip(params: { readonly password: string | null; readonly password_tip: string | null }): { password: string; tip: string } {
+  const password = checkedPassword(params.password);
+  const tip = (params.password_tip ?? '').normalize('NFC');
+  if (lengthOf(tip) > TIP_MAX_LENGTH) throw invalidArgument('tip-too-long', `password_tip must be at most ${TIP_MAX_LENGTH} characters`);
+  // Case-insensitively: a tip spelling the password in capitals gives it away too.
+  if (tip.toLowerCase().includes(password.toLowerCase())) throw invalidArgument('tip-contains-password', 'password_tip must not contain the password');
+  return { password, tip };
 }
 
 /** Unlock's and Decrypt's item: exactly one of dirid and fid is non-zero. */
@@ -195,8 +191,7 @@ async function keyOfItem(db: Kysely<Database>, accountId: number, item: ItemRef)
 export async function fileEncrypt(ctx: AuthenticatedContext, params: ParamsOf<'FileEncrypt'>): Promise<Empty> {
   const caller = ctx.caller;
   const { services } = ctx;
-  const password = checkedPassword(params.password);
-  const tip = checkedTip(params.password_tip, password);
+  const { password, tip } = checkedPasswordAndTip(params);
   const file = await findLiveFileEncryption(services.db, caller.uid, itemIdOf(params.fid));
   if (!file) throw notFound('file-not-found', 'file not found');
   if (file.keyId !== null) throw locked('already-encrypted', 'the file is already encrypted', { id: file.id });
@@ -214,8 +209,7 @@ export async function fileEncrypt(ctx: AuthenticatedContext, params: ParamsOf<'F
 export async function folderEncrypt(ctx: AuthenticatedContext, params: ParamsOf<'FolderEncrypt'>): Promise<Empty> {
   const caller = ctx.caller;
   const { services } = ctx;
-  const password = checkedPassword(params.password);
-  const tip = checkedTip(params.password_tip, password);
+  const { password, tip } = checkedPasswordAndTip(params);
   if (params.dirid === 0n) throw invalidArgument('root-not-encryptable', 'the root folder cannot be encrypted: choose a folder');
   const folder = await findLiveFolderEncryption(services.db, caller.uid, itemIdOf(params.dirid));
   if (!folder) throw notFound('folder-not-found', 'folder not found');
@@ -357,8 +351,7 @@ export async function encryptionOfNewFolder(
   if (!parent || parent.keyId === null) return {};
   await keyForWritingInto(tx, caller, parent.id, parent.keyId);
   await setFolderKey(tx, folder.id, parent.keyId);
-  const tips = await keyTips(tx, [parent.keyId]);
-  return { encrypted: true, tip: tips.get(parent.keyId) ?? '' };
+  return { encrypted: true, tip: await tipOf(tx, parent.keyId) };
 }
 
 /**
@@ -398,15 +391,15 @@ export async function keyForUploadInto(db: Kysely<Database>, caller: Caller, fol
 }
 
 /** The data key an upload encrypted as it arrives needs, while the caller's session has it unlocked. */
-export function unlockedKeyForUpload(db: Kysely<Database>, caller: Caller, keyId: number): Promise<Buffer | null> {
-  return unlockedDataKey(db, caller, keyId);
+export async function unlockedKeyForUpload(db: Kysely<Database>, caller: Caller, keyId: number): Promise<Buffer | null> {
+  return (await unlockOf(db, caller, keyId))?.dataKey ?? null;
 }
 
 /** The key of an encrypted folder written into: 423 unless unlocked all the way up. */
 async function keyForWritingInto(tx: Kysely<Database>, caller: Caller, folderId: number, keyId: number): Promise<Buffer> {
   await refuseIfLocked(tx, caller, { type: 'folder', id: folderId });
-  const dataKey = await unlockedDataKey(tx, caller, keyId);
-  if (!dataKey) throw lockedRefusal({ type: 'folder', id: folderId, tip: (await keyTips(tx, [keyId])).get(keyId) ?? '' });
+  const dataKey = await unlockedKeyForUpload(tx, caller, keyId);
+  if (!dataKey) throw lockedRefusal({ type: 'folder', id: folderId, tip: await tipOf(tx, keyId) });
   return dataKey;
 }
 
@@ -424,9 +417,7 @@ export async function sealedFileKeyForDownload(
 ): Promise<{ keyId: number; sealedKey: string } | null> {
   const file = await findLiveFileEncryption(services.db, caller.uid, fileId);
   if (!file || file.keyId === null) return null;
-  const unlocked = await unlockOf(services.db, caller, file.keyId);
-  if (!unlocked) return null;
-  return { keyId: file.keyId, sealedKey: seal(downloadSealingInput(services.secret, unlocked.sealed), DOWNLOAD_KEY_PURPOSE, unlocked.dataKey, context(file.keyId)) };
+  return (await sealedKeysForDownload(services, caller, [file.keyId], context))?.[0] ?? null;
 }
 
 const downloadSealingInput = (secret: Buffer, unlockSealed: string) => Buffer.concat([secret, Buffer.from(unlockSealed, 'utf8')]);
@@ -437,9 +428,7 @@ export async function openUnlockedDownload(
   unlocked: { readonly tokenId: number; readonly keyId: number; readonly sealedKey: string; readonly context: string },
   contentId: number,
 ): Promise<{ size: number; open(range?: PlainRange): Promise<Readable> } | null> {
-  const unlockSealed = await findUnlock(services.db, unlocked.tokenId, unlocked.keyId);
-  if (unlockSealed === undefined) return null;
-  const dataKey = unseal(downloadSealingInput(services.secret, unlockSealed), DOWNLOAD_KEY_PURPOSE, unlocked.sealedKey, unlocked.context);
+  const dataKey = (await openUnlockedKeys(services, unlocked.tokenId, [unlocked], () => unlocked.context))?.get(unlocked.keyId);
   if (!dataKey) return null;
   const content = await findContentForCrypt(services.db, contentId);
   if (!content?.layout || content.layout.keyId !== unlocked.keyId) return null;

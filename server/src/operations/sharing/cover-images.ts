@@ -12,8 +12,6 @@ export const COVER_MAX_SIDE = 1600;
 /** More pixels than this (read from the header) are refused undecoded: a few KB of PNG can claim 400 million. */
 export const COVER_MAX_INPUT_PIXELS = 50_000_000;
 
-const MAX_CONCURRENT_DECODES = 1;
-
 /** A decode this slow is an image built to be slow (a sane one takes well under a second). */
 const DECODE_TIMEOUT_SECONDS = 20;
 
@@ -31,27 +29,17 @@ export interface CoverImage {
 
 const UNREADABLE = 'the image cannot be read: it is damaged, truncated, or not a PNG, JPEG, GIF or WebP image';
 
-/** Runs at most `limit` tasks at once, the others in order. */
-class TaskGate {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+/** The decode that runs last: each waits for the one before it, so one runs at a time, in order. */
+let lastDecode: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly limit: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running++;
-    try {
-      return await task();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
-  }
+function oneDecodeAtATime<T>(task: () => Promise<T>): Promise<T> {
+  const run = lastDecode.then(task);
+  lastDecode = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  return run;
 }
-
-const decodes = new TaskGate(MAX_CONCURRENT_DECODES);
 
 /** The header's facts, without decoding a pixel; null when the bytes are no image sharp can read. */
 async function headerOf(sharp: SharpOf, input: Buffer): Promise<Metadata | null> {
@@ -64,7 +52,7 @@ async function headerOf(sharp: SharpOf, input: Buffer): Promise<Metadata | null>
 
 /** The cover to store for `input` (checked: not empty, ≤ 5 MiB); 400 when not a whole accepted image, 413 past the pixel limit. */
 export function reencodeCover(input: Buffer): Promise<CoverImage> {
-  return decodes.run(async () => {
+  return oneDecodeAtATime(async () => {
     const sharp = await loadSharp();
     const header = await headerOf(sharp, input);
     if (!header || !header.format || !ACCEPTED_FORMATS.has(header.format) || !header.width || !header.height) throw invalidArgument('image-unreadable', UNREADABLE);

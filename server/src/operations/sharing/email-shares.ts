@@ -18,7 +18,7 @@ import type { Database, ShareItemType } from '../../storage/db/schema';
 import type { AuthenticatedContext, EmailDelivery, EmailShareInfo, Empty, Item, ParamsOf, Services } from '../context';
 import { invalidArgument, tooManyAttempts, unavailable } from '../errors';
 import { itemIdOf, requireFile, requireFolder } from '../tree/id-lists';
-import { ensureShare, ownerShareAttributes, sealExtractionCode } from './shares';
+import { ensureShare, sealExtractionCode, shareAttributes } from './shares';
 import { mailLanguageOf, type MailLanguage } from './mail-messages';
 
 const HOUR_MS = 3_600_000;
@@ -218,7 +218,7 @@ export async function emailShareInfo(ctx: AuthenticatedContext, ref: ItemRef): P
   return {
     kind: 'emailShareInfo',
     count,
-    item: { ...item, share: ownerShareAttributes(services, ctx.baseUrl, share) },
+    item: { ...item, share: shareAttributes(services.secret, ctx.baseUrl, share) },
     emails: deliveriesOf(db, share.id),
   };
 }

@@ -3,17 +3,18 @@
  * cause a second copy, so every copy has the same Message-ID; the send timeout stays below the lease.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Logger } from '../../log';
+import { writeFileSynced } from '../../storage/content/file-sync';
 import { claimDueEmail, findShareMessageContext, markEmailAttemptFailed, markEmailSent, type ClaimedEmail } from '../../storage/db/repositories/emails-repository';
 import { findSharedTarget } from '../../storage/db/repositories/shares-repository';
 import type { Services } from '../context';
 import { mailLanguageOf, shareMessage, type ShareMessage } from './mail-messages';
 import { openExtractionCode, shareUrl } from './shares';
-import { partOfOutage } from '../outages';
+import { scheduleRounds, type BackgroundRounds } from '../background-rounds';
 
 export interface MailSenderSettings {
   /** How often the queue is looked at without a nudge. */
@@ -142,16 +143,10 @@ export function outboxDelivery(dir: string): MailDelivery {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const file = path.join(dir, `email-${mail.emailId}.eml`);
       const temp = path.join(dir, `.email-${mail.emailId}.${randomBytes(6).toString('hex')}.tmp`);
-      const handle = await open(temp, 'wx', 0o600);
-      try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-      } catch (error) {
-        await handle.close();
+      await writeFileSynced(temp, bytes, 'wx').catch(async (error: unknown) => {
         await rm(temp, { force: true });
         throw error;
-      }
-      await handle.close();
+      });
       await rename(temp, file);
       return { file };
     },
@@ -211,9 +206,7 @@ export class MailSender {
   /** This sender's name in the lease column. */
   readonly holder = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   private readonly delivery: MailDelivery;
-  private timer: NodeJS.Timeout | null = null;
-  private round: Promise<void> | null = null;
-  private again = false;
+  private rounds: BackgroundRounds | null = null;
   private stopping = false;
 
   constructor(
@@ -227,47 +220,21 @@ export class MailSender {
 
   /** Looks at the queue now and every intervalMs until stop(). */
   start(): void {
-    if (this.timer || this.stopping) return;
+    if (this.rounds || this.stopping) return;
     this.log.info('mail sender started', { delivery: this.delivery.kind, to: this.delivery.destination });
-    this.timer = setInterval(() => this.kick(), this.settings.intervalMs);
-    this.timer.unref();
-    this.kick();
+    this.rounds = scheduleRounds(this.services, this.log, 'mail round', this.settings.intervalMs, async () => void (await this.sendDue()));
   }
 
   /** Messages were queued: send them now rather than at the next interval. */
   nudge(): void {
-    if (this.timer && !this.stopping) setImmediate(() => this.kick());
+    if (this.rounds && !this.stopping) setImmediate(() => this.rounds?.kick());
   }
 
-  /** Stops the timer, waits for the round under way, and closes the delivery. */
+  /** Stops the rounds, waits for the one under way, and closes the delivery. */
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    while (this.round) await this.round;
+    await this.rounds?.stop();
     this.delivery.close();
-  }
-
-  private kick(): void {
-    if (this.stopping) return;
-    if (this.round) {
-      this.again = true;
-      return;
-    }
-    this.round = this.sendDue()
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          if (!partOfOutage(this.services.config, error)) this.log.error('mail round failed', { error: errorText(error) });
-        },
-      )
-      .finally(() => {
-        this.round = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
   }
 
   /** One round: claims and sends due messages until none is due (or maxPerRound were handled). */
@@ -325,11 +292,8 @@ export class MailSender {
       // Only when a send outlived the lease and another instance took the message over.
       this.log.error('mail sent after its lease ran out', { email: email.id, to: email.recipient });
     }
-    if (this.delivery.kind === 'outbox') {
-      this.log.info('mail written to outbox', { email: email.id, to: email.recipient, file });
-    } else {
-      this.log.info('mail sent', { email: email.id, to: email.recipient });
-    }
+    const outbox = this.delivery.kind === 'outbox';
+    this.log.info(outbox ? 'mail written to outbox' : 'mail sent', { email: email.id, to: email.recipient, ...(outbox ? { file } : {}) });
     return 'sent';
   }
 

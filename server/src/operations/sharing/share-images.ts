@@ -2,7 +2,7 @@
  * Cover images of shares (docs/sharing.md §4). The call takes a token alone (no sign), so it may only change the cover
  * of a share made by a signed call, and its answer names the share by id, never by code.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -15,6 +15,7 @@ import type { Database } from '../../storage/db/schema';
 import { countCoverImages, findShareById, findSharedTarget, findSharesOf, replaceShareImage, type ShareRecord, type StoredCover } from '../../storage/db/repositories/shares-repository';
 import type { AuthenticatedContext, ParamsOf, PlainString, Services } from '../context';
 import { WRITE_INTENT_GRACE_MS } from '../content/content-removal';
+import { sameSecret } from '../crypto/constant-time';
 import { reencodeCover } from './cover-images';
 import { conflict, invalidArgument, tooLarge } from '../errors';
 import { inTreeTransaction } from '../tree/file-records';
@@ -137,11 +138,6 @@ async function headOf(stream: Readable, bytes: number): Promise<Buffer> {
   return Buffer.concat(chunks).subarray(0, bytes);
 }
 
-function sameTag(expected: string, given: string): boolean {
-  const [a, b] = [Buffer.from(expected), Buffer.from(given)];
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** A share id as the image URL carries it: decimal, no leading zero, exact as a number. */
 const SHARE_ID_FORMAT = /^[1-9][0-9]{0,14}$/;
 
@@ -150,7 +146,7 @@ export async function openShareImage(services: Services, shareId: string, tag: s
   if (!SHARE_ID_FORMAT.test(shareId)) return null;
   const { db } = services;
   const share = await findShareById(db, Number(shareId));
-  if (!share || share.imageKey === null || !sameTag(shareImageTag(services.secret, share), tag)) return null;
+  if (!share || share.imageKey === null || !sameSecret(tag, shareImageTag(services.secret, share))) return null;
   const item = await findSharedTarget(db, share.accountId, { type: share.itemType, id: share.itemId });
   if (!item || item.lock) return null;
   const key = share.imageKey;

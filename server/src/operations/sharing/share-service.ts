@@ -4,7 +4,7 @@
  */
 import { countChildren, streamChildFiles, streamChildFolders } from '../../storage/db/repositories/listings-repository';
 import { countShareDownload, findShareByCode, findSharedTarget, type SharedTarget, type ShareRecord } from '../../storage/db/repositories/shares-repository';
-import type { CallContext, ItemResult, Listing, ParamsOf, ShareAttributes, UrlResult } from '../context';
+import type { CallContext, ItemResult, Listing, ParamsOf, UrlResult } from '../context';
 import { sameSecret } from '../crypto/constant-time';
 import { grantUrl, urlLifetime, type GrantRoute } from '../content/downloads';
 import { claimedKind } from '../previews/content-sniffing';
@@ -14,14 +14,7 @@ import { itemIdOf, parseIdList } from '../tree/id-lists';
 import { checkZipContents, urlExpiry, zipUrl } from '../content/zip-downloads';
 import { findLiveFiles, findLiveFolders } from '../../storage/db/repositories/items-repository';
 import { parseFolderId, parseListingOrder } from '../tree/listings';
-import {
-  extractionCodeStamp,
-  normalizedExtractionCode,
-  openExtractionCode,
-  SHARE_CODE_FORMAT,
-  shareImageUrl,
-  shareUrl,
-} from './shares';
+import { downpwdOf, extractionCodeStamp, normalizedExtractionCode, SHARE_CODE_FORMAT, shareAttributes } from './shares';
 import type { ItemLock } from '../../storage/db/repositories/encryption-repository';
 import { clearFailures, extractionCodeCounters, recordFailure, secondsBlocked, shareAddressCounter } from '../accounts/throttle';
 
@@ -65,9 +58,7 @@ export async function openShare(ctx: CallContext, code: string | null, downpwd: 
     await refuseIfBlocked(ctx, [pair, perShare, address]);
     const given = normalizedExtractionCode(downpwd);
     if (given === '') throw refusedShare('downpwd-required', 'this share needs its extraction code');
-    const expected = openExtractionCode(secret, share.downpwdSealed);
-    if (expected === null) throw new Error(`share ${share.id}: its extraction code cannot be opened with this server secret`);
-    if (!sameSecret(given, expected)) {
+    if (!sameSecret(given, downpwdOf(secret, share))) {
       await recordFailure(db, [pair, perShare, address], now());
       throw refusedShare('downpwd-wrong', 'wrong extraction code');
     }
@@ -78,24 +69,9 @@ export async function openShare(ctx: CallContext, code: string | null, downpwd: 
   return { share, target };
 }
 
-/** What visitors see of a share: never its extraction code. */
-function visitorShareAttributes(ctx: CallContext, share: ShareRecord): ShareAttributes {
-  return {
-    code: share.code,
-    url: shareUrl(ctx.baseUrl, share.code),
-    downpwd: '',
-    downValue: share.downloadLimit,
-    downloads: share.downloads,
-    description: share.description,
-    image: shareImageUrl(ctx.baseUrl, ctx.services.secret, share),
-  };
-}
-
 export async function shareOpen(ctx: CallContext, params: ParamsOf<'ShareOpen'>): Promise<ItemResult> {
   const { share, target } = await openShare(ctx, params.code, params.downpwd);
-  const attributes = visitorShareAttributes(ctx, share);
-  const item = target.record;
-  return { kind: 'item', item: { ...item, share: attributes } };
+  return { kind: 'item', item: { ...target.record, share: shareAttributes(ctx.services.secret, ctx.baseUrl, share, 'visitor') } };
 }
 
 export async function shareList(ctx: CallContext, params: ParamsOf<'ShareList'>): Promise<Listing> {
@@ -146,9 +122,13 @@ export async function shareZipDownload(ctx: CallContext, params: ParamsOf<'Share
   }
   const grant = { accountId: owner, folderIds, fileIds, expires: urlExpiry(ctx.services), share: { id: share.id, stamp: extractionCodeStamp(share.downpwdSealed), within } };
   await checkZipContents(ctx.services, grant);
-  // Last, once everything else has passed: a refused call never uses up a download.
-  if (!(await countShareDownload(db, share.id))) throw refusedShare('download-limit', 'download limit reached: this share allows no more downloads');
+  await countDownload(ctx, share.id);
   return zipUrl(ctx.services, ctx.baseUrl, name, grant);
+}
+
+/** Counts one download of the share, 403 past its limit: called last, so that a refused call never uses one up. */
+async function countDownload(ctx: CallContext, shareId: number): Promise<void> {
+  if (!(await countShareDownload(ctx.services.db, shareId))) throw refusedShare('download-limit', 'download limit reached: this share allows no more downloads');
 }
 
 export async function shareDownload(ctx: CallContext, params: ParamsOf<'ShareDownload'>): Promise<UrlResult> {
@@ -182,10 +162,7 @@ async function sharedFileUrl(ctx: CallContext, params: ParamsOf<'ShareDownload'>
 
   const kind = claimedKind(file.ext);
   const renditionOnly = route === 'v' && (kind === 'image' || kind === undefined);
-  // Last, once everything else has passed: a refused call never uses up a download.
-  if (!renditionOnly && !(await countShareDownload(db, share.id))) {
-    throw refusedShare('download-limit', 'download limit reached: this share allows no more downloads');
-  }
+  if (!renditionOnly) await countDownload(ctx, share.id);
   const grant = {
     fileId: file.id,
     accountId: share.accountId,

@@ -25,7 +25,7 @@ import { sameSecret } from '../crypto/constant-time';
 import { seal, unseal } from '../crypto/sealing';
 import { invalidArgument, lockedRefusal } from '../errors';
 import { inTreeTransaction } from '../tree/file-records';
-import { parseIdList, parseIdLists, requireFile, requireFiles, requireFolder, requireFolders } from '../tree/id-lists';
+import { parseIdLists, parseNonEmptyIdList, requireFile, requireFiles, requireFolder, requireFolders } from '../tree/id-lists';
 
 const CODE_BYTES = 16;
 export const SHARE_CODE_FORMAT = /^[A-Za-z0-9_-]{22}$/;
@@ -72,7 +72,7 @@ export function openExtractionCode(secret: Buffer, sealed: string): string | nul
 }
 
 /** The share's extraction code for its owner ("" when open); a value that cannot be opened (another secret) throws. */
-function downpwdOf(secret: Buffer, share: { readonly id: number; readonly downpwdSealed: string | null }): string {
+export function downpwdOf(secret: Buffer, share: { readonly id: number; readonly downpwdSealed: string | null }): string {
   if (share.downpwdSealed === null) return '';
   const code = openExtractionCode(secret, share.downpwdSealed);
   if (code === null) throw new Error(`share ${share.id}: its extraction code cannot be opened with this server secret`);
@@ -134,16 +134,16 @@ export function shareImageTag(
 
 // ---- What the owner sees -----------------------------------------------------------------------
 
-/** The attributes of a shared item for its owner (FileShare, FolderShare, GetShareFiles). */
-export function ownerShareAttributes(services: Services, baseUrl: string, share: ShareRecord): ShareAttributes {
+/** The attributes of a shared item for its owner (FileShare, FolderShare, GetShareFiles); visitors never see the extraction code. */
+export function shareAttributes(secret: Buffer, baseUrl: string, share: ShareRecord, seenBy: 'owner' | 'visitor' = 'owner'): ShareAttributes {
   return {
     code: share.code,
     url: shareUrl(baseUrl, share.code),
-    downpwd: downpwdOf(services.secret, share),
+    downpwd: seenBy === 'owner' ? downpwdOf(secret, share) : '',
     downValue: share.downloadLimit,
     downloads: share.downloads,
     description: share.description,
-    image: shareImageUrl(baseUrl, services.secret, share),
+    image: shareImageUrl(baseUrl, secret, share),
   };
 }
 
@@ -246,25 +246,19 @@ async function shareItems(ctx: AuthenticatedContext, type: ShareItemType, ids: r
     await setSharedFlags(tx, accountId, type === 'folder' ? 'folders' : 'files', ids, true);
 
     const shareOf = new Map(written.map((share) => [share.itemId, share]));
-    const share = (id: number) => ownerShareAttributes(services, ctx.baseUrl, shareOf.get(id)!);
+    const share = (id: number) => shareAttributes(services.secret, ctx.baseUrl, shareOf.get(id)!);
     const sharedFolders: FolderItem[] = type === 'folder' ? ids.map((id) => ({ ...folders.get(id), shared: true, share: share(id) })) : [];
     const sharedFiles: FileItem[] = type === 'file' ? ids.map((id) => ({ ...files.get(id), shared: true, share: share(id) })) : [];
     return { kind: 'listing', count: ids.length, folders: sharedFolders, files: sharedFiles };
   });
 }
 
-function nonEmptyIds(text: string | null, what: 'dirids' | 'fids', services: Services): number[] {
-  const ids = parseIdList(text, what, services.config.limits.maxIdsPerList);
-  if (ids.length === 0) throw invalidArgument('ids-empty', `${what} is empty: name at least one ${what === 'dirids' ? 'folder' : 'file'}`);
-  return ids;
-}
-
 export async function fileShare(ctx: AuthenticatedContext, params: ParamsOf<'FileShare'>): Promise<Listing> {
-  return shareItems(ctx, 'file', nonEmptyIds(params.fids, 'fids', ctx.services), params);
+  return shareItems(ctx, 'file', parseNonEmptyIdList(params.fids, 'fids', ctx.services.config.limits.maxIdsPerList), params);
 }
 
 export async function folderShare(ctx: AuthenticatedContext, params: ParamsOf<'FolderShare'>): Promise<Listing> {
-  return shareItems(ctx, 'folder', nonEmptyIds(params.dirids, 'dirids', ctx.services), params);
+  return shareItems(ctx, 'folder', parseNonEmptyIdList(params.dirids, 'dirids', ctx.services.config.limits.maxIdsPerList), params);
 }
 
 export async function unshare(ctx: AuthenticatedContext, params: ParamsOf<'Unshare'>): Promise<Empty> {

@@ -15,21 +15,14 @@ import {
   type FolderCopy,
   type SubtreeFolder,
 } from '../../storage/db/repositories/copy-repository';
-import {
-  adjustFolderSizes,
-  findNumberedKeys,
-  folderChain,
-  lockAccountTree,
-  reserveQuota,
-  type ItemName,
-} from '../../storage/db/repositories/items-repository';
+import { adjustFolderSizes, folderChain, lockAccountTree, reserveQuota, type ItemName } from '../../storage/db/repositories/items-repository';
 import type { Database } from '../../storage/db/schema';
 import type { AuthenticatedContext, Empty, ParamsOf, Services } from '../context';
 import { conflict, locked, tooLarge } from '../errors';
-import { inTreeTransaction } from './file-records';
+import { freeName, inTreeTransaction } from './file-records';
 import { tooDeep } from './folders';
 import { parseIdLists, requireSelectionAndDestination } from './id-lists';
-import { firstFreeName, nameLength, nameKey, numberedNameKeys, storedName } from './names';
+import { nameKey, storedName } from './names';
 import { TimeSlices } from '../../time-slices';
 
 /**
@@ -45,14 +38,8 @@ async function freeTopLevelNames(
 ): Promise<ItemName[]> {
   const given = new Set<string>();
   const names: ItemName[] = [];
-  const maxLength = services.config.limits.maxNameLength;
   for (const item of items) {
-    const taken = await findNumberedKeys(tx, accountId, destination, nameKey(item.name), numberedNameKeys(item.name, item.isFile));
-    for (const key of given) taken.add(key);
-    const free = firstFreeName(item.name, item.isFile, taken);
-    if (nameLength(free) > maxLength) {
-      throw conflict('numbered-name-too-long', `"${item.name}" is already taken here, and a numbered name would be longer than ${maxLength} characters`);
-    }
+    const free = await freeName(tx, services, accountId, destination, item.name, item.isFile, given);
     given.add(nameKey(free));
     names.push(storedName(free));
   }

@@ -30,9 +30,8 @@ export async function inTreeTransaction<T>(db: Kysely<Database>, work: (tx: Kyse
 }
 
 /**
- * `name`, or its first free numbered form ("report (1).pdf") in the folder: the colliding keys
- * come from one query over both tables. 409 in the rare case where the numbered form would be
- * longer than names may be.
+ * `name`, or its first free numbered form ("report (1).pdf") in the folder, `alsoTaken` counting as taken: the
+ * colliding keys come from one query over both tables. 409 when the numbered form would be longer than names may be.
  */
 export async function freeName(
   tx: Kysely<Database>,
@@ -41,8 +40,10 @@ export async function freeName(
   folderId: number,
   name: string,
   isFile: boolean,
+  alsoTaken: ReadonlySet<string> = new Set(),
 ): Promise<string> {
   const taken = await findNumberedKeys(tx, accountId, folderId, storedName(name).key, numberedNameKeys(name, isFile));
+  for (const key of alsoTaken) taken.add(key);
   const free = firstFreeName(name, isFile, taken);
   const maxLength = services.config.limits.maxNameLength;
   if (nameLength(free) > maxLength) {

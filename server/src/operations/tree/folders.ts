@@ -11,8 +11,7 @@ import {
   insertFolder,
   liveSubtreeHeights,
   lockAccountTree,
-  moveFiles,
-  moveFolders,
+  moveItems,
   renameFile,
   renameFolder,
   type FileRecord,
@@ -57,32 +56,29 @@ export async function folderAdd(ctx: AuthenticatedContext, params: ParamsOf<'Fol
   });
 }
 
-export async function folderRename(ctx: AuthenticatedContext, params: ParamsOf<'FolderRename'>): Promise<ItemResult> {
-  const accountId = ctx.caller.uid;
-  const { db, config, now } = ctx.services;
-  const name = validName(params.newname, config.limits.maxNameLength, 'newname');
-  return inTreeTransaction(db, async (tx) => {
-    await lockAccountTree(tx, accountId);
-    const folder = await requireFolder(tx, accountId, params.dirid);
-    // The same name again changes nothing, not even the time.
-    if (folder.name === name) return { kind: 'item', item: await withTip(tx, accountId, folder) };
-    if (nameKey(name) !== nameKey(folder.name)) await refuseTakenName(tx, accountId, folder.dir, name);
-    const renamed = await renameFolder(tx, accountId, folder.id, storedName(name), now());
-    return { kind: 'item', item: await withTip(tx, accountId, renamed!) };
-  });
+export function folderRename(ctx: AuthenticatedContext, params: ParamsOf<'FolderRename'>): Promise<ItemResult> {
+  return renameItem(ctx, 'folder', params.dirid, params.newname);
 }
 
-export async function fileRename(ctx: AuthenticatedContext, params: ParamsOf<'FileRename'>): Promise<ItemResult> {
+export function fileRename(ctx: AuthenticatedContext, params: ParamsOf<'FileRename'>): Promise<ItemResult> {
+  return renameItem(ctx, 'file', params.fid, params.newname);
+}
+
+async function renameItem(ctx: AuthenticatedContext, kind: 'folder' | 'file', id: bigint, newname: string | null): Promise<ItemResult> {
   const accountId = ctx.caller.uid;
   const { db, config, now } = ctx.services;
-  const name = validName(params.newname, config.limits.maxNameLength, 'newname');
+  const name = validName(newname, config.limits.maxNameLength, 'newname');
   return inTreeTransaction(db, async (tx) => {
     await lockAccountTree(tx, accountId);
-    const file = await requireFile(tx, accountId, params.fid);
-    if (file.name === name) return { kind: 'item', item: await withTip(tx, accountId, file) };
-    if (nameKey(name) !== nameKey(file.name)) await refuseTakenName(tx, accountId, file.dir, name);
-    // The extension follows the name: "a.txt" renamed "a.md" is a .md file.
-    const renamed = await renameFile(tx, accountId, file.id, storedName(name), extensionOf(name), now());
+    const item = kind === 'folder' ? await requireFolder(tx, accountId, id) : await requireFile(tx, accountId, id);
+    // The same name again changes nothing, not even the time.
+    if (item.name === name) return { kind: 'item', item: await withTip(tx, accountId, item) };
+    if (nameKey(name) !== nameKey(item.name)) await refuseTakenName(tx, accountId, item.dir, name);
+    // A file's extension follows its name: "a.txt" renamed "a.md" is a .md file.
+    const renamed =
+      kind === 'folder'
+        ? await renameFolder(tx, accountId, item.id, storedName(name), now())
+        : await renameFile(tx, accountId, item.id, storedName(name), extensionOf(name), now());
     return { kind: 'item', item: await withTip(tx, accountId, renamed!) };
   });
 }
@@ -171,8 +167,8 @@ export async function move(ctx: AuthenticatedContext, params: ParamsOf<'Move'>):
     await refuseNameClashes(tx, accountId, destination, moving);
     await refuseTooDeep(tx, accountId, moving, destinationDepth, config.limits.maxFolderDepth);
     const idsOf = (kind: Moving['kind']) => moving.filter((item) => item.kind === kind).map((item) => item.record.id);
-    await moveFolders(tx, accountId, idsOf('folder'), destination);
-    await moveFiles(tx, accountId, idsOf('file'), destination);
+    await moveItems(tx, accountId, 'folders', idsOf('folder'), destination);
+    await moveItems(tx, accountId, 'files', idsOf('file'), destination);
     await adjustFolderSizes(tx, accountId, sizeChanges(moving, destination));
     // Out of or into a locked folder: 423; into an encrypted one: encrypted with it.
     encrypting = await applyEncryptionToMove(tx, ctx.services, ctx.caller, {

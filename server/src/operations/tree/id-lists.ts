@@ -40,6 +40,13 @@ export function parseIdList(text: string | null, what: string, maxIds: number): 
   return [...ids];
 }
 
+/** parseIdList of a call that needs at least one item (FolderDelete, FileShare, FolderShare). */
+export function parseNonEmptyIdList(text: string | null, what: 'dirids' | 'fids', maxIds: number): number[] {
+  const ids = parseIdList(text, what, maxIds);
+  if (ids.length === 0) throw invalidArgument('ids-empty', `${what} is empty: name at least one ${what === 'dirids' ? 'folder' : 'file'}`);
+  return ids;
+}
+
 export interface IdLists {
   readonly folderIds: readonly number[];
   readonly fileIds: readonly number[];

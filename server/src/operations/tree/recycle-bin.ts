@@ -16,12 +16,11 @@ import {
   deleteSubtrees,
   emptiedBinnedFolders,
   emptiedFolderEntries,
-  fileEntriesStill,
   filesBinnedUnder,
   findBinEntries,
   findExpiredEntries,
   findItemStates,
-  folderEntriesStill,
+  entriesStill,
   type BinEntries,
   findLiveKeys,
   findLiveKeysContaining,
@@ -41,7 +40,7 @@ import { withTip } from '../encryption/encryption';
 import { conflict, invalidArgument } from '../errors';
 import { inTreeTransaction } from './file-records';
 import { tooDeep } from './folders';
-import { parseIdList, parseIdLists, requireAll, requireFiles, requireFolders, type IdLists } from './id-lists';
+import { parseIdLists, parseNonEmptyIdList, requireAll, requireFiles, requireFolders, type IdLists } from './id-lists';
 import { nameKey, nameLength, storedName, withSuffix } from './names';
 
 const DAY_MS = 86_400_000;
@@ -74,20 +73,17 @@ function isRealOf(value: number): boolean {
 }
 
 export async function folderAndFileDelete(ctx: AuthenticatedContext, params: ParamsOf<'FolderAndFileDelete'>): Promise<Empty> {
-  const accountId = ctx.caller.uid;
   const forGood = isRealOf(params.is_real);
-  const ids = parseIdLists(params.dirids, params.fids, ctx.services.config.limits.maxIdsPerList);
-  await (forGood ? deleteForGood(ctx.services, accountId, ids) : moveToBin(ctx.services, accountId, ids));
-  return { kind: 'empty' };
+  return deleteSelection(ctx, forGood, parseIdLists(params.dirids, params.fids, ctx.services.config.limits.maxIdsPerList));
 }
 
 export async function folderDelete(ctx: AuthenticatedContext, params: ParamsOf<'FolderDelete'>): Promise<Empty> {
-  const accountId = ctx.caller.uid;
   const forGood = isRealOf(params.is_real);
-  const folderIds = parseIdList(params.dirids, 'dirids', ctx.services.config.limits.maxIdsPerList);
-  if (folderIds.length === 0) throw invalidArgument('ids-empty', 'dirids is empty: name at least one folder');
-  const ids: IdLists = { folderIds, fileIds: [] };
-  await (forGood ? deleteForGood(ctx.services, accountId, ids) : moveToBin(ctx.services, accountId, ids));
+  return deleteSelection(ctx, forGood, { folderIds: parseNonEmptyIdList(params.dirids, 'dirids', ctx.services.config.limits.maxIdsPerList), fileIds: [] });
+}
+
+async function deleteSelection(ctx: AuthenticatedContext, forGood: boolean, ids: IdLists): Promise<Empty> {
+  await (forGood ? deleteForGood(ctx.services, ctx.caller.uid, ids) : moveToBin(ctx.services, ctx.caller.uid, ids));
   return { kind: 'empty' };
 }
 
@@ -229,7 +225,7 @@ async function deleteEntriesInSteps(services: Services, accountId: number, entri
   for (let start = 0; start < entries.folderIds.length; start += EMPTY_ENTRIES_PER_ROUND) {
     const round = entries.folderIds.slice(start, start + EMPTY_ENTRIES_PER_ROUND);
     const filesOfRound = async (tx: Kysely<Database>) => {
-      const roots = await folderEntriesStill(tx, accountId, round, before);
+      const roots = [...(await entriesStill(tx, accountId, 'folders', round, before)).keys()];
       const files = await filesBinnedUnder(tx, accountId, roots, sizes.rows);
       const deltas = new Map<number, number>();
       for (const file of files) deltas.set(file.folderId, (deltas.get(file.folderId) ?? 0) - file.size);
@@ -241,12 +237,12 @@ async function deleteEntriesInSteps(services: Services, accountId: number, entri
       await inSteps(level, async (tx, chunk) => deleteItems(tx, accountId, { folderIds: await emptiedBinnedFolders(tx, accountId, chunk), files: noFiles }, now()));
     }
     deleted.entries += await inSteps(round, async (tx, chunk) => {
-      const emptied = await emptiedFolderEntries(tx, accountId, await folderEntriesStill(tx, accountId, chunk, before));
+      const emptied = await emptiedFolderEntries(tx, accountId, [...(await entriesStill(tx, accountId, 'folders', chunk, before)).keys()]);
       return deleteItems(tx, accountId, { folderIds: emptied, files: noFiles }, now());
     });
   }
   deleted.entries += await inSteps(entries.fileIds, async (tx, chunk) =>
-    deleteItems(tx, accountId, { folderIds: [], files: await fileEntriesStill(tx, accountId, chunk, before) }, now()),
+    deleteItems(tx, accountId, { folderIds: [], files: await entriesStill(tx, accountId, 'files', chunk, before) }, now()),
   );
   return deleted;
 }
@@ -336,21 +332,17 @@ export async function restoreItems(services: Services, accountId: number, ids: I
 
     const paths = await folderPaths(tx, accountId, restoring.map((entry) => entry.destination));
     const pathOf = (dir: number, name: string) => `${paths.get(dir) ?? ''}/${name}`;
-    const liveFolders = new Map((await findLiveFolders(tx, accountId, ids.folderIds)).map((f) => [f.id, f]));
-    const liveFiles = new Map((await findLiveFiles(tx, accountId, ids.fileIds)).map((f) => [f.id, f]));
+    const liveFolders = await findLiveFolders(tx, accountId, ids.folderIds);
+    const liveFiles = await findLiveFiles(tx, accountId, ids.fileIds);
     await slices.pauseIfDue();
-    // withTip reads only for encrypted items.
-    const restoredFolderItems: FolderItem[] = [];
-    for (const id of ids.folderIds) {
-      const folder = await withTip(tx, accountId, liveFolders.get(id)!);
-      restoredFolderItems.push({ ...folder, path: pathOf(folder.dir, folder.name) });
-    }
-    const restoredFileItems: FileItem[] = [];
-    for (const id of ids.fileIds) {
-      const file = await withTip(tx, accountId, liveFiles.get(id)!);
-      restoredFileItems.push({ ...file, path: pathOf(file.dir, file.name) });
-    }
-    return { folders: restoredFolderItems, files: restoredFileItems };
+    // In the order asked; withTip reads only for encrypted items.
+    const answered = async <T extends FolderItem | FileItem>(order: readonly number[], live: readonly T[]): Promise<T[]> => {
+      const byId = new Map(live.map((item) => [item.id, item]));
+      const items: T[] = [];
+      for (const id of order) items.push(await withTip(tx, accountId, byId.get(id)!).then((item) => ({ ...item, path: pathOf(item.dir, item.name) })));
+      return items;
+    };
+    return { folders: await answered(ids.folderIds, liveFolders), files: await answered(ids.fileIds, liveFiles) };
   });
 }
 
@@ -466,17 +458,10 @@ export async function purgeExpiredBinItems(services: Services): Promise<SweepRep
       rows += weight;
     }
     for (const accountId of new Set(taken.map((entry) => entry.accountId))) {
-      const mine = taken.filter((entry) => entry.accountId === accountId);
-      purged += await purgeEntries(services, accountId, mine, cutoff);
+      const idsOf = (table: ExpiredEntry['table']) => taken.filter((e) => e.accountId === accountId && e.table === table).map((e) => e.id);
+      purged += (await deleteEntriesInSteps(services, accountId, { folderIds: idsOf('folders'), fileIds: idsOf('files') }, cutoff.getTime())).entries;
     }
     if (candidates.length < SWEEP_ENTRIES_PER_BATCH && taken.length === candidates.length) break;
   }
   return { purged };
-}
-
-/** Deletes for good those `entries` still in the bin from before `cutoff`, in steps. */
-async function purgeEntries(services: Services, accountId: number, entries: readonly ExpiredEntry[], cutoff: Date): Promise<number> {
-  const idsOf = (table: ExpiredEntry['table']) => entries.filter((entry) => entry.table === table).map((entry) => entry.id);
-  const deleted = await deleteEntriesInSteps(services, accountId, { folderIds: idsOf('folders'), fileIds: idsOf('files') }, cutoff.getTime());
-  return deleted.entries;
 }

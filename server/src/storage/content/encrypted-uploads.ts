@@ -7,9 +7,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { ERRORS, Upload, type DataStore } from '@tus/server';
-import { syncDirectory, writeFileSynced } from './file-sync';
-import { WrappingDataStore } from './wrapping-data-store';
+import { ERRORS, type DataStore, type Upload } from '@tus/server';
+import { syncDirectory, unlessMissing, writeFileSynced } from './file-sync';
+import { uploadWith, WrappingDataStore } from './wrapping-data-store';
 import { crossedWritebackStep, startWriteback, writeFully } from './writeback';
 
 /** What the upload area needs to write and read one encrypted upload; made by the operations from the content format and the data key. */
@@ -89,13 +89,9 @@ export async function isEncryptedUpload(blobPath: string): Promise<boolean> {
 
 /** The state of an encrypted upload; null when its blob is not there (never created, or moved into the store). */
 export async function encryptedUploadState(blobPath: string, cipher: UploadCipher): Promise<EncryptedUploadState | null> {
-  let blobBytes: number;
-  try {
-    blobBytes = (await fs.stat(blobPath)).size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  const stats = await unlessMissing(fs.stat(blobPath), null);
+  if (!stats) return null;
+  const blobBytes = stats.size;
   const tail = await readTail(tailPathOf(blobPath));
   const count = chunkCountOf(cipher);
   if (blobBytes >= completeBlobBytes(cipher) && tail.index === count) return { records: count, blobBytes, tail: null, offset: cipher.plaintextSize };
@@ -108,14 +104,8 @@ export async function encryptedUploadState(blobPath: string, cipher: UploadCiphe
 
 /** The tail file's index and sealed part; index 0 (nothing counted) when the file is missing or shorter than an index. */
 async function readTail(file: string): Promise<{ index: number; sealed: Buffer | null }> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { index: 0, sealed: null };
-    throw error;
-  }
-  if (bytes.length < INDEX_BYTES) return { index: 0, sealed: null };
+  const bytes = await unlessMissing(fs.readFile(file), null);
+  if (!bytes || bytes.length < INDEX_BYTES) return { index: 0, sealed: null };
   return { index: Number(bytes.readBigUInt64BE(0)), sealed: bytes.length > INDEX_BYTES ? bytes.subarray(INDEX_BYTES) : null };
 }
 
@@ -278,7 +268,7 @@ export class EncryptingDataStore extends WrappingDataStore {
     }
     const state = await encryptedUploadState(this.pathOf(id), cipher);
     if (!state) throw ERRORS.FILE_NOT_FOUND;
-    return new Upload({ id: upload.id, size: upload.size, offset: state.offset, metadata: upload.metadata, storage: upload.storage, creation_date: upload.creation_date });
+    return uploadWith(upload, { offset: state.offset });
   }
 
   override async remove(id: string): Promise<void> {

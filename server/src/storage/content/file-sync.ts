@@ -29,13 +29,18 @@ export async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Writes `bytes` as the whole of `file` (created 0600 if new), and fsyncs it. */
-export async function writeFileSynced(file: string, bytes: Buffer): Promise<void> {
-  const handle = await fs.open(file, 'w', 0o600);
+/** Writes `bytes` as the whole of `file` (created 0600 if new; `wx`: only new), and fsyncs it. */
+export async function writeFileSynced(file: string, bytes: Buffer, flags: 'w' | 'wx' = 'w'): Promise<void> {
+  const handle = await fs.open(file, flags, 0o600);
   try {
     await handle.writeFile(bytes);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/** What `work` gives, or `missing` when it fails because the file is not there (ENOENT). */
+export function unlessMissing<T, M>(work: Promise<T>, missing: M): Promise<T | M> {
+  return work.catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? missing : Promise.reject(error)));
 }

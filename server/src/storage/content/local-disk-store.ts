@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidStorageKeyError, isDerivedKey, storageKeyFor, type BlobStat, type ByteRange, type ContentStore } from './content-store';
-import { syncDirectory, syncFile } from './file-sync';
+import { syncDirectory, syncFile, unlessMissing } from './file-sync';
 
 const KEY = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})-([0-9a-f]{16})$/;
 const FAN_OUT = /^[0-9a-f]{2}$/;
@@ -75,23 +75,13 @@ export class LocalDiskStore implements ContentStore {
   }
 
   async stat(key: string): Promise<BlobStat | null> {
-    try {
-      const stats = await fs.stat(this.pathOf(key));
-      return stats.isFile() ? { size: stats.size } : null;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    const stats = await unlessMissing(fs.stat(this.pathOf(key)), null);
+    return stats?.isFile() ? { size: stats.size } : null;
   }
 
   async delete(key: string): Promise<void> {
     const file = this.pathOf(key);
-    try {
-      await fs.unlink(file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
+    if ((await unlessMissing(fs.unlink(file), 'missing')) === 'missing') return;
     await syncDirectory(path.dirname(file));
   }
 
@@ -100,7 +90,7 @@ export class LocalDiskStore implements ContentStore {
       if (!FAN_OUT.test(first)) continue;
       for (const second of await listNames(path.join(this.root, first))) {
         if (!FAN_OUT.test(second)) continue;
-        const dir = await fs.opendir(path.join(this.root, first, second)).catch(ignoreMissing);
+        const dir = await unlessMissing(fs.opendir(path.join(this.root, first, second)), null);
         if (!dir) continue;
         for await (const entry of dir) {
           if (entry.isFile() && BLOB_NAME.test(entry.name)) yield `${first}/${second}/${entry.name}`;
@@ -143,7 +133,7 @@ export class LocalDiskStore implements ContentStore {
     let removed = 0;
     for (const name of await listNames(tempDir)) {
       const file = path.join(tempDir, name);
-      const stats = await fs.stat(file).catch(ignoreMissing);
+      const stats = await unlessMissing(fs.stat(file), null);
       if (stats && stats.mtimeMs < before.getTime()) {
         await fs.rm(file, { force: true });
         removed++;
@@ -204,10 +194,5 @@ async function exists(file: string): Promise<boolean> {
 }
 
 async function listNames(dir: string): Promise<string[]> {
-  return (await fs.readdir(dir).catch(ignoreMissing)) ?? [];
-}
-
-function ignoreMissing(error: unknown): undefined {
-  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  throw error;
+  return unlessMissing(fs.readdir(dir), []);
 }

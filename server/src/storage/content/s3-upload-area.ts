@@ -5,10 +5,11 @@
 import { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { S3Store, type MetadataValue } from '@tus/s3-store';
-import { DataStore, Upload, type KvStore } from '@tus/server';
+import type { DataStore, KvStore, Upload } from '@tus/server';
 import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
 import { isNotFound, s3ClientConfig, watchStore, type S3ClientOptions, type S3ContentStore } from './s3-store';
 import { isUploadId, type UploadArea } from './upload-area';
+import { uploadWith, WrappingDataStore } from './wrapping-data-store';
 import type { S3Settings } from '../../config';
 import { Lru } from '../../lru';
 
@@ -112,20 +113,19 @@ export class S3UploadArea implements UploadArea {
 }
 
 /** @tus/s3-store under `<prefix>uploads/`; zero-length uploads are completed at creation (tus writes nothing for them). */
-class KeyedDataStore extends DataStore {
+class KeyedDataStore extends WrappingDataStore {
   constructor(
-    private readonly inner: S3Store,
+    inner: S3Store,
     private readonly keyOf: (id: string) => string,
   ) {
-    super();
-    this.extensions = [...inner.extensions];
+    super(inner);
   }
 
   override async create(upload: Upload): Promise<Upload> {
     const key = this.keyOf(upload.id);
-    const created = await this.inner.create(renamed(upload, key));
+    const created = await this.inner.create(uploadWith(upload, { id: key }));
     if (created.size === 0) await this.inner.write(Readable.from([]), key, 0);
-    return renamed(created, upload.id);
+    return uploadWith(created, { id: upload.id });
   }
 
   override write(stream: Readable, id: string, offset: number): Promise<number> {
@@ -133,7 +133,7 @@ class KeyedDataStore extends DataStore {
   }
 
   override async getUpload(id: string): Promise<Upload> {
-    return renamed(await this.inner.getUpload(this.keyOf(id)), id);
+    return uploadWith(await this.inner.getUpload(this.keyOf(id)), { id });
   }
 
   override remove(id: string): Promise<void> {
@@ -143,25 +143,6 @@ class KeyedDataStore extends DataStore {
   override declareUploadLength(id: string, length: number): Promise<void> {
     return this.inner.declareUploadLength(this.keyOf(id), length);
   }
-
-  override deleteExpired(): Promise<number> {
-    return this.inner.deleteExpired();
-  }
-
-  override getExpiration(): number {
-    return this.inner.getExpiration();
-  }
-}
-
-function renamed(upload: Upload, id: string): Upload {
-  return new Upload({
-    id,
-    size: upload.size,
-    offset: upload.offset,
-    metadata: upload.metadata,
-    storage: upload.storage,
-    creation_date: upload.creation_date,
-  });
 }
 
 /** A KvStore that forgets its oldest entries beyond `limit`. */

@@ -6,10 +6,11 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
-import { ERRORS, Upload, type DataStore } from '@tus/server';
+import { ERRORS, type DataStore, type Upload } from '@tus/server';
+import { uploadWith } from './wrapping-data-store';
 import type { Config } from '../../config';
 import type { ContentStore } from './content-store';
-import { syncDirectory, syncFile, writeFileSynced } from './file-sync';
+import { syncDirectory, syncFile, unlessMissing, writeFileSynced } from './file-sync';
 import { EncryptingDataStore, encryptedUploadState, isEncryptedUpload, removeTail, UploadCiphers, type UploadCipher } from './encrypted-uploads';
 import { HashingDataStore, RunningHashes, sha256OfUpload } from './running-hashes';
 import { crossedWritebackStep, WRITEBACK_EVERY_BYTES, writeFully } from './writeback';
@@ -92,13 +93,8 @@ export class LocalUploadArea implements UploadArea {
       if (!state) return null;
       if (state.offset !== cipher.plaintextSize) throw new Error(`encrypted upload ${id} is not complete`);
     }
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(this.dataPath(id), constants.O_RDONLY);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    const handle = await unlessMissing(fs.open(this.dataPath(id), constants.O_RDONLY), null);
+    if (!handle) return null;
     if (!cipher) return handle.createReadStream({ autoClose: true, highWaterMark: 1024 * 1024 });
     return cipher.decrypt(handle.createReadStream({ start: cipher.header.length, autoClose: true, highWaterMark: 1024 * 1024 }));
   }
@@ -123,13 +119,7 @@ export class LocalUploadArea implements UploadArea {
   }
 
   async idsUntouchedSince(before: Date): Promise<string[]> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.directory);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
+    const names = await unlessMissing(fs.readdir(this.directory), []);
     const newest = new Map<string, number>();
     for (const name of names) {
       // `<id>`, its tus metadata `<id>.json`, its durable offset `<id>.offset`, an encrypted upload's `<id>.tail` (and `.tail.tmp`).
@@ -177,7 +167,7 @@ class BatchedFileStore extends FileStore {
     const upload = await super.getUpload(id);
     const durable = await durableBytes(this.pathOf(id));
     if (durable === null || durable === upload.offset) return upload;
-    return new Upload({ id: upload.id, size: upload.size, offset: durable, metadata: upload.metadata, storage: upload.storage, creation_date: upload.creation_date });
+    return uploadWith(upload, { offset: durable });
   }
 
   override async write(readable: NodeJS.ReadableStream, id: string, offset: number): Promise<number> {
@@ -272,21 +262,11 @@ export async function recordDurableOffset(dataPath: string, offset: number, { sy
 
 /** The bytes of a plaintext upload that count: the file's size capped by its durable offset record; null when no file. */
 async function durableBytes(dataPath: string): Promise<number | null> {
-  let size: number;
-  try {
-    size = (await fs.stat(dataPath)).size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  let record: Buffer;
-  try {
-    record = await fs.readFile(offsetPathOf(dataPath));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return size;
-    throw error;
-  }
-  return Math.min(size, record.length >= 8 ? Number(record.readBigUInt64BE(0)) : 0);
+  const stats = await unlessMissing(fs.stat(dataPath), null);
+  if (!stats) return null;
+  const record = await unlessMissing(fs.readFile(offsetPathOf(dataPath)), null);
+  if (!record) return stats.size;
+  return Math.min(stats.size, record.length >= 8 ? Number(record.readBigUInt64BE(0)) : 0);
 }
 
 export function uploadDirectory(config: Config): string {

@@ -1,6 +1,12 @@
 /** A tus datastore handing everything to another: the base of the hashing and encrypting datastores, which override what they change. */
 import type { Readable } from 'node:stream';
-import { DataStore, type Upload } from '@tus/server';
+import { DataStore, Upload } from '@tus/server';
+
+/** `upload` with another id or offset (tus' Upload is a class: copied field by field, not spread). */
+export function uploadWith(upload: Upload, change: { readonly id?: string; readonly offset?: number }): Upload {
+  const { id, size, offset, metadata, storage, creation_date } = upload;
+  return new Upload({ id, size, offset, metadata, storage, creation_date, ...change });
+}
 
 export class WrappingDataStore extends DataStore {
   constructor(protected readonly inner: DataStore) {

@@ -61,22 +61,16 @@ export async function continueIdsAfterCopy(db: Kysely<any>, table: string, lastI
   }
 }
 
+/** Whether a driver error carries one of `codes` (SQLite's names, PostgreSQL's SQLSTATEs). */
+const hasCode = (error: unknown, codes: readonly string[]) => codes.includes((error as { code?: unknown } | null)?.code as string);
+
 /** A unique-constraint violation, so that a race on a unique name becomes a 409 rather than a server fault. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
-}
+export const isUniqueViolation = (error: unknown): boolean => hasCode(error, ['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505']);
 
 /** A foreign-key violation: a row pointed at what a concurrent change deleted. */
-export function isForeignKeyViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
-}
+export const isForeignKeyViolation = (error: unknown): boolean => hasCode(error, ['SQLITE_CONSTRAINT_FOREIGNKEY', '23503']);
 
-export function isCheckViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_CHECK' || code === '23514';
-}
+export const isCheckViolation = (error: unknown): boolean => hasCode(error, ['SQLITE_CONSTRAINT_CHECK', '23514']);
 
 /**
  * PostgreSQL's text cannot hold U+0000 (only an HTTP form's `%00` brings it): every string parameter has it as U+FFFF,

@@ -1,5 +1,5 @@
 /** SQL for accounts; the password hash leaves this module only through findCredentials (the login path). */
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from '../schema';
 
 export interface Account {
@@ -53,22 +53,15 @@ export async function insertAccount(db: Kysely<Database>, account: NewAccount): 
   return toAccount(row);
 }
 
+const byRef = (ref: AccountRef) => (eb: ExpressionBuilder<Database, 'accounts'>) => ('id' in ref ? eb('id', '=', ref.id) : eb('name_key', '=', ref.nameKey));
+
 export async function findAccount(db: Kysely<Database>, ref: AccountRef): Promise<Account | undefined> {
-  const row = await db
-    .selectFrom('accounts')
-    .select(accountColumns)
-    .where((eb) => ('id' in ref ? eb('id', '=', ref.id) : eb('name_key', '=', ref.nameKey)))
-    .executeTakeFirst();
+  const row = await db.selectFrom('accounts').select(accountColumns).where(byRef(ref)).executeTakeFirst();
   return row && toAccount(row);
 }
 
-export async function findCredentials(db: Kysely<Database>, ref: AccountRef): Promise<AccountCredentials | undefined> {
-  const row = await db
-    .selectFrom('accounts')
-    .select(['id', 'password_hash'])
-    .where((eb) => ('id' in ref ? eb('id', '=', ref.id) : eb('name_key', '=', ref.nameKey)))
-    .executeTakeFirst();
-  return row && { id: row.id, passwordHash: row.password_hash };
+export function findCredentials(db: Kysely<Database>, ref: AccountRef): Promise<AccountCredentials | undefined> {
+  return db.selectFrom('accounts').select(['id', 'password_hash as passwordHash']).where(byRef(ref)).executeTakeFirst();
 }
 
 export async function updatePasswordHash(db: Kysely<Database>, id: number, passwordHash: string): Promise<boolean> {

@@ -25,13 +25,7 @@ export interface LiveFileContent {
 
 /** The plaintext content with this hash (there is at most one: content_plaintext_sha256). */
 export async function findPlaintextContent(db: Kysely<Database>, sha256: string): Promise<StoredContent | undefined> {
-  const row = await db
-    .selectFrom('content')
-    .select(['id', 'sha256', 'size', 'storage_key'])
-    .where('sha256', '=', sha256)
-    .where('encrypted', '=', 0)
-    .executeTakeFirst();
-  return row && { id: row.id, sha256: row.sha256, size: row.size, storageKey: row.storage_key };
+  return db.selectFrom('content').select(['id', 'sha256', 'size', 'storage_key as storageKey']).where('sha256', '=', sha256).where('encrypted', '=', 0).executeTakeFirst();
 }
 
 /**
@@ -78,14 +72,14 @@ export async function findLiveFileContent(db: Kysely<Database>, fileId: number, 
     .selectFrom('files')
     .innerJoin('content', 'content.id', 'files.content_id')
     .select([
-      'files.id as file_id',
-      'files.account_id',
+      'files.id as fileId',
+      'files.account_id as accountId',
       'files.name',
       'files.ext',
-      'files.content_id',
+      'files.content_id as contentId',
       'content.sha256',
       'content.size',
-      'content.storage_key',
+      'content.storage_key as storageKey',
       'content.encrypted',
     ])
     .where('files.id', '=', fileId)
@@ -93,19 +87,7 @@ export async function findLiveFileContent(db: Kysely<Database>, fileId: number, 
     .where('files.deleted_at', 'is', null)
     .where('files.binned_under', 'is', null)
     .executeTakeFirst();
-  return (
-    row && {
-      fileId: row.file_id,
-      accountId: row.account_id,
-      name: row.name,
-      ext: row.ext,
-      contentId: row.content_id,
-      sha256: row.sha256,
-      size: row.size,
-      storageKey: row.storage_key,
-      encrypted: row.encrypted === 1,
-    }
-  );
+  return row && { ...row, encrypted: row.encrypted === 1 };
 }
 
 // ---- Removal -------------------------------------------------------------------------------
@@ -118,10 +100,11 @@ const unreferenced = (eb: ExpressionBuilder<Database, 'content'>) =>
   ]);
 
 /**
- * Deletes those of content rows `ids` nothing references and queues their keys, in `tx`; the delete itself tests
- * references. On PostgreSQL the rows are locked first, so a concurrent FileAdd's reference is seen, not a FK failure.
+ * Deletes those of content rows `ids` nothing references (content encryption or decryption just replaced) and queues their
+ * keys, in `tx`; the delete itself tests references. On PostgreSQL the rows are locked first, so a concurrent FileAdd's
+ * reference is seen, not a FK failure.
  */
-async function deleteAndQueue(tx: Kysely<Database>, ids: readonly number[], now: Date): Promise<string[]> {
+export async function deleteUnreferencedContentAmong(tx: Kysely<Database>, ids: readonly number[], now: Date): Promise<string[]> {
   if (ids.length === 0) return [];
   await lockRows(tx, 'content', ids);
   const deleted = await tx.deleteFrom('content').where('id', 'in', ids).where(unreferenced).returning('storage_key').execute();
@@ -139,30 +122,16 @@ async function deleteAndQueue(tx: Kysely<Database>, ids: readonly number[], now:
 /** Deletes up to `limit` unreferenced content rows and queues their keys, in the caller's `tx`; returns the keys. */
 export async function deleteUnreferencedContent(tx: Kysely<Database>, now: Date, limit: number): Promise<string[]> {
   const candidates = await tx.selectFrom('content').select('id').where(unreferenced).orderBy('id').limit(limit).execute();
-  return deleteAndQueue(
+  return deleteUnreferencedContentAmong(
     tx,
     candidates.map((row) => row.id),
     now,
   );
 }
 
-/** deleteUnreferencedContent for these rows only (content encryption or decryption just replaced). */
-export function deleteUnreferencedContentAmong(tx: Kysely<Database>, contentIds: readonly number[], now: Date): Promise<string[]> {
-  return deleteAndQueue(tx, contentIds, now);
-}
-
 /** Marks these queued, due keys as being deleted (as startDueRemovals does) and returns them. */
 export async function startRemovalsOf(db: Kysely<Database>, keys: readonly string[], now: Date): Promise<string[]> {
-  if (keys.length === 0) return [];
-  const at = now.getTime();
-  const rows = await db
-    .updateTable('content_removals')
-    .set((eb) => ({ started_at: eb.fn.coalesce('started_at', eb.val(at)), attempts: eb('attempts', '+', 1) }))
-    .where('storage_key', 'in', keys)
-    .where('due_at', '<=', at)
-    .returning('storage_key')
-    .execute();
-  return rows.map((row) => row.storage_key);
+  return keys.length === 0 ? [] : startRemovals(db, now, { keys });
 }
 
 /** Queues `key` for deletion from `dueAt` (a write intent, or an orphan); never revives or reschedules a queued key. */
@@ -189,12 +158,21 @@ export async function withdrawWriteIntent(tx: Kysely<Database>, key: string): Pr
  * Marks up to `limit` due keys as being deleted (none may go live after) and returns them; unfinished ones are due
  * again. Only rows the statement updated count, so an intent withdrawn meanwhile is not returned.
  */
-export async function startDueRemovals(db: Kysely<Database>, now: Date, limit: number): Promise<string[]> {
+export function startDueRemovals(db: Kysely<Database>, now: Date, limit: number): Promise<string[]> {
+  return startRemovals(db, now, { limit });
+}
+
+/** Marks due keys as being deleted: those of `keys`, or the `limit` longest due. */
+async function startRemovals(db: Kysely<Database>, now: Date, which: { readonly keys: readonly string[] } | { readonly limit: number }): Promise<string[]> {
   const at = now.getTime();
   const rows = await db
     .updateTable('content_removals')
     .set((eb) => ({ started_at: eb.fn.coalesce('started_at', eb.val(at)), attempts: eb('attempts', '+', 1) }))
-    .where('storage_key', 'in', (eb) => eb.selectFrom('content_removals').select('storage_key').where('due_at', '<=', at).orderBy('due_at').limit(limit))
+    .where((eb) =>
+      'keys' in which
+        ? eb('storage_key', 'in', which.keys)
+        : eb('storage_key', 'in', eb.selectFrom('content_removals').select('storage_key').where('due_at', '<=', at).orderBy('due_at').limit(which.limit)),
+    )
     .where('due_at', '<=', at)
     .returning('storage_key')
     .execute();
@@ -232,8 +210,7 @@ export async function knownStorageKeys(db: Kysely<Database>, keys: readonly stri
 
 /** Content rows in id order, `limit` at a time after `afterId` (for integrity checks). */
 export async function contentKeysAfter(db: Kysely<Database>, afterId: number, limit: number): Promise<Array<{ id: number; storageKey: string; size: number }>> {
-  const rows = await db.selectFrom('content').select(['id', 'storage_key', 'size']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
-  return rows.map((row) => ({ id: row.id, storageKey: row.storage_key, size: row.size }));
+  return db.selectFrom('content').select(['id', 'storage_key as storageKey', 'size']).where('id', '>', afterId).orderBy('id').limit(limit).execute();
 }
 
 /** Which of these SHA-256 hashes plaintext content has, as `<sha256>-<size>` (derived images' sources). */

@@ -2,7 +2,7 @@
  * SQL for e-mail sharing: the queue (one row per recipient), its lease and the sending ledger. A row is claimed by one
  * conditional UPDATE and every later change names the lease holder, so any number of instances share the queue.
  */
-import type { Kysely, Updateable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Updateable } from 'kysely';
 import type { Database, EmailStatus, EmailsTable, ShareItemType } from '../schema';
 
 export type { EmailStatus } from '../schema';
@@ -94,21 +94,13 @@ export async function countEmailsOfShare(db: Kysely<Database>, shareId: number):
 export async function emailsOfShare(db: Kysely<Database>, shareId: number, afterId: number, limit: number): Promise<EmailRecord[]> {
   const rows = await db
     .selectFrom('emails')
-    .select(['id', 'recipient', 'status', 'attempts', 'created_at', 'sent_at', 'last_error'])
+    .select(['id', 'recipient', 'status', 'attempts', 'created_at', 'sent_at', 'last_error as lastError'])
     .where('share_id', '=', shareId)
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    recipient: row.recipient,
-    status: row.status,
-    attempts: row.attempts,
-    createdAt: new Date(row.created_at),
-    sentAt: row.sent_at === null ? null : new Date(row.sent_at),
-    lastError: row.last_error,
-  }));
+  return rows.map(({ created_at, sent_at, ...row }) => ({ ...row, createdAt: new Date(created_at), sentAt: sent_at === null ? null : new Date(sent_at) }));
 }
 
 // ---- The sender -------------------------------------------------------------------------------------
@@ -138,13 +130,13 @@ export interface Lease {
  */
 export async function claimDueEmail(db: Kysely<Database>, now: Date, lease: Lease): Promise<ClaimedEmail | null> {
   const at = now.getTime();
+  const dueAndFree = (eb: ExpressionBuilder<Database, 'emails'>) =>
+    eb.and([eb('status', '=', 'queued'), eb('next_attempt_at', '<=', at), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)])]);
   for (let tries = 0; tries < MAX_CLAIM_TRIES; tries++) {
     const candidate = await db
       .selectFrom('emails')
       .select('id')
-      .where('status', '=', 'queued')
-      .where('next_attempt_at', '<=', at)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)]))
+      .where(dueAndFree)
       .orderBy('next_attempt_at')
       .orderBy('id')
       .limit(1)
@@ -154,22 +146,12 @@ export async function claimDueEmail(db: Kysely<Database>, now: Date, lease: Leas
       .updateTable('emails')
       .set({ locked_until: lease.until.getTime(), locked_by: lease.holder })
       .where('id', '=', candidate.id)
-      .where('status', '=', 'queued')
-      .where('next_attempt_at', '<=', at)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', at)]))
-      .returning(['id', 'share_id', 'recipient', 'base_url', 'extraction_code_sealed', 'language', 'attempts', 'created_at'])
+      .where(dueAndFree)
+      .returning(['id', 'share_id as shareId', 'recipient', 'base_url as baseUrl', 'extraction_code_sealed as extractionCodeSealed', 'language', 'attempts', 'created_at'])
       .executeTakeFirst();
     if (row) {
-      return {
-        id: row.id,
-        shareId: row.share_id,
-        recipient: row.recipient,
-        baseUrl: row.base_url,
-        extractionCodeSealed: row.extraction_code_sealed,
-        language: row.language,
-        attempts: row.attempts,
-        createdAt: new Date(row.created_at),
-      };
+      const { created_at, ...claimed } = row;
+      return { ...claimed, createdAt: new Date(created_at) };
     }
   }
   // Every candidate was taken by another instance in between: this round leaves the rest to them.

@@ -2,7 +2,7 @@
  * SQL for encryption (rules: operations/encryption/): keys, key marks on folders and files, encrypted content, unlocks,
  * jobs, and the expressions listings use. What locks an item: every encrypted folder on its way from the root, and a file's own key.
  */
-import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { sql, type AliasedRawBuilder, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { encryptedFoldersAbove } from '../engine/hot-queries';
 import { alongWaysUp, foldersAbove, MAX_WALK_DEPTH } from './items-repository';
 import type { Database, EncryptionJobKind, EncryptionJobsTable } from '../schema';
@@ -530,28 +530,17 @@ export async function insertJob(db: Kysely<Database>, job: NewJob): Promise<numb
 
 /** The open job of this kind for the key, if any. */
 export async function findOpenJob(db: Kysely<Database>, kind: EncryptionJobKind, keyId: number): Promise<JobRecord | undefined> {
-  const row = await db
-    .selectFrom('encryption_jobs')
-    .selectAll()
-    .where('kind', '=', kind)
-    .where('key_id', '=', keyId)
-    .where('finished_at', 'is', null)
-    .orderBy('id')
-    .executeTakeFirst();
+  const row = await jobs(db).where('kind', '=', kind).where('key_id', '=', keyId).where('finished_at', 'is', null).orderBy('id').executeTakeFirst();
   return row && toJob(row);
 }
 
 /** The newest job about a folder of the account (its progress), if any. */
 export async function latestJobOfFolder(db: Kysely<Database>, accountId: number, folderId: number): Promise<JobRecord | undefined> {
-  const row = await db
-    .selectFrom('encryption_jobs')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('folder_id', '=', folderId)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
+  const row = await jobs(db).where('account_id', '=', accountId).where('folder_id', '=', folderId).orderBy('id', 'desc').executeTakeFirst();
   return row && toJob(row);
 }
+
+const jobs = (db: Kysely<Database>) => db.selectFrom('encryption_jobs').selectAll();
 
 /** Adds work found after the job was made (a file added to an encrypted folder). */
 export async function addToJobTotals(db: Kysely<Database>, jobId: number, files: number, bytes: number): Promise<void> {
@@ -588,14 +577,12 @@ export async function claimJob(
 }
 
 /** Extends the lease while its owner still holds it; false when it was lost (run out and taken). */
-export async function renewLease(db: Kysely<Database>, jobId: number, owner: string, until: Date): Promise<boolean> {
-  const result = await db
-    .updateTable('encryption_jobs')
-    .set({ lease_until: until.getTime() })
-    .where('id', '=', jobId)
-    .where('lease_owner', '=', owner)
-    .where('finished_at', 'is', null)
-    .executeTakeFirst();
+export function renewLease(db: Kysely<Database>, jobId: number, owner: string, until: Date): Promise<boolean> {
+  return updateHeldJob(db, jobId, owner, { lease_until: until.getTime() });
+}
+
+async function updateHeldJob(db: Kysely<Database>, jobId: number, owner: string, change: Updateable<EncryptionJobsTable>): Promise<boolean> {
+  const result = await db.updateTable('encryption_jobs').set(change).where('id', '=', jobId).where('lease_owner', '=', owner).where('finished_at', 'is', null).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -617,15 +604,8 @@ export async function recordJobProgress(
 }
 
 /** Ends the job (its sealed key goes); false when `owner` no longer holds it. */
-export async function finishJob(db: Kysely<Database>, jobId: number, owner: string, now: Date, error?: string): Promise<boolean> {
-  const result = await db
-    .updateTable('encryption_jobs')
-    .set({ finished_at: now.getTime(), sealed_key: null, lease_owner: null, lease_until: 0, ...(error === undefined ? {} : { last_error: error.slice(0, 500) }) })
-    .where('id', '=', jobId)
-    .where('lease_owner', '=', owner)
-    .where('finished_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function finishJob(db: Kysely<Database>, jobId: number, owner: string, now: Date, error?: string): Promise<boolean> {
+  return updateHeldJob(db, jobId, owner, { finished_at: now.getTime(), sealed_key: null, lease_owner: null, lease_until: 0, ...(error === undefined ? {} : { last_error: error.slice(0, 500) }) });
 }
 
 /** Gives the lease back (a runner stopping): the job can be taken at once. */

@@ -4,6 +4,7 @@
  */
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../schema';
+import { alongWaysUp } from './items-repository';
 
 /** Absolute paths of folders by id: `/A/B`, and "" for the root (0), so that a child is `${path}/${name}`. */
 export type FolderPaths = ReadonlyMap<number, string>;
@@ -81,33 +82,9 @@ function chainOf(folders: ReadonlyMap<number, FolderLink>, folderId: number): Ar
   return chain.reverse();
 }
 
-/** Paths of `folderIds` ("" for the root), each built once from its parent's; a broken chain gets no path, not a failure. */
+/** Paths of `folderIds` and of the root (""), each built once from its parent's; a broken chain gets no path, not a failure. */
 export function pathsOf(folders: ReadonlyMap<number, FolderLink>, folderIds: Iterable<number>): Map<number, string> {
-  const paths = new Map<number, string>([[0, '']]);
-  const broken = new Set<number>();
-  for (const start of folderIds) {
-    // Up to the first folder whose path is known (or cannot be), then down again.
-    const way: number[] = [];
-    let id = start;
-    while (!paths.has(id) && !broken.has(id)) {
-      const folder = folders.get(id);
-      // Not a folder of the account, or a broken chain (a cycle ends when the way outgrows the map).
-      if (!folder || way.length > folders.size) break;
-      way.push(id);
-      id = folder.parentId;
-    }
-    const parentPath = paths.get(id);
-    if (parentPath === undefined) {
-      for (const wayId of way) broken.add(wayId);
-      continue;
-    }
-    let path = parentPath;
-    for (let i = way.length - 1; i >= 0; i--) {
-      path = childPath(path, folders.get(way[i])!.name);
-      paths.set(way[i], path);
-    }
-  }
-  return paths;
+  return alongWaysUp(folders, [0, ...folderIds], '', (_id, folder, parentPath) => childPath(parentPath, folder.name));
 }
 
 /** A live folder of the account and its ancestors, root-most first, ending with itself; undefined when not one. */

@@ -197,16 +197,10 @@ export async function renameFile(
   return row && toFile(row);
 }
 
-/** Gives the folders `ids` a new parent. Sizes are the caller's to adjust (adjustFolderSizes). */
-export async function moveFolders(db: Kysely<Database>, accountId: number, ids: readonly number[], parentId: number): Promise<void> {
+/** Puts the folders or files `ids` into folder `parentId`. Sizes are the caller's to adjust (adjustFolderSizes). */
+export async function moveItems(db: Kysely<Database>, accountId: number, table: 'folders' | 'files', ids: readonly number[], parentId: number): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('folders').set({ parent_id: parentId }).where(ownedBy(accountId)).where('id', 'in', ids).execute();
-}
-
-/** Puts the files `ids` into another folder. Sizes are the caller's to adjust (adjustFolderSizes). */
-export async function moveFiles(db: Kysely<Database>, accountId: number, ids: readonly number[], folderId: number): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('files').set({ folder_id: folderId }).where(ownedBy(accountId)).where('id', 'in', ids).execute();
+  await sql`update ${sql.table(table)} set ${sql.ref(table === 'folders' ? 'parent_id' : 'folder_id')} = ${parentId} where ${ownedBy(accountId)} and id in ${idList(ids)}`.execute(db);
 }
 
 /** The folder and its ancestors, root first (`/A/B` for B; empty for 0 or another's). X is in Y's subtree iff Y is in X's chain. */
@@ -262,7 +256,12 @@ export async function foldersAbove(db: Kysely<Database>, accountId: number, fold
 }
 
 /** For each of `starts`, `step` applied down its chain from `atRoot`, each shared folder stepped once; a broken chain is absent. */
-export function alongWaysUp<T>(ways: ReadonlyMap<number, WayUp>, starts: readonly number[], atRoot: T, step: (folderId: number, way: WayUp, parent: T) => T): Map<number, T> {
+export function alongWaysUp<T, W extends { readonly parentId: number } = WayUp>(
+  ways: ReadonlyMap<number, W>,
+  starts: readonly number[],
+  atRoot: T,
+  step: (folderId: number, way: W, parent: T) => T,
+): Map<number, T> {
   const made = new Map<number, T>([[0, atRoot]]);
   for (const start of starts) {
     // Up to the first folder already made, then down again.

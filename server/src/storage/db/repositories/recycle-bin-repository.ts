@@ -254,7 +254,7 @@ export async function findLiveKeysContaining(db: Kysely<Database>, accountId: nu
 }
 
 /** What a permanent deletion removes: folders by id, files by id with their sizes. */
-interface Doomed {
+export interface Doomed {
   readonly folderIds: readonly number[];
   readonly files: ReadonlyMap<number, number>;
 }
@@ -265,10 +265,10 @@ function addFiles(files: Map<number, number>, rows: ReadonlyArray<{ id: number; 
 }
 
 /**
- * Deletes `doomed` with its shares (cover images queued for removal) and links; returns the bytes leaving the
- * account's used bytes. Content rows are left to content removal (operations/content/content-removal.ts).
+ * Deletes `doomed` for good with its shares (cover images queued for removal) and links, nothing needing it left beneath;
+ * returns the bytes leaving the account's used bytes. Content rows are left to content removal (operations/content/content-removal.ts).
  */
-async function deleteDoomed(db: Kysely<Database>, accountId: number, doomed: Doomed, now: Date, slices: TimeSlices): Promise<{ bytes: number; items: number }> {
+export async function deleteItems(db: Kysely<Database>, accountId: number, doomed: Doomed, now: Date, slices = new TimeSlices()): Promise<{ bytes: number; items: number }> {
   const fileIds = [...doomed.files.keys()];
   const items = fileIds.length + doomed.folderIds.length;
   if (items === 0) return { bytes: 0, items: 0 };
@@ -344,7 +344,7 @@ export async function deleteSubtrees(
       ),
     ),
   );
-  return deleteDoomed(db, accountId, { folderIds: doomedFolders, files }, now, slices);
+  return deleteItems(db, accountId, { folderIds: doomedFolders, files }, now, slices);
 }
 
 // ---- Emptying the bin in steps (operations/tree/recycle-bin.ts emptyBin) -------------------------------
@@ -365,22 +365,14 @@ export async function findBinEntries(db: Kysely<Database>, accountId: number, be
   return { folderIds: folders.map((row) => Number(row.id)), fileIds: files.map((row) => Number(row.id)) };
 }
 
-/** Those of the folders `ids` that are still entries of the account's bin deleted before `before`. */
-export async function folderEntriesStill(db: Kysely<Database>, accountId: number, ids: readonly number[], before: number): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await sql<{ id: number }>`
-    select id from folders where ${ownedBy(accountId)} and id in ${idList(ids)} and deleted_at is not null and deleted_at < ${before}`.execute(db);
-  return rows.map((row) => Number(row.id));
-}
-
-/** Those of the files `ids` that are still entries of the account's bin deleted before `before`, with their sizes. */
-export async function fileEntriesStill(db: Kysely<Database>, accountId: number, ids: readonly number[], before: number): Promise<Map<number, number>> {
-  const files = new Map<number, number>();
-  if (ids.length === 0) return files;
+/** Those of `ids` that are still entries of the account's bin deleted before `before`, with their sizes (id → size). */
+export async function entriesStill(db: Kysely<Database>, accountId: number, table: ItemTable, ids: readonly number[], before: number): Promise<Map<number, number>> {
+  const found = new Map<number, number>();
+  if (ids.length === 0) return found;
   const { rows } = await sql<{ id: number; size: number }>`
-    select id, size from files where ${ownedBy(accountId)} and id in ${idList(ids)} and deleted_at is not null and deleted_at < ${before}`.execute(db);
-  addFiles(files, rows);
-  return files;
+    select id, size from ${sql.table(table)} where ${ownedBy(accountId)} and id in ${idList(ids)} and deleted_at is not null and deleted_at < ${before}`.execute(db);
+  addFiles(found, rows);
+  return found;
 }
 
 /** A file beneath a folder of the bin: what deleting it takes from the sizes of the folders it was in. */
@@ -427,16 +419,6 @@ export async function emptiedFolderEntries(db: Kysely<Database>, accountId: numb
       and not exists (select 1 from folders c where c.binned_under = f.id)
       and not exists (select 1 from files c where c.binned_under = f.id)`.execute(db);
   return rows.map((row) => Number(row.id));
-}
-
-/** Deletes folders `folderIds` and files `files` (id → size) for good, nothing needing them left beneath; returns bytes freed. */
-export async function deleteItems(
-  db: Kysely<Database>,
-  accountId: number,
-  items: { readonly folderIds: readonly number[]; readonly files: ReadonlyMap<number, number> },
-  now: Date,
-): Promise<{ bytes: number; items: number }> {
-  return deleteDoomed(db, accountId, items, now, new TimeSlices());
 }
 
 /** Gives back `bytes` of the account's quota (files deleted for good, cover images removed). */

@@ -2,11 +2,11 @@
  * SQL for shares (rules: operations/sharing/). One share per item: sharing again keeps its code, count and cover.
  * A share leads to its item only while the item is live; a binned item keeps its row, so a restore brings it back.
  */
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { ItemLock } from './encryption-repository';
 import { idList, MAX_WALK_DEPTH, type FileRecord, type FolderRecord } from './items-repository';
 import { toFileItem, toFolderItem } from './item-rows';
-import type { Database, ShareItemType } from '../schema';
+import type { Database, ShareItemType, SharesTable } from '../schema';
 
 export interface ShareRecord {
   readonly id: number;
@@ -45,35 +45,7 @@ export type SharedTarget =
   | { readonly type: 'folder'; readonly record: FolderRecord; readonly lock: ItemLock | null; readonly inside: boolean }
   | { readonly type: 'file'; readonly record: FileRecord; readonly lock: ItemLock | null; readonly inside: boolean };
 
-const shareColumns = [
-  'id',
-  'account_id',
-  'item_type',
-  'item_id',
-  'code',
-  'downpwd_sealed',
-  'download_limit',
-  'downloads',
-  'description',
-  'image_key',
-  'created_at',
-  'updated_at',
-] as const;
-
-interface ShareRow {
-  id: number;
-  account_id: number;
-  item_type: ShareItemType;
-  item_id: number;
-  code: string;
-  downpwd_sealed: string | null;
-  download_limit: number;
-  downloads: number;
-  description: string;
-  image_key: string | null;
-  created_at: number;
-  updated_at: number;
-}
+type ShareRow = Selectable<SharesTable>;
 
 const toShare = (row: ShareRow): ShareRecord => ({
   id: Number(row.id),
@@ -102,7 +74,7 @@ export async function findSharesOf(
   if (itemIds.length === 0) return [];
   const rows = await db
     .selectFrom('shares')
-    .select(shareColumns)
+    .selectAll()
     .where('item_type', '=', itemType)
     .where('item_id', 'in', itemIds)
     .where('account_id', '=', accountId)
@@ -112,12 +84,12 @@ export async function findSharesOf(
 
 /** The share with this public code (the unique index on code). */
 export async function findShareByCode(db: Kysely<Database>, code: string): Promise<ShareRecord | undefined> {
-  const row = await db.selectFrom('shares').select(shareColumns).where('code', '=', code).executeTakeFirst();
+  const row = await db.selectFrom('shares').selectAll().where('code', '=', code).executeTakeFirst();
   return row && toShare(row);
 }
 
 export async function findShareById(db: Kysely<Database>, id: number): Promise<ShareRecord | undefined> {
-  const row = await db.selectFrom('shares').select(shareColumns).where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('shares').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toShare(row);
 }
 
@@ -157,7 +129,7 @@ export async function upsertShares(
         updated_at: eb.ref('excluded.updated_at'),
       })),
     )
-    .returning(shareColumns)
+    .returningAll()
     .execute();
   return written.map(toShare);
 }

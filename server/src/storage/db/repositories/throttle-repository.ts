@@ -10,19 +10,19 @@ export interface ThrottleState {
   readonly blockedUntil: Date;
 }
 
+const STATE_COLUMNS = ['key', 'failures', 'window_start', 'blocked_until'] as const;
+
+const toState = (row: { key: string; failures: number; window_start: number; blocked_until: number }): ThrottleState => ({
+  key: row.key,
+  failures: row.failures,
+  windowStart: new Date(row.window_start),
+  blockedUntil: new Date(row.blocked_until),
+});
+
 export async function findThrottleStates(db: Kysely<Database>, keys: readonly string[]): Promise<ThrottleState[]> {
   if (keys.length === 0) return [];
-  const rows = await db
-    .selectFrom('throttle')
-    .select(['key', 'failures', 'window_start', 'blocked_until'])
-    .where('key', 'in', keys)
-    .execute();
-  return rows.map((row) => ({
-    key: row.key,
-    failures: row.failures,
-    windowStart: new Date(row.window_start),
-    blockedUntil: new Date(row.blocked_until),
-  }));
+  const rows = await db.selectFrom('throttle').select(STATE_COLUMNS).where('key', 'in', keys).execute();
+  return rows.map(toState);
 }
 
 /** Counts a failure for `key`; a run restarts from 1 only after `quietMs` since both its start and its last block, so back-off keeps growing. */
@@ -41,14 +41,9 @@ export async function countFailure(db: Kysely<Database>, key: string, now: Date,
         };
       }),
     )
-    .returning(['key', 'failures', 'window_start', 'blocked_until'])
+    .returning(STATE_COLUMNS)
     .executeTakeFirstOrThrow();
-  return {
-    key: row.key,
-    failures: row.failures,
-    windowStart: new Date(row.window_start),
-    blockedUntil: new Date(row.blocked_until),
-  };
+  return toState(row);
 }
 
 /** Blocks `key` until `until`, unless it is already blocked for longer. */

@@ -15,28 +15,11 @@ export interface LockClaim {
 
 /** Takes lock `name` when it is free or its lease has run out; false when someone holds it. */
 export async function claimUploadLock(db: Kysely<Database>, claim: LockClaim): Promise<boolean> {
+  const lease = { holder: claim.holder, instance: claim.instance, acquired_at: claim.now.getTime(), expires_at: claim.expiresAt.getTime(), release_requested: 0 as const };
   const row = await db
     .insertInto('upload_locks')
-    .values({
-      name: claim.name,
-      holder: claim.holder,
-      instance: claim.instance,
-      acquired_at: claim.now.getTime(),
-      expires_at: claim.expiresAt.getTime(),
-      release_requested: 0,
-    })
-    .onConflict((oc) =>
-      oc
-        .column('name')
-        .doUpdateSet({
-          holder: claim.holder,
-          instance: claim.instance,
-          acquired_at: claim.now.getTime(),
-          expires_at: claim.expiresAt.getTime(),
-          release_requested: 0,
-        })
-        .where('upload_locks.expires_at', '<=', claim.now.getTime()),
-    )
+    .values({ name: claim.name, ...lease })
+    .onConflict((oc) => oc.column('name').doUpdateSet(lease).where('upload_locks.expires_at', '<=', claim.now.getTime()))
     .returning('holder')
     .executeTakeFirst();
   return row?.holder === claim.holder;

@@ -1,5 +1,5 @@
 /** SQL for tus uploads in progress and completed uploads FileAdd may claim (rules: operations/content/uploads.ts). */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Database, UploadsTable } from '../schema';
 
 export interface UploadCompletion {
@@ -97,33 +97,26 @@ export async function reservedBytes(db: Kysely<Database>, accountId: number, now
 }
 
 /** Records where the hashed bytes of an upload in progress are going; false when it is not in progress. */
-export async function stageUpload(db: Kysely<Database>, id: string, staging: UploadStaging): Promise<boolean> {
-  const result = await db
-    .updateTable('uploads')
-    .set({ sha256: staging.sha256, staged_key: staging.key })
-    .where('id', '=', id)
-    .where('completed_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function stageUpload(db: Kysely<Database>, id: string, staging: UploadStaging): Promise<boolean> {
+  return updateInProgress(db, id, { sha256: staging.sha256, staged_key: staging.key });
 }
 
 /** Records the completion of an upload still in progress; false when it was not (any more). */
-export async function markUploadCompleted(
+export function markUploadCompleted(
   db: Kysely<Database>,
   id: string,
   completion: { readonly sha256: string; readonly contentId: number; readonly completedAt: Date; readonly expiresAt: Date },
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('uploads')
-    .set({
-      sha256: completion.sha256,
-      content_id: completion.contentId,
-      completed_at: completion.completedAt.getTime(),
-      expires_at: completion.expiresAt.getTime(),
-    })
-    .where('id', '=', id)
-    .where('completed_at', 'is', null)
-    .executeTakeFirst();
+  return updateInProgress(db, id, {
+    sha256: completion.sha256,
+    content_id: completion.contentId,
+    completed_at: completion.completedAt.getTime(),
+    expires_at: completion.expiresAt.getTime(),
+  });
+}
+
+async function updateInProgress(db: Kysely<Database>, id: string, change: Updateable<UploadsTable>): Promise<boolean> {
+  const result = await db.updateTable('uploads').set(change).where('id', '=', id).where('completed_at', 'is', null).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
