@@ -4,7 +4,7 @@ import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-q
 import { useSyncExternalStore } from 'react';
 import { api } from './client';
 import { isApiError } from './errors';
-import { fileKeys, invalidateFiles } from './files';
+import { fileKeys, invalidateFiles, useSettledMutation } from './files';
 import type { Item, Listing } from './results';
 import { session } from './session';
 
@@ -51,25 +51,16 @@ export interface EncryptVariables {
 }
 
 /** A big folder goes on in the background (its listing shows `progress`); either way the item is locked at once. */
-export function useEncryptItem() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: ({ item, password, tip }: EncryptVariables) =>
-      item.type === 'folder'
-        ? api.folderEncrypt({ dirid: item.id, password, password_tip: tip })
-        : api.fileEncrypt({ fid: item.id, password, password_tip: tip }),
-    onSettled: () => invalidateFiles(client),
-  });
-}
+export const useEncryptItem = () =>
+  useSettledMutation(
+    ({ item, password, tip }: EncryptVariables) =>
+      item.type === 'folder' ? api.folderEncrypt({ dirid: item.id, password, password_tip: tip }) : api.fileEncrypt({ fid: item.id, password, password_tip: tip }),
+    invalidateFiles,
+  );
 
 /** An item inside an encrypted folder answers 409 with that folder's `id` (see `insideFolderOf`). */
-export function useDecryptItem() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: ({ item, password }: { readonly item: Item; readonly password: string }) => api.decrypt({ ...targetParams(refOf(item)), password }),
-    onSettled: () => invalidateFiles(client),
-  });
-}
+export const useDecryptItem = () =>
+  useSettledMutation(({ item, password }: { readonly item: Item; readonly password: string }) => api.decrypt({ ...targetParams(refOf(item)), password }), invalidateFiles);
 
 /** The encrypted folder a Decrypt refusal (409 with an id) says the item is inside; undefined otherwise. */
 export function insideFolderOf(error: unknown): number | undefined {
