@@ -49,7 +49,7 @@ export function describeError(error: unknown, t: Messages, subject: string = t.s
     case 'Unauthorized':
       return { title: t.errUnauthorizedTitle, message: t.errUnauthorized };
     case 'TooManyAttempts': {
-      const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
+      const wait = error.retryAfter ? t.tryAgainIn(durationText(error.retryAfter, t)) : '';
       return { title: t.errTooManyTitle, message: `${t.refusalText(reason, '')} ${wait}`.trim() || t.errTooManyTitle };
     }
     case 'Protocol':
@@ -59,6 +59,6 @@ export function describeError(error: unknown, t: Messages, subject: string = t.s
   }
 }
 
-export function durationUnits(t: Messages) {
-  return { hour: t.hours, minute: t.minutes, second: t.seconds, join: t.durationJoin };
-}
+/** "2 minutes 5 seconds" in the user's language. */
+export const durationText = (seconds: number, t: Messages) =>
+  formatDuration(seconds, { hour: t.hours, minute: t.minutes, second: t.seconds, join: t.durationJoin });

@@ -9,8 +9,7 @@ import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSession } from '../hooks/use-session';
 import { Preferences } from '../components/app-header';
 import { useI18n, type Messages } from '../i18n';
-import { describeError, durationUnits } from '../components/error-text';
-import { formatDuration } from '../lib/format';
+import { describeError, durationText } from '../components/error-text';
 
 /** Where to go after logging in: back where the user came from, never to /login itself. */
 function returnPath(state: LoginState | null): string {
@@ -22,7 +21,7 @@ function returnPath(state: LoginState | null): string {
 function loginErrorText(error: unknown, t: Messages): string {
   if (isApiError(error, 'LoginRefused')) {
     if (error.details.reason === 'throttled') {
-      return error.retryAfter ? t.throttledFor(formatDuration(error.retryAfter, durationUnits(t))) : t.throttled;
+      return error.retryAfter ? t.throttledFor(durationText(error.retryAfter, t)) : t.throttled;
     }
     return t.wrongCredentials;
   }

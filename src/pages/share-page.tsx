@@ -15,8 +15,7 @@ import { useCountdown } from '../components/share-page/use-countdown';
 import { Button, Spinner } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useI18n } from '../i18n';
-import { describeError, durationUnits } from '../components/error-text';
-import { formatDuration } from '../lib/format';
+import { describeError, durationText } from '../components/error-text';
 import { shareCodeStore } from '../lib/share-code-store';
 
 export function SharePage() {
@@ -195,7 +194,7 @@ function ProblemView({
 
   return (
     <ShareState icon={text.icon} tone={text.tone} title={text.title} actions={retry}>
-      <p>{problem.kind === 'throttled' ? (wait > 0 ? t.sharePageThrottledWait(formatDuration(problem.retryAfter, durationUnits(t))) : t.sharePageThrottledReady) : text.message}</p>
+      <p>{problem.kind === 'throttled' ? (wait > 0 ? t.sharePageThrottledWait(durationText(problem.retryAfter, t)) : t.sharePageThrottledReady) : text.message}</p>
     </ShareState>
   );
 }

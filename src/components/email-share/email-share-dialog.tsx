@@ -6,8 +6,7 @@ import { isApiError } from '../../api/errors';
 import type { Item } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
 import { MAX_EMAIL_RECIPIENTS } from '../../lib/email-addresses';
-import { durationUnits } from '../error-text';
-import { formatDuration } from '../../lib/format';
+import { durationText } from '../error-text';
 import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
@@ -29,7 +28,7 @@ const ALERT_CLASS =
 function SendError({ error, subject }: { readonly error: unknown; readonly subject: string }) {
   const { t } = useI18n();
   if (isApiError(error, 'TooManyAttempts')) {
-    const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
+    const wait = error.retryAfter ? t.tryAgainIn(durationText(error.retryAfter, t)) : '';
     // Which limit (hourly, daily), by the refusal's reason: the service's English msg is never shown.
     const which = t.refusalText(error.reason, '');
     return (
