@@ -15,8 +15,8 @@ import { lazyNamed } from '../ui/lazy-named';
 import type { MenuAction } from '../ui/menu';
 
 // Each dialog is a chunk of its own, fetched when it is first opened: the first load carries none.
-const NewFolderDialog = lazyNamed(() => import('../dialogs/new-folder-dialog'), 'NewFolderDialog');
-const RenameDialog = lazyNamed(() => import('../dialogs/rename-dialog'), 'RenameDialog');
+const NewFolderDialog = lazyNamed(() => import('../dialogs/name-dialogs'), 'NewFolderDialog');
+const RenameDialog = lazyNamed(() => import('../dialogs/name-dialogs'), 'RenameDialog');
 const MoveDialog = lazyNamed(() => import('../dialogs/move-dialog'), 'MoveDialog');
 const DeleteDialog = lazyNamed(() => import('../dialogs/delete-dialog'), 'DeleteDialog');
 const ShareDialog = lazyNamed(() => import('../sharing/share-dialog'), 'ShareDialog');
