@@ -7,7 +7,6 @@ import type { FileItem, FolderItem, Listing } from '../api/results';
 export type UploadState = 'queued' | 'hashing' | 'checking' | 'uploading' | 'adding' | 'done' | 'error' | 'paused' | 'cancelled';
 
 export const ACTIVE_STATES: ReadonlySet<UploadState> = new Set(['hashing', 'checking', 'uploading', 'adding']);
-export const FINISHED_STATES: ReadonlySet<UploadState> = new Set(['done', 'cancelled']);
 
 /** What is uploaded: a File (or, in tests, anything with the same four members). */
 export interface UploadSource {
