@@ -4,8 +4,8 @@ import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-q
 import { useSyncExternalStore } from 'react';
 import { api } from './client';
 import { isApiError } from './errors';
-import { fileKeys, invalidateFiles, useSettledMutation } from './files';
-import type { Item, Listing } from './results';
+import { cachedListings, invalidateFiles, useSettledMutation } from './files';
+import type { Item } from './results';
 import { session } from './session';
 
 /** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
@@ -32,8 +32,7 @@ const refOf = (item: Item) => ({ type: item.type, id: item.id }) as const;
 
 /** An item's name from any cached listing or path: the service's 423 and 409 name items by id only. */
 export function cachedItemName(client: QueryClient, item: { readonly type: 'folder' | 'file'; readonly id: number }): string | undefined {
-  for (const [, listing] of client.getQueriesData<Listing>({ queryKey: fileKeys.all })) {
-    if (!listing || typeof listing !== 'object' || !('folders' in listing)) continue;
+  for (const [, listing] of cachedListings(client)) {
     const found = (item.type === 'folder' ? listing.folders : listing.files).find((candidate) => candidate.id === item.id);
     if (found) return found.name;
     if (item.type === 'folder') {

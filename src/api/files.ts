@@ -1,5 +1,5 @@
 /** Folders and files: query keys, shared query options and mutations. The service sorts, so each order is its own cache entry. */
-import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import { api } from './client';
 import { SORT_KEYS, type SortKey } from './generated/results';
 import type { FileItem, FolderItem, Item, Listing } from './results';
@@ -149,6 +149,12 @@ export function useSettledMutation<V, R>(mutationFn: (variables: V) => Promise<R
   return useMutation({ mutationFn, onSettled: () => stale(client) });
 }
 
+/** The listings cached under `files` (not the other data kept there), with their keys. */
+export const cachedListings = (client: QueryClient) =>
+  client
+    .getQueriesData<Listing>({ queryKey: fileKeys.all })
+    .filter((entry): entry is [QueryKey, Listing] => typeof entry[1] === 'object' && entry[1] !== null && 'folders' in entry[1]);
+
 /** Everything under `files` is stale: names, places and folder sizes may all have changed. */
 export function invalidateFiles(client: QueryClient) {
   return client.invalidateQueries({ queryKey: fileKeys.all });
@@ -188,11 +194,7 @@ export function useRenameItem(options: { readonly onError?: (error: Error, varia
     onMutate: async ({ item, name }) => {
       await client.cancelQueries({ queryKey: fileKeys.all });
       const snapshot: Snapshot = client.getQueriesData<Listing>({ queryKey: fileKeys.all });
-      for (const [key, listing] of snapshot) {
-        if (listing && typeof listing === 'object' && 'folders' in listing) {
-          client.setQueryData<Listing>(key, renamedIn(listing as Listing, item, name));
-        }
-      }
+      for (const [key, listing] of cachedListings(client)) client.setQueryData<Listing>(key, renamedIn(listing, item, name));
       return { snapshot };
     },
     // Here rather than in mutate()'s callbacks, so that it runs after the dialog has closed.

@@ -87,7 +87,7 @@ export interface ResultTypes {
 
 export type ResultOf<R extends ResultKind> = ResultTypes[R];
 
-function malformed(what: string): ApiError {
+export function malformed(what: string): ApiError {
   return new ApiError('Protocol', `The service's answer is not understood: ${what}.`);
 }
 
@@ -232,6 +232,9 @@ export const resultParsers: { readonly [R in ResultKind]: (element: XmlElement) 
   },
   string: elementText,
 };
+
+/** The predefined XML entities: no answer has a DTD. */
+export const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** Element names that may repeat: the parser always gives them as arrays. */
 export const REPEATED_ELEMENTS: ReadonlySet<string> = new Set(['folder', 'file', 'dir', 'email', 'path']);

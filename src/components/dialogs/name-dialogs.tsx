@@ -127,5 +127,15 @@ export function RenameDialog({ item, onRename, onClose }: { readonly item: Item;
     if (name !== item.name) onRename(item, name);
   };
   // The name without its extension is selected, ready to be typed over.
-  return <NameDialog title={t.renameTitle(item.name)} label={t.newName} initial={item.name} selected={nameStemLength(item)} submitLabel={t.rename} onName={onName} onClose={onClose} />;
+  return (
+    <NameDialog
+      title={t.renameTitle(item.name)}
+      label={t.newName}
+      initial={item.name}
+      selected={nameStemLength(item)}
+      submitLabel={t.rename}
+      onName={onName}
+      onClose={onClose}
+    />
+  );
 }
