@@ -7,6 +7,7 @@ import { isApiError } from './errors';
 import { cachedListings, invalidateFiles, useSettledMutation } from './files';
 import type { Item } from './results';
 import { session } from './session';
+import { createListeners } from '../lib/listeners';
 
 /** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
 export interface ItemLock {
@@ -94,10 +95,7 @@ let requests: readonly UnlockRequest[] = [];
 /** The callers waiting for each requested item ("folder:12"). */
 const waitingFor = new Map<string, ((answer: UnlockAnswer) => void)[]>();
 let hosts = 0;
-const listeners = new Set<() => void>();
-const emit = () => {
-  for (const listener of [...listeners]) listener();
-};
+const { subscribe, emit } = createListeners();
 
 /** Asks the user to unlock `lock`; 'unavailable' at once when no page can show the dialog. */
 export function requestUnlock(lock: ItemLock): Promise<UnlockAnswer> {
@@ -144,10 +142,6 @@ export async function withUnlock<T>(call: () => Promise<T>): Promise<T | undefin
   }
 }
 
-const subscribe = (listener: () => void) => {
-  listeners.add(listener);
-  return () => void listeners.delete(listener);
-};
 /** The request to show now: the oldest one waiting, or null. */
 export const currentUnlockRequest = (): UnlockRequest | null => requests[0] ?? null;
 

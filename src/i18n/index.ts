@@ -1,5 +1,6 @@
 /** A tiny typed dictionary per language (no library), from the browser's languages unless the user picked one. */
 import { useSyncExternalStore } from 'react';
+import { createListeners } from '../lib/listeners';
 import { en } from './en';
 import type { Messages } from './messages';
 import { zhCN } from './zh-cn';
@@ -39,7 +40,7 @@ function browserLanguages(): readonly string[] {
 }
 
 let current: Language = stored() ?? languageFromBrowser(browserLanguages());
-const listeners = new Set<() => void>();
+const { subscribe, emit } = createListeners();
 
 function apply(language: Language) {
   if (typeof document !== 'undefined') document.documentElement.lang = language;
@@ -59,12 +60,7 @@ export function setLanguage(language: Language): void {
   if (language === current) return;
   current = language;
   apply(language);
-  for (const listener of [...listeners]) listener();
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  return () => void listeners.delete(listener);
+  emit();
 }
 
 export function messagesFor(language: Language): Messages {

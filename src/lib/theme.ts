@@ -1,5 +1,6 @@
 /** The system's theme by default (in CSS, before any script runs), or the user's, stored and applied as a class on <html>. */
 import { useSyncExternalStore } from 'react';
+import { createListeners } from './listeners';
 
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
@@ -17,7 +18,7 @@ function stored(): Theme {
 }
 
 let current: Theme = stored();
-const listeners = new Set<() => void>();
+const { subscribe, emit } = createListeners();
 
 /** Puts the theme on <html>: class "dark" or "light" for a choice, neither for the system's. */
 function apply(theme: Theme) {
@@ -43,12 +44,7 @@ export function setTheme(theme: Theme): void {
   if (theme === current) return;
   current = theme;
   apply(theme);
-  for (const listener of [...listeners]) listener();
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  return () => void listeners.delete(listener);
+  emit();
 }
 
 export function useTheme(): Theme {
