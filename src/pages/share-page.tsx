@@ -14,6 +14,7 @@ import { SharedFolder } from '../components/share-page/shared-folder';
 import { useCountdown } from '../components/share-page/use-countdown';
 import { Button, Spinner } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useReplacedParam } from '../hooks/use-filter-param';
 import { useI18n } from '../i18n';
 import { describeError, durationText } from '../components/error-text';
 import { shareCodeStore } from '../lib/share-code-store';
@@ -31,7 +32,8 @@ type View =
   | { readonly kind: 'problem'; readonly problem: ShareProblem };
 
 function ShareView({ code }: { readonly code: string }) {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const [, setLinkCode] = useReplacedParam('pwd');
   const linkCode = params.get('pwd');
   const [downpwd, setDownpwd] = useState(() => linkCode ?? shareCodeStore.acceptedCode(code) ?? '');
   // Once the share has asked for a code, the form stays while codes are checked or attempts wait.
@@ -44,15 +46,8 @@ function ShareView({ code }: { readonly code: string }) {
   useEffect(() => {
     if (linkCode === null) return;
     setDownpwd(linkCode);
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        next.delete('pwd');
-        return next;
-      },
-      { replace: true },
-    );
-  }, [linkCode, setParams]);
+    setLinkCode('');
+  }, [linkCode, setLinkCode]);
 
   useEffect(() => {
     if (open.data && downpwd !== '') shareCodeStore.rememberCode(code, downpwd);

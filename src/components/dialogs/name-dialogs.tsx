@@ -6,7 +6,7 @@ import { useI18n } from '../../i18n';
 import { nameStemLength } from '../../lib/items';
 import { checkName, type NameProblem } from '../../api/name-check';
 import { notify } from '../../lib/notices';
-import { InlineError } from '../error-panel';
+import { DialogAlert, InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { TextField } from '../ui/field';
@@ -66,16 +66,7 @@ function NameDialog({ title, label, initial, selected, submitLabel, busyLabel, b
           data-autofocus=""
           aria-invalid={problem !== null || failed || undefined}
         />
-        {problem ? (
-          <p
-            role="alert"
-            className="rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
-          >
-            {t.nameProblem(problem)}
-          </p>
-        ) : (
-          failed && <InlineError error={error} />
-        )}
+        {problem ? <DialogAlert>{t.nameProblem(problem)}</DialogAlert> : failed && <InlineError error={error} />}
         <DialogActions>
           <Button variant="secondary" onClick={onClose}>
             {t.cancel}
