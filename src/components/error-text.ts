@@ -9,20 +9,14 @@ export interface ErrorText {
 
 /** The text of a refusal's code, when its reason is one this app does not know (a newer service). */
 function codeText(error: ApiError, t: Messages): string {
-  switch (error.code) {
-    case 'InvalidArgument':
-      return t.errInvalidArgument;
-    case 'Forbidden':
-      return t.errForbidden;
-    case 'Conflict':
-      return t.errConflict;
-    case 'TooLarge':
-      return t.errTooLarge;
-    case 'Unavailable':
-      return t.errUnavailable;
-    default:
-      return t.errRefused;
-  }
+  const texts: Partial<Record<ApiError['code'], string>> = {
+    InvalidArgument: t.errInvalidArgument,
+    Forbidden: t.errForbidden,
+    Conflict: t.errConflict,
+    TooLarge: t.errTooLarge,
+    Unavailable: t.errUnavailable,
+  };
+  return texts[error.code] ?? t.errRefused;
 }
 
 /**

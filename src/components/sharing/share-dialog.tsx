@@ -96,18 +96,8 @@ function formStart(shares: readonly Item[]): FormStart {
   return { mode: 'generated', typed: '', limit: '', description: '', mixed: shared.length > 0 };
 }
 
-function codeProblemText(t: Messages, problem: ExtractionCodeProblem): string {
-  switch (problem) {
-    case 'empty':
-      return t.sharingCodeEmpty;
-    case 'too-short':
-      return t.sharingCodeTooShort;
-    case 'too-long':
-      return t.sharingCodeTooLong;
-    case 'control':
-      return t.sharingCodeControl;
-  }
-}
+const codeProblemText = (t: Messages, problem: ExtractionCodeProblem): string =>
+  ({ empty: t.sharingCodeEmpty, 'too-short': t.sharingCodeTooShort, 'too-long': t.sharingCodeTooLong, control: t.sharingCodeControl })[problem];
 
 function ShareForm({
   items,
