@@ -63,11 +63,6 @@ export interface UrlResult {
   readonly expires?: string;
 }
 
-/** ShareOpen: the shared folder or file with its share attributes. */
-export interface ShareResult {
-  readonly item: Item;
-}
-
 /** What each result kind parses to. */
 export interface ResultTypes {
   token: TokenResult;
@@ -81,7 +76,8 @@ export interface ResultTypes {
   emailShareInfo: EmailShareInfo;
   account: AccountInfo;
   url: UrlResult;
-  share: ShareResult;
+  /** ShareOpen: the shared folder or file with its share attributes. */
+  share: { readonly item: Item };
   string: string;
 }
 
