@@ -4,7 +4,7 @@ import { useLogin } from '../api/auth';
 import { isApiError } from '../api/errors';
 import type { LoginState } from '../components/require-auth';
 import { Button } from '../components/ui/button';
-import { inputClass as fieldClass } from '../components/ui/field';
+import { TextField } from '../components/ui/field';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSession } from '../hooks/use-session';
 import { Preferences } from '../components/app-header';
@@ -80,42 +80,32 @@ export function LoginPage() {
           </p>
         )}
         <form className="mt-6 space-y-4" onSubmit={onSubmit} aria-describedby={error ? errorId : undefined}>
-          <div>
-            <label htmlFor="login-account" className="block text-sm font-medium">
-              {t.accountLabel}
-            </label>
-            <input
-              id="login-account"
-              name="account"
-              className={fieldClass}
-              value={account}
-              onChange={(event) => setAccount(event.target.value)}
-              autoComplete="username"
-              autoCapitalize="none"
-              autoCorrect="off"
-              spellCheck={false}
-              required
-              autoFocus
-              aria-invalid={error ? true : undefined}
-            />
-          </div>
-          <div>
-            <label htmlFor="login-password" className="block text-sm font-medium">
-              {t.passwordLabel}
-            </label>
-            <input
-              id="login-password"
-              name="password"
-              type="password"
-              ref={passwordRef}
-              className={fieldClass}
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-              autoComplete="current-password"
-              required
-              aria-invalid={error ? true : undefined}
-            />
-          </div>
+          <TextField
+            id="login-account"
+            name="account"
+            label={t.accountLabel}
+            value={account}
+            onChange={(event) => setAccount(event.target.value)}
+            autoComplete="username"
+            autoCapitalize="none"
+            autoCorrect="off"
+            spellCheck={false}
+            required
+            autoFocus
+            aria-invalid={error ? true : undefined}
+          />
+          <TextField
+            id="login-password"
+            name="password"
+            type="password"
+            ref={passwordRef}
+            label={t.passwordLabel}
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            autoComplete="current-password"
+            required
+            aria-invalid={error ? true : undefined}
+          />
           <div className="flex items-center gap-2">
             <input
               id="login-remember"
