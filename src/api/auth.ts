@@ -3,10 +3,6 @@ import { useMutation } from '@tanstack/react-query';
 import { api } from './client';
 import { session } from './session';
 
-export const authKeys = {
-  all: ['auth'] as const,
-};
-
 export interface Credentials {
   /** Account name or numeric account id. */
   readonly account: string;
@@ -18,7 +14,7 @@ export interface Credentials {
 /** Login; on success the session starts. Rejects with ApiError 'LoginRefused' on wrong credentials. */
 export function useLogin() {
   return useMutation({
-    mutationKey: [...authKeys.all, 'login'],
+    mutationKey: ['auth', 'login'],
     mutationFn: async ({ account, password, remember }: Credentials) => {
       const name = account.trim();
       const issued = await api.login({ uid: name, pwd: password });
@@ -31,7 +27,7 @@ export function useLogin() {
 /** Revokes the token, then ends the session whatever the answer: an unreachable service must not keep the user logged in. */
 export function useLogout() {
   return useMutation({
-    mutationKey: [...authKeys.all, 'logout'],
+    mutationKey: ['auth', 'logout'],
     mutationFn: async () => {
       await api.logout().catch(() => undefined);
     },

@@ -4,9 +4,10 @@ import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-q
 import { useSyncExternalStore } from 'react';
 import { api } from './client';
 import { isApiError } from './errors';
-import { fileKeys, invalidateFiles } from './files';
-import type { Item, Listing } from './results';
+import { cachedListings, invalidateFiles, useSettledMutation } from './files';
+import type { Item } from './results';
 import { session } from './session';
+import { createListeners } from '../lib/listeners';
 
 /** An encrypted item to unlock: what a 423 names (the root-most locked item on the way), with its hint. */
 export interface ItemLock {
@@ -32,8 +33,7 @@ const refOf = (item: Item) => ({ type: item.type, id: item.id }) as const;
 
 /** An item's name from any cached listing or path: the service's 423 and 409 name items by id only. */
 export function cachedItemName(client: QueryClient, item: { readonly type: 'folder' | 'file'; readonly id: number }): string | undefined {
-  for (const [, listing] of client.getQueriesData<Listing>({ queryKey: fileKeys.all })) {
-    if (!listing || typeof listing !== 'object' || !('folders' in listing)) continue;
+  for (const [, listing] of cachedListings(client)) {
     const found = (item.type === 'folder' ? listing.folders : listing.files).find((candidate) => candidate.id === item.id);
     if (found) return found.name;
     if (item.type === 'folder') {
@@ -51,25 +51,16 @@ export interface EncryptVariables {
 }
 
 /** A big folder goes on in the background (its listing shows `progress`); either way the item is locked at once. */
-export function useEncryptItem() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: ({ item, password, tip }: EncryptVariables) =>
-      item.type === 'folder'
-        ? api.folderEncrypt({ dirid: item.id, password, password_tip: tip })
-        : api.fileEncrypt({ fid: item.id, password, password_tip: tip }),
-    onSettled: () => invalidateFiles(client),
-  });
-}
+export const useEncryptItem = () =>
+  useSettledMutation(
+    ({ item, password, tip }: EncryptVariables) =>
+      item.type === 'folder' ? api.folderEncrypt({ dirid: item.id, password, password_tip: tip }) : api.fileEncrypt({ fid: item.id, password, password_tip: tip }),
+    invalidateFiles,
+  );
 
 /** An item inside an encrypted folder answers 409 with that folder's `id` (see `insideFolderOf`). */
-export function useDecryptItem() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: ({ item, password }: { readonly item: Item; readonly password: string }) => api.decrypt({ ...targetParams(refOf(item)), password }),
-    onSettled: () => invalidateFiles(client),
-  });
-}
+export const useDecryptItem = () =>
+  useSettledMutation(({ item, password }: { readonly item: Item; readonly password: string }) => api.decrypt({ ...targetParams(refOf(item)), password }), invalidateFiles);
 
 /** The encrypted folder a Decrypt refusal (409 with an id) says the item is inside; undefined otherwise. */
 export function insideFolderOf(error: unknown): number | undefined {
@@ -104,10 +95,7 @@ let requests: readonly UnlockRequest[] = [];
 /** The callers waiting for each requested item ("folder:12"). */
 const waitingFor = new Map<string, ((answer: UnlockAnswer) => void)[]>();
 let hosts = 0;
-const listeners = new Set<() => void>();
-const emit = () => {
-  for (const listener of [...listeners]) listener();
-};
+const { subscribe, emit } = createListeners();
 
 /** Asks the user to unlock `lock`; 'unavailable' at once when no page can show the dialog. */
 export function requestUnlock(lock: ItemLock): Promise<UnlockAnswer> {
@@ -154,10 +142,6 @@ export async function withUnlock<T>(call: () => Promise<T>): Promise<T | undefin
   }
 }
 
-const subscribe = (listener: () => void) => {
-  listeners.add(listener);
-  return () => void listeners.delete(listener);
-};
 /** The request to show now: the oldest one waiting, or null. */
 export const currentUnlockRequest = (): UnlockRequest | null => requests[0] ?? null;
 

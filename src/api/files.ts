@@ -1,8 +1,9 @@
 /** Folders and files: query keys, shared query options and mutations. The service sorts, so each order is its own cache entry. */
-import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import { api } from './client';
 import { SORT_KEYS, type SortKey } from './generated/results';
 import type { FileItem, FolderItem, Item, Listing } from './results';
+import { splitIds } from '../lib/items';
 
 /** The sort keys of every listing (DECISIONS.md §13), from the catalog. */
 export { SORT_KEYS, type SortKey };
@@ -17,8 +18,13 @@ export const RECENT_SORT: Sort = { order: 'time', desc: true };
 
 export const isSortKey = (value: unknown): value is SortKey => SORT_KEYS.includes(value as SortKey);
 
-const sortParams = (sort: Sort) => ({ order: sort.order, desc: sort.desc ? '1' : '0' });
+export const sortParams = (sort: Sort) => ({ order: sort.order, desc: sort.desc ? '1' : '0' });
 const sortKey = (sort: Sort) => ({ order: sort.order, desc: sort.desc });
+
+/** The keys of a sorted list view (links, shares, the bin): `[name, 'list', { order, desc }]`. */
+export function listKeys<N extends string>(name: N) {
+  return { all: [name] as const, list: (sort: Sort) => [name, 'list', sortKey(sort)] as const };
+}
 
 export const fileKeys = {
   all: ['files'] as const,
@@ -103,10 +109,6 @@ export const fileQueries = {
     }),
 };
 
-export function useFolderListing(dir: number, sort: Sort = DEFAULT_SORT) {
-  return useQuery(fileQueries.listing(dir, sort));
-}
-
 /** A listing's items in display order: the folders, then the files. One array per listing. */
 const itemLists = new WeakMap<Listing, readonly Item[]>();
 const NO_ITEMS: readonly Item[] = [];
@@ -121,12 +123,11 @@ export function itemsOf(listing: Listing | undefined): readonly Item[] {
 }
 
 /** The service takes at most 1,000 ids per list (docs/protocol.md §10.3). */
-export const MAX_IDS_PER_CALL = 1000;
+const MAX_IDS_PER_CALL = 1000;
 
 /** Ids in calls of at most 1,000 folders and 1,000 files, one after another; each call is all or nothing. */
-export function idBatches(items: readonly Item[]): { readonly dirids: string; readonly fids: string }[] {
-  const folders = items.filter((item) => item.type === 'folder').map((item) => item.id);
-  const files = items.filter((item) => item.type === 'file').map((item) => item.id);
+function idBatches(items: readonly Item[]): { readonly dirids: string; readonly fids: string }[] {
+  const { folders, files } = splitIds(items);
   const batches: { dirids: string; fids: string }[] = [];
   for (let i = 0; i < Math.max(folders.length, files.length); i += MAX_IDS_PER_CALL) {
     batches.push({
@@ -136,6 +137,23 @@ export function idBatches(items: readonly Item[]): { readonly dirids: string; re
   }
   return batches;
 }
+
+/** `call` for each batch of ids (idBatches), one after another. */
+export async function eachBatch(items: readonly Item[], call: (batch: { readonly dirids: string; readonly fids: string }) => Promise<unknown>): Promise<void> {
+  for (const batch of idBatches(items)) await call(batch);
+}
+
+/** A mutation after which `stale` marks what it may have changed, whether it succeeded or not. */
+export function useSettledMutation<V, R>(mutationFn: (variables: V) => Promise<R>, stale: (client: QueryClient) => Promise<unknown>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn, onSettled: () => stale(client) });
+}
+
+/** The listings cached under `files` (not the other data kept there), with their keys. */
+export const cachedListings = (client: QueryClient) =>
+  client
+    .getQueriesData<Listing>({ queryKey: fileKeys.all })
+    .filter((entry): entry is [QueryKey, Listing] => typeof entry[1] === 'object' && entry[1] !== null && 'folders' in entry[1]);
 
 /** Everything under `files` is stale: names, places and folder sizes may all have changed. */
 export function invalidateFiles(client: QueryClient) {
@@ -149,6 +167,9 @@ export function useCreateFolder() {
     onSuccess: (_folder, { dir }) => client.invalidateQueries({ queryKey: fileKeys.folder(dir) }),
   });
 }
+
+export const renameItem = (item: Item, newname: string): Promise<Item> =>
+  item.type === 'folder' ? api.folderRename({ dirid: item.id, newname }) : api.fileRename({ fid: item.id, newname });
 
 type Snapshot = readonly (readonly [readonly unknown[], unknown])[];
 
@@ -169,16 +190,11 @@ function renamedIn(listing: Listing, item: Item, name: string): Listing {
 export function useRenameItem(options: { readonly onError?: (error: Error, variables: { readonly item: Item; readonly name: string }) => void } = {}) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ item, name }: { readonly item: Item; readonly name: string }): Promise<Item> =>
-      item.type === 'folder' ? api.folderRename({ dirid: item.id, newname: name }) : api.fileRename({ fid: item.id, newname: name }),
+    mutationFn: ({ item, name }: { readonly item: Item; readonly name: string }): Promise<Item> => renameItem(item, name),
     onMutate: async ({ item, name }) => {
       await client.cancelQueries({ queryKey: fileKeys.all });
       const snapshot: Snapshot = client.getQueriesData<Listing>({ queryKey: fileKeys.all });
-      for (const [key, listing] of snapshot) {
-        if (listing && typeof listing === 'object' && 'folders' in listing) {
-          client.setQueryData<Listing>(key, renamedIn(listing as Listing, item, name));
-        }
-      }
+      for (const [key, listing] of cachedListings(client)) client.setQueryData<Listing>(key, renamedIn(listing, item, name));
       return { snapshot };
     },
     // Here rather than in mutate()'s callbacks, so that it runs after the dialog has closed.
@@ -190,23 +206,8 @@ export function useRenameItem(options: { readonly onError?: (error: Error, varia
   });
 }
 
-/** Copy: the service copies folders with everything in them; a copy shares its content (docs/protocol.md §10.8). */
-export function useCopyItems() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ items, to }: { readonly items: readonly Item[]; readonly to: number }) => {
-      for (const batch of idBatches(items)) await api.copy({ ...batch, todir: to });
-    },
-    onSettled: () => invalidateFiles(client),
-  });
-}
+type ItemsTo = { readonly items: readonly Item[]; readonly to: number };
 
-export function useMoveItems() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ items, to }: { readonly items: readonly Item[]; readonly to: number }) => {
-      for (const batch of idBatches(items)) await api.move({ ...batch, todir: to });
-    },
-    onSettled: () => invalidateFiles(client),
-  });
-}
+/** Copy: the service copies folders with everything in them; a copy shares its content (docs/protocol.md §10.8). */
+export const useCopyItems = () => useSettledMutation(({ items, to }: ItemsTo) => eachBatch(items, (batch) => api.copy({ ...batch, todir: to })), invalidateFiles);
+export const useMoveItems = () => useSettledMutation(({ items, to }: ItemsTo) => eachBatch(items, (batch) => api.move({ ...batch, todir: to })), invalidateFiles);

@@ -1,25 +1,21 @@
 /** Direct links (docs/protocol.md §17). Both mutations invalidate the links and every listing, where `linked` shows. */
-import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import { api } from './client';
-import { DEFAULT_SORT, invalidateFiles, type Sort, type SortKey } from './files';
+import { DEFAULT_SORT, invalidateFiles, listKeys, sortParams, useSettledMutation, type Sort, type SortKey } from './files';
 import type { FileItem, Item } from './results';
 
 /** The keys the links view sorts by: `share` and `link` say nothing here (every file is linked). */
 export const LINK_SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
 export const LINKS_SORT: Sort = DEFAULT_SORT;
 
-export const linkKeys = {
-  all: ['links'] as const,
-  lists: () => [...linkKeys.all, 'list'] as const,
-  list: (sort: Sort) => [...linkKeys.lists(), { order: sort.order, desc: sort.desc }] as const,
-};
+export const linkKeys = listKeys('links');
 
 export const linkQueries = {
   /** Hits change with anyone's download, so the view asks again whenever it is shown. */
   list: (sort: Sort = LINKS_SORT) =>
     queryOptions({
       queryKey: linkKeys.list(sort),
-      queryFn: ({ signal }) => api.getLinkFiles({ order: sort.order, desc: sort.desc ? '1' : '0' }, { signal }),
+      queryFn: ({ signal }) => api.getLinkFiles(sortParams(sort), { signal }),
       staleTime: 0,
     }),
 };
@@ -64,46 +60,21 @@ export type LinkOutcome =
 const LINK_CONCURRENCY = 4;
 
 /** Each file succeeds or fails on its own (one encrypted file does not stop the others). */
-export function useCreateLinks() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({
-      files,
-      onOutcome,
-    }: {
-      readonly files: readonly FileItem[];
-      readonly onOutcome?: (outcome: LinkOutcome, index: number) => void;
-    }): Promise<LinkOutcome[]> => {
-      const outcomes: LinkOutcome[] = new Array(files.length);
-      let next = 0;
-      const worker = async () => {
-        while (next < files.length) {
-          const index = next++;
-          const file = files[index];
-          let outcome: LinkOutcome;
-          try {
-            outcome = { file, url: (await api.fileLink({ fid: file.id })).url };
-          } catch (error) {
-            outcome = { file, error };
-          }
-          outcomes[index] = outcome;
-          onOutcome?.(outcome, index);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(LINK_CONCURRENCY, files.length) }, worker));
-      return outcomes;
-    },
-    onSettled: () => invalidateLinks(client),
-  });
-}
+export const useCreateLinks = () =>
+  useSettledMutation(async ({ files, onOutcome }: { readonly files: readonly FileItem[]; readonly onOutcome?: (outcome: LinkOutcome) => void }) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < files.length) {
+        const file = files[next++];
+        const outcome: LinkOutcome = await api.fileLink({ fid: file.id }).then(({ url }) => ({ file, url }), (error: unknown) => ({ file, error }));
+        onOutcome?.(outcome);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LINK_CONCURRENCY, files.length) }, worker));
+  }, invalidateLinks);
 
 /** One after another, stopping at the first refusal; unlinking twice succeeds, so trying again is safe. */
-export function useRemoveLinks() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (files: readonly Pick<FileItem, 'id'>[]) => {
-      for (const file of files) await api.fileUnlink({ fid: file.id });
-    },
-    onSettled: () => invalidateLinks(client),
-  });
-}
+export const useRemoveLinks = () =>
+  useSettledMutation(async (files: readonly Pick<FileItem, 'id'>[]) => {
+    for (const file of files) await api.fileUnlink({ fid: file.id });
+  }, invalidateLinks);

@@ -1,16 +1,9 @@
 // Reads a listing answer incrementally, chunk by chunk (chunks may end anywhere, even inside a character): a scanner for exactly that flat shape,
 // so a 100,000-item folder shows early. Anything the service never sends (text, CDATA, a DTD, other elements) is a Protocol error.
-import { ApiError } from './errors';
-import { parseFile, parseFolder, parsePathSegment, type FileItem, type FolderItem, type FolderPath, type Listing, type PathSegment } from './results';
+import { malformed, parseFile, parseFolder, parsePathSegment, PREDEFINED, type FileItem, type FolderItem, type FolderPath, type Listing, type PathSegment } from './results';
 
 /** The attributes of one element, unescaped, by name. */
 export type Attributes = Record<string, string>;
-
-function malformed(what: string): ApiError {
-  return new ApiError('Protocol', `The service's answer is not understood: ${what}.`);
-}
-
-const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** Whether a code point may appear in an XML 1.0 document (the Char production). */
 function isXmlChar(codePoint: number): boolean {

@@ -1,7 +1,7 @@
 /** The recycle bin: listing, restore, delete for good and empty; restores also invalidate the file listings. */
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 import { api } from './client';
-import { idBatches, invalidateFiles, type Sort } from './files';
+import { eachBatch, invalidateFiles, listKeys, sortParams, useSettledMutation, type Sort } from './files';
 import type { Item, Items } from './results';
 
 export const BIN_SORT: Sort = { order: 'time', desc: true };
@@ -9,30 +9,26 @@ export const BIN_SORT: Sort = { order: 'time', desc: true };
 /** How long the bin keeps items when the service's data does not say (FSS_RECYCLE_RETENTION_DAYS). */
 export const DEFAULT_RETENTION_DAYS = 30;
 
-export const binKeys = {
-  all: ['recycle-bin'] as const,
-  list: (sort: Sort) => [...binKeys.all, 'list', { order: sort.order, desc: sort.desc }] as const,
-};
+export const binKeys = listKeys('recycle-bin');
+const invalidateBin = (client: QueryClient) => client.invalidateQueries({ queryKey: binKeys.all });
+const invalidateBinAndFiles = (client: QueryClient) => Promise.all([invalidateBin(client), invalidateFiles(client)]);
 
 export const binQueries = {
   /** GetRecycleFiles: the entries of the bin, with `deleted`, `from` and `purge`. */
   list: (sort: Sort = BIN_SORT) =>
     queryOptions({
       queryKey: binKeys.list(sort),
-      queryFn: ({ signal }) => api.getRecycleFiles({ order: sort.order, desc: sort.desc ? '1' : '0' }, { signal }),
+      queryFn: ({ signal }) => api.getRecycleFiles(sortParams(sort), { signal }),
     }),
 };
 
 /** FolderAndFileDelete of live items: to the bin (is_real 0) or for good (is_real 1). */
-export function useDeleteItems() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ items, permanent }: { readonly items: readonly Item[]; readonly permanent: boolean }) => {
-      for (const batch of idBatches(items)) await api.folderAndFileDelete({ ...batch, is_real: permanent ? 1 : 0 });
-    },
-    onSettled: () => Promise.all([invalidateFiles(client), client.invalidateQueries({ queryKey: binKeys.all })]),
-  });
-}
+export const useDeleteItems = () =>
+  useSettledMutation(
+    ({ items, permanent }: { readonly items: readonly Item[]; readonly permanent: boolean }) =>
+      eachBatch(items, (batch) => api.folderAndFileDelete({ ...batch, is_real: permanent ? 1 : 0 })),
+    invalidateBinAndFiles,
+  );
 
 /** Days the bin keeps items, from an entry's `deleted` and `purge` (the service's setting may differ); else the default. */
 export function retentionDays(items: readonly Pick<Item, 'deleted' | 'purge'>[]): number | undefined {
@@ -53,39 +49,16 @@ export function useRetentionDays(enabled: boolean): number {
 }
 
 /** FolderAndFileRestore: entries back to where they were; answers where each one went. */
-export function useRestoreItems() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (items: readonly Item[]): Promise<Items> => {
-      const folders: Items['folders'][number][] = [];
-      const files: Items['files'][number][] = [];
-      for (const batch of idBatches(items)) {
-        const restored = await api.folderAndFileRestore(batch);
-        folders.push(...restored.folders);
-        files.push(...restored.files);
-      }
-      return { folders, files };
-    },
-    onSettled: () => Promise.all([client.invalidateQueries({ queryKey: binKeys.all }), invalidateFiles(client)]),
-  });
-}
+export const useRestoreItems = () =>
+  useSettledMutation(async (items: readonly Item[]): Promise<Items> => {
+    const answers: Items[] = [];
+    await eachBatch(items, async (batch) => answers.push(await api.folderAndFileRestore(batch)));
+    return { folders: answers.flatMap((answer) => answer.folders), files: answers.flatMap((answer) => answer.files) };
+  }, invalidateBinAndFiles);
 
 /** FolderAndFileDelete with is_real 1 on entries of the bin. */
-export function useDeleteForever() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (items: readonly Item[]) => {
-      for (const batch of idBatches(items)) await api.folderAndFileDelete({ ...batch, is_real: 1 });
-    },
-    onSettled: () => client.invalidateQueries({ queryKey: binKeys.all }),
-  });
-}
+export const useDeleteForever = () =>
+  useSettledMutation((items: readonly Item[]) => eachBatch(items, (batch) => api.folderAndFileDelete({ ...batch, is_real: 1 })), invalidateBin);
 
 /** RecycleEmpty: every entry of the bin, for good. */
-export function useEmptyBin() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: () => api.recycleEmpty(),
-    onSettled: () => client.invalidateQueries({ queryKey: binKeys.all }),
-  });
-}
+export const useEmptyBin = () => useSettledMutation(() => api.recycleEmpty(), invalidateBin);

@@ -63,11 +63,6 @@ export interface UrlResult {
   readonly expires?: string;
 }
 
-/** ShareOpen: the shared folder or file with its share attributes. */
-export interface ShareResult {
-  readonly item: Item;
-}
-
 /** What each result kind parses to. */
 export interface ResultTypes {
   token: TokenResult;
@@ -81,13 +76,14 @@ export interface ResultTypes {
   emailShareInfo: EmailShareInfo;
   account: AccountInfo;
   url: UrlResult;
-  share: ShareResult;
+  /** ShareOpen: the shared folder or file with its share attributes. */
+  share: { readonly item: Item };
   string: string;
 }
 
 export type ResultOf<R extends ResultKind> = ResultTypes[R];
 
-function malformed(what: string): ApiError {
+export function malformed(what: string): ApiError {
   return new ApiError('Protocol', `The service's answer is not understood: ${what}.`);
 }
 
@@ -232,6 +228,9 @@ export const resultParsers: { readonly [R in ResultKind]: (element: XmlElement) 
   },
   string: elementText,
 };
+
+/** The predefined XML entities: no answer has a DTD. */
+export const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
 /** Element names that may repeat: the parser always gives them as arrays. */
 export const REPEATED_ELEMENTS: ReadonlySet<string> = new Set(['folder', 'file', 'dir', 'email', 'path']);

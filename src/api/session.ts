@@ -1,4 +1,5 @@
 /** The login session, in sessionStorage, or localStorage when the user stays signed in, so that a reload keeps it. */
+import { createListeners } from '../lib/listeners';
 
 export interface Session {
   readonly uid: number;
@@ -86,8 +87,8 @@ export function createSessionStore(
   /** Whether `current` lives in the persistent storage, shared with the other tabs. */
   let remembered = !inTab && current !== null;
   let ended: SessionEnd | null = null;
-  const listeners = new Set<() => void>();
-  const unauthorizedListeners = new Set<() => void>();
+  const changes = createListeners();
+  const refusals = createListeners();
 
   const write = (session: Session | null, remember: boolean) => {
     for (const storage of [tab, persistent]) {
@@ -110,7 +111,7 @@ export function createSessionStore(
     remembered = session !== null && remember;
     ended = end;
     write(session, remember);
-    for (const listener of [...listeners]) listener();
+    changes.emit();
   };
 
   // Another tab changed the shared (remembered) session: follow it, unless this tab has its own.
@@ -123,7 +124,7 @@ export function createSessionStore(
       current = next;
       remembered = next !== null;
       ended = next ? null : 'logout';
-      for (const listener of [...listeners]) listener();
+      changes.emit();
     });
   }
 
@@ -132,19 +133,13 @@ export function createSessionStore(
     set: (session, options) => change(session, null, options?.remember ?? false),
     clear: () => change(null, 'logout'),
     lastEnd: () => ended,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: changes.subscribe,
     unauthorized(token) {
       if (!current || current.token !== token) return;
       change(null, 'expired');
-      for (const listener of [...unauthorizedListeners]) listener();
+      refusals.emit();
     },
-    onUnauthorized(listener) {
-      unauthorizedListeners.add(listener);
-      return () => unauthorizedListeners.delete(listener);
-    },
+    onUnauthorized: refusals.subscribe,
   };
 }
 

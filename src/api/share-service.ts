@@ -1,10 +1,11 @@
 /** The anonymous ShareService (docs/sharing.md §5): no uid, token or sign even when someone is logged in here. */
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import { startBrowserDownload } from '../lib/browser-download';
 import { api } from './client';
 import { isApiError } from './errors';
 import type { FileItem, Item, Listing } from './results';
-import type { Sort } from './files';
+import { sortParams, useSettledMutation, type Sort } from './files';
+import { idParams } from '../lib/items';
 
 export const visitorShareKeys = {
   all: ['share-page'] as const,
@@ -38,7 +39,7 @@ export const visitorShareQueries = {
     queryOptions({
       queryKey: visitorShareKeys.list(code, downpwd, dir, sort),
       queryFn: async ({ signal }): Promise<Listing> => {
-        const listing = await api.shareList({ code, downpwd, dir: String(dir), order: sort.order, desc: sort.desc ? '1' : '0' }, { signal });
+        const listing = await api.shareList({ code, downpwd, dir: String(dir), ...sortParams(sort) }, { signal });
         return { ...listing, folders: listing.folders.map(forVisitors), files: listing.files.map(forVisitors) };
       },
     }),
@@ -79,26 +80,13 @@ export function shareProblem(error: unknown): ShareProblem {
 }
 
 /** ShareOpen is refetched either way: an issued URL uses one download, and a refusal may mean the limit was reached. */
-/** A folder of the share, or a selection in it, as one ZIP (ShareZipDownload): one download of the limit. */
-export function useShareZipDownload(code: string, downpwd: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ dir, items }: { dir: number; items: readonly Item[] }) => {
-      const ids = (type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
-      const { url } = await api.shareZipDownload({ code, downpwd, dir: String(dir), dirids: ids('folder'), fids: ids('file') });
-      startBrowserDownload(url);
-    },
-    onSettled: () => client.invalidateQueries({ queryKey: visitorShareKeys.opens(code) }),
-  });
-}
+const invalidateOpens = (code: string) => (client: QueryClient) => client.invalidateQueries({ queryKey: visitorShareKeys.opens(code) });
 
-export function useShareDownload(code: string, downpwd: string) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (file: FileItem) => {
-      const { url } = await api.shareDownload({ code, downpwd, fid: file.id });
-      startBrowserDownload(url);
-    },
-    onSettled: () => client.invalidateQueries({ queryKey: visitorShareKeys.opens(code) }),
-  });
-}
+/** A folder of the share, or a selection in it, as one ZIP (ShareZipDownload): one download of the limit. */
+export const useShareZipDownload = (code: string, downpwd: string) =>
+  useSettledMutation(async ({ dir, items }: { dir: number; items: readonly Item[] }) => {
+    startBrowserDownload((await api.shareZipDownload({ code, downpwd, dir: String(dir), ...idParams(items) })).url);
+  }, invalidateOpens(code));
+
+export const useShareDownload = (code: string, downpwd: string) =>
+  useSettledMutation(async (file: FileItem) => startBrowserDownload((await api.shareDownload({ code, downpwd, fid: file.id })).url), invalidateOpens(code));

@@ -1,26 +1,22 @@
 /** Shares (docs/sharing.md); every mutation invalidates the shares and the listings, whose `shared` flags change. */
-import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, type QueryClient } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { api } from './client';
-import { DEFAULT_SORT, idBatches, invalidateFiles, type Sort } from './files';
+import { DEFAULT_SORT, eachBatch, invalidateFiles, listKeys, sortParams, useSettledMutation, type Sort } from './files';
 import type { FileItem, FolderItem, Item, Items, Listing } from './results';
 import { itemKey } from '../lib/items';
 
 /** The shares page starts with names A to Z, as the folders do. */
 export const SHARES_SORT: Sort = DEFAULT_SORT;
 
-export const shareKeys = {
-  all: ['shares'] as const,
-  lists: () => [...shareKeys.all, 'list'] as const,
-  list: (sort: Sort) => [...shareKeys.lists(), { order: sort.order, desc: sort.desc }] as const,
-};
+export const shareKeys = listKeys('shares');
 
 export const shareQueries = {
   /** GetShareFiles: the shared folders, then files, with their paths and share attributes. */
   list: (sort: Sort = SHARES_SORT) =>
     queryOptions({
       queryKey: shareKeys.list(sort),
-      queryFn: ({ signal }) => api.getShareFiles({ order: sort.order, desc: sort.desc ? '1' : '0' }, { signal }),
+      queryFn: ({ signal }) => api.getShareFiles(sortParams(sort), { signal }),
     }),
 };
 
@@ -62,41 +58,23 @@ export function invalidateShares(client: QueryClient) {
 }
 
 /** Shares the items or updates their shares' settings (links, download counts and covers stay). */
-export function useShareItems() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ items, settings }: { readonly items: readonly Item[]; readonly settings: ShareSettings }): Promise<Items> => {
-      const folders: FolderItem[] = [];
-      const files: FileItem[] = [];
-      for (const batch of idBatches(items)) {
-        if (batch.dirids) folders.push(...(await api.folderShare({ dirids: batch.dirids, ...settings })).folders);
-        if (batch.fids) files.push(...(await api.fileShare({ fids: batch.fids, ...settings })).files);
-      }
-      return { folders, files };
-    },
-    onSettled: () => invalidateShares(client),
-  });
-}
+export const useShareItems = () =>
+  useSettledMutation(async ({ items, settings }: { readonly items: readonly Item[]; readonly settings: ShareSettings }): Promise<Items> => {
+    const folders: FolderItem[] = [];
+    const files: FileItem[] = [];
+    await eachBatch(items, async ({ dirids, fids }) => {
+      if (dirids) folders.push(...(await api.folderShare({ dirids, ...settings })).folders);
+      if (fids) files.push(...(await api.fileShare({ fids, ...settings })).files);
+    });
+    return { folders, files };
+  }, invalidateShares);
 
 /** Unshare: the links stop working at once; sharing again later gives new ones. */
-export function useUnshareItems() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async (items: readonly Item[]) => {
-      for (const batch of idBatches(items)) await api.unshare(batch);
-    },
-    onSettled: () => invalidateShares(client),
-  });
-}
+export const useUnshareItems = () => useSettledMutation((items: readonly Item[]) => eachBatch(items, (batch) => api.unshare(batch)), invalidateShares);
 
 /** The cover image of a file's share (409 until the file is shared), sent as one base64 value; answers its URL. */
-export function useUploadShareImage() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ fid, image }: { readonly fid: number; readonly image: File }): Promise<string> => {
-      const bytes = new Uint8Array(await image.arrayBuffer());
-      return api.shareImageUpload({ fid, ImagefileName: image.name, byteFileStream: bytes });
-    },
-    onSettled: () => invalidateShares(client),
-  });
-}
+export const useUploadShareImage = () =>
+  useSettledMutation(async ({ fid, image }: { readonly fid: number; readonly image: File }): Promise<string> => {
+    const bytes = new Uint8Array(await image.arrayBuffer());
+    return api.shareImageUpload({ fid, ImagefileName: image.name, byteFileStream: bytes });
+  }, invalidateShares);

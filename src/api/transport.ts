@@ -5,7 +5,7 @@ import { ApiError, detailsFrom, resultCodeName } from './errors';
 import type { ListingReader } from './listing-reader';
 import type { OperationDescriptor, ResultKind, WireType } from './generated/operations';
 import { readListingStream } from './listing-stream';
-import { REPEATED_ELEMENTS, elementText, type Listing, type XmlElement } from './results';
+import { PREDEFINED, REPEATED_ELEMENTS, elementText, type Listing, type XmlElement } from './results';
 import { session as defaultSession, type Session, type SessionStore } from './session';
 
 export interface CallOptions {
@@ -88,8 +88,7 @@ function wireText(operation: string, name: string, type: WireType, value: unknow
   return value;
 }
 
-// Only the predefined entities and character references: newlines come as &#xA;, and no answer has a DTD.
-const PREDEFINED: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+// Only the predefined entities and character references: newlines come as &#xA;.
 const xmlEntities = {
   decode: (text: string) =>
     text.replace(/&(?:#(\d+)|#x([0-9a-fA-F]+)|(lt|gt|amp|quot|apos));/g, (reference, dec?: string, hex?: string, name?: string) => {

@@ -20,11 +20,25 @@ export interface TusClientOptions {
   readonly session?: SessionStore;
 }
 
+/** The answer to a tus request that may have completed the upload: Upload-Offset, and Upload-SHA256 once complete. */
+export interface TusProgress {
+  readonly offset: number;
+  readonly sha256?: string;
+}
+
+export interface PatchOptions {
+  readonly signal: AbortSignal;
+  /** Bytes of this chunk sent so far; called as they go (for progress), not necessarily at the end. */
+  readonly onProgress?: (sent: number) => void;
+}
+
 export interface TusClient {
-  create(length: number, metadata: Readonly<Record<string, string>>, signal: AbortSignal): Promise<{ url: string; offset: number; sha256?: string; expires?: number }>;
-  head(url: string, signal: AbortSignal): Promise<{ offset: number; length: number; sha256?: string }>;
-  patch(url: string, offset: number, chunk: Blob, options: { signal: AbortSignal; onProgress?: (sent: number) => void }): Promise<{ offset: number; sha256?: string }>;
-  remove(url: string): Promise<void>;
+  /** The upload's URL (Location) and Upload-Expires as ms since the epoch, when the server said. */
+  createUpload(length: number, metadata: Readonly<Record<string, string>>, signal: AbortSignal): Promise<TusProgress & { readonly url: string; readonly expires?: number }>;
+  headUpload(url: string, signal: AbortSignal): Promise<TusProgress & { readonly length: number }>;
+  patchUpload(url: string, offset: number, chunk: Blob, options: PatchOptions): Promise<TusProgress>;
+  /** Termination: frees the server's quota reservation. Best effort. */
+  deleteUpload(url: string): Promise<void>;
 }
 
 function base64Utf8(text: string): string {
@@ -130,7 +144,7 @@ export function createTusClient(options: TusClientOptions = {}): TusClient {
   const absolute = (url: string) => new URL(url, globalThis.location?.href ?? 'http://localhost/').href;
 
   return {
-    async create(length, metadata, signal) {
+    async createUpload(length, metadata, signal) {
       const headers: Record<string, string> = { 'Upload-Length': String(length) };
       const encoded = encodeMetadata(metadata);
       if (encoded) headers['Upload-Metadata'] = encoded;
@@ -147,11 +161,11 @@ export function createTusClient(options: TusClientOptions = {}): TusClient {
         expires: Number.isNaN(expires) ? undefined : expires,
       };
     },
-    async head(url, signal) {
+    async headUpload(url, signal) {
       const answer = await send({ method: 'HEAD', url, headers: { 'Cache-Control': 'no-store' }, signal, expect: [200, 204] });
       return { offset: numberHeader(answer, 'Upload-Offset'), length: numberHeader(answer, 'Upload-Length'), sha256: sha256Of(answer) };
     },
-    async patch(url, offset, chunk, { signal, onProgress }) {
+    async patchUpload(url, offset, chunk, { signal, onProgress }) {
       const answer = await send({
         method: 'PATCH',
         url,
@@ -163,7 +177,7 @@ export function createTusClient(options: TusClientOptions = {}): TusClient {
       });
       return { offset: numberHeader(answer, 'Upload-Offset'), sha256: sha256Of(answer) };
     },
-    async remove(url) {
+    async deleteUpload(url) {
       await send({ method: 'DELETE', url, headers: {}, expect: [204] });
     },
   };

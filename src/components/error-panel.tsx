@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useI18n } from '../i18n';
 import { describeError } from './error-text';
 import { Button } from './ui/button';
@@ -30,16 +31,21 @@ export function ErrorPanel({ error, subject, onRetry, retrying }: ErrorPanelProp
   );
 }
 
-/** A failed action inside a dialog: the service's text, announced. */
-export function InlineError({ error, subject }: { readonly error: unknown; readonly subject?: string }) {
-  const { t } = useI18n();
-  const { title, message } = describeError(error, t, subject);
+/** What went wrong inside a dialog, announced. */
+export function DialogAlert({ children }: { readonly children: ReactNode }) {
   return (
     <p
       role="alert"
       className="rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
     >
-      {title === t.errRefusedTitle ? message : `${title}. ${message}`}
+      {children}
     </p>
   );
+}
+
+/** A failed action inside a dialog: the service's text, announced. */
+export function InlineError({ error, subject }: { readonly error: unknown; readonly subject?: string }) {
+  const { t } = useI18n();
+  const { title, message } = describeError(error, t, subject);
+  return <DialogAlert>{title === t.errRefusedTitle ? message : `${title}. ${message}`}</DialogAlert>;
 }

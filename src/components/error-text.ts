@@ -9,20 +9,14 @@ export interface ErrorText {
 
 /** The text of a refusal's code, when its reason is one this app does not know (a newer service). */
 function codeText(error: ApiError, t: Messages): string {
-  switch (error.code) {
-    case 'InvalidArgument':
-      return t.errInvalidArgument;
-    case 'Forbidden':
-      return t.errForbidden;
-    case 'Conflict':
-      return t.errConflict;
-    case 'TooLarge':
-      return t.errTooLarge;
-    case 'Unavailable':
-      return t.errUnavailable;
-    default:
-      return t.errRefused;
-  }
+  const texts: Partial<Record<ApiError['code'], string>> = {
+    InvalidArgument: t.errInvalidArgument,
+    Forbidden: t.errForbidden,
+    Conflict: t.errConflict,
+    TooLarge: t.errTooLarge,
+    Unavailable: t.errUnavailable,
+  };
+  return texts[error.code] ?? t.errRefused;
 }
 
 /**
@@ -49,7 +43,7 @@ export function describeError(error: unknown, t: Messages, subject: string = t.s
     case 'Unauthorized':
       return { title: t.errUnauthorizedTitle, message: t.errUnauthorized };
     case 'TooManyAttempts': {
-      const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
+      const wait = error.retryAfter ? t.tryAgainIn(durationText(error.retryAfter, t)) : '';
       return { title: t.errTooManyTitle, message: `${t.refusalText(reason, '')} ${wait}`.trim() || t.errTooManyTitle };
     }
     case 'Protocol':
@@ -59,6 +53,6 @@ export function describeError(error: unknown, t: Messages, subject: string = t.s
   }
 }
 
-export function durationUnits(t: Messages) {
-  return { hour: t.hours, minute: t.minutes, second: t.seconds, join: t.durationJoin };
-}
+/** "2 minutes 5 seconds" in the user's language. */
+export const durationText = (seconds: number, t: Messages) =>
+  formatDuration(seconds, { hour: t.hours, minute: t.minutes, second: t.seconds, join: t.durationJoin });

@@ -39,6 +39,7 @@ export function Notices() {
   const section = useRef<HTMLElement>(null);
 
   useBottomSpace(section, NOTICE_SPACE);
+  const cards = (kind: Notice['kind']) => notices.filter((notice) => notice.kind === kind).map((notice) => <NoticeCard key={notice.id} notice={notice} />);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -62,18 +63,10 @@ export function Notices() {
     >
       <div role="status" className="flex flex-col gap-2">
         {retrying && <p className="pointer-events-auto rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 shadow-lg dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">{t.serviceRetrying}</p>}
-        {notices
-          .filter((notice) => notice.kind === 'info')
-          .map((notice) => (
-            <NoticeCard key={notice.id} notice={notice} />
-          ))}
+        {cards('info')}
       </div>
       <div role="alert" className="flex flex-col gap-2">
-        {notices
-          .filter((notice) => notice.kind === 'error')
-          .map((notice) => (
-            <NoticeCard key={notice.id} notice={notice} />
-          ))}
+        {cards('error')}
       </div>
     </section>
   );

@@ -1,22 +1,24 @@
 import { useCallback } from 'react';
 import { useSearchParams } from 'react-router';
 
-/** The filter is in the address (?filter=…), so coming Back finds the same rows; typing replaces the history entry. */
-export function useFilterParam(): readonly [string, (filter: string) => void] {
+/** An address parameter and its setter, which replaces the history entry ('' takes the parameter out). */
+export function useReplacedParam(name: string): readonly [string, (value: string) => void] {
   const [params, setParams] = useSearchParams();
-  const filter = params.get('filter') ?? '';
-  const setFilter = useCallback(
-    (next: string) =>
+  const set = useCallback(
+    (value: string) =>
       setParams(
         (current) => {
           const updated = new URLSearchParams(current);
-          if (next === '') updated.delete('filter');
-          else updated.set('filter', next);
+          if (value === '') updated.delete(name);
+          else updated.set(name, value);
           return updated;
         },
         { replace: true },
       ),
-    [setParams],
+    [name, setParams],
   );
-  return [filter, setFilter] as const;
+  return [params.get(name) ?? '', set] as const;
 }
+
+/** The filter is in the address (?filter=…), so coming Back finds the same rows; typing replaces the history entry. */
+export const useFilterParam = () => useReplacedParam('filter');

@@ -24,14 +24,18 @@ export function nextSort(current: Sort, order: SortKey): Sort {
   return { order, desc: order !== 'name' };
 }
 
-/** In the address; changing it replaces the history entry, so Back leaves the folder rather than stepping through orders. */
-export function useSortParam(fallback: Sort): {
+/**
+ * In the address; changing it replaces the history entry, so Back leaves the folder rather than stepping through orders.
+ * A key outside `keys` (valid elsewhere, as ?order=share on the bin) gives the fallback.
+ */
+export function useSortParam(fallback: Sort, keys?: readonly SortKey[]): {
   readonly sort: Sort;
   readonly setSort: (sort: Sort) => void;
   readonly sortBy: (order: SortKey) => void;
 } {
   const [params, setParams] = useSearchParams();
-  const sort = sortFromParams(params, fallback);
+  const parsed = sortFromParams(params, fallback);
+  const sort = !keys || keys.includes(parsed.order) ? parsed : fallback;
   const setSort = useCallback(
     (next: Sort) => setParams((current) => withSort(current, next), { replace: true }),
     [setParams],

@@ -103,7 +103,6 @@ export const en = {
   itemCounts: (folders: number, files: number) => `${plural(folders, 'folder', 'folders')}, ${plural(files, 'file', 'files')}`,
   fileCount: (files: number) => plural(files, 'file', 'files'),
   selectedCount: (n: number) => `${n.toLocaleString('en')} selected`,
-  dropToUpload: (folder: string) => `Drop to upload into ${folder}`,
 
   // Toolbar and actions
   folderActions: 'Folder actions',
@@ -121,7 +120,6 @@ export const en = {
   selectAll: 'Select all',
   clearSelection: 'Clear selection',
   open: 'Open',
-  openFolder: 'Open folder',
   openContainingFolder: 'Show in folder',
   goUp: 'Up one level',
 
@@ -166,7 +164,6 @@ export const en = {
   folderName: 'Folder name',
   renameTitle: (name: string) => `Rename “${name}”`,
   newName: 'New name',
-  renaming: 'Renaming…',
   /** Why a name cannot be used: the service's own rule (api/name-check.ts), said before it is sent. */
   nameProblem: (problem: NameProblem): string => {
     switch (problem.kind) {

@@ -1,5 +1,5 @@
 /** A tiny typed dictionary per language (no library), from the browser's languages unless the user picked one. */
-import { useSyncExternalStore } from 'react';
+import { createPreference } from '../lib/listeners';
 import { en } from './en';
 import type { Messages } from './messages';
 import { zhCN } from './zh-cn';
@@ -10,7 +10,6 @@ export const LANGUAGES = ['en', 'zh-CN'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 const dictionaries: Readonly<Record<Language, Messages>> = { en, 'zh-CN': zhCN };
-const STORAGE_KEY = 'fss.language';
 
 export const isLanguage = (value: unknown): value is Language => LANGUAGES.includes(value as Language);
 
@@ -24,48 +23,16 @@ export function languageFromBrowser(preferred: readonly string[]): Language {
   return 'en';
 }
 
-function stored(): Language | undefined {
-  try {
-    const value = globalThis.localStorage?.getItem(STORAGE_KEY);
-    return isLanguage(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function browserLanguages(): readonly string[] {
   if (typeof navigator === 'undefined') return [];
   return navigator.languages?.length ? navigator.languages : [navigator.language];
 }
 
-let current: Language = stored() ?? languageFromBrowser(browserLanguages());
-const listeners = new Set<() => void>();
-
-function apply(language: Language) {
-  if (typeof document !== 'undefined') document.documentElement.lang = language;
-}
-apply(current);
-
-export function getLanguage(): Language {
-  return current;
-}
-
-export function setLanguage(language: Language): void {
-  try {
-    globalThis.localStorage?.setItem(STORAGE_KEY, language);
-  } catch {
-    // storage unavailable: the choice lasts for this page
-  }
-  if (language === current) return;
-  current = language;
-  apply(language);
-  for (const listener of [...listeners]) listener();
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  return () => void listeners.delete(listener);
-}
+const language = createPreference('fss.language', isLanguage, () => languageFromBrowser(browserLanguages()), (value) => {
+  if (typeof document !== 'undefined') document.documentElement.lang = value;
+});
+export const getLanguage = language.get;
+export const setLanguage = language.set;
 
 export function messagesFor(language: Language): Messages {
   return dictionaries[language];
@@ -77,6 +44,6 @@ export interface I18n {
 }
 
 export function useI18n(): I18n {
-  const language = useSyncExternalStore(subscribe, getLanguage, getLanguage);
-  return { t: dictionaries[language], language };
+  const current = language.use();
+  return { t: dictionaries[current], language: current };
 }

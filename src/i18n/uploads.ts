@@ -4,7 +4,6 @@ import { useI18n, type Language } from './index';
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
 export const uploadsEn = {
-  uploadsRegion: 'Uploads',
   uploadsList: 'Files being uploaded',
   uploadingCount: (done: number, total: number) => `Uploading: ${done.toLocaleString('en')} of ${plural(total, 'file', 'files')} done`,
   uploadedAll: (total: number) => `${plural(total, 'file', 'files')} uploaded`,
@@ -18,7 +17,6 @@ export const uploadsEn = {
   stateQueued: 'Waiting',
   stateHashing: (percent: number) => `Reading the file… ${percent}%`,
   stateChecking: 'Checking whether it is already stored…',
-  stateUploading: 'Uploading',
   stateAdding: 'Adding to the folder…',
   stateDone: 'Uploaded',
   stateInstant: 'Already stored: added without uploading',
@@ -64,7 +62,6 @@ export type UploadMessages = {
 const n = (value: number) => value.toLocaleString('zh-CN');
 
 export const uploadsZhCN: UploadMessages = {
-  uploadsRegion: '上传',
   uploadsList: '正在上传的文件',
   uploadingCount: (done, total) => `正在上传：已完成 ${n(done)} / ${n(total)} 个文件`,
   uploadedAll: (total) => `已上传 ${n(total)} 个文件`,
@@ -78,7 +75,6 @@ export const uploadsZhCN: UploadMessages = {
   stateQueued: '等待中',
   stateHashing: (percent) => `正在读取文件… ${percent}%`,
   stateChecking: '正在检查是否已存储…',
-  stateUploading: '正在上传',
   stateAdding: '正在添加到文件夹…',
   stateDone: '已上传',
   stateInstant: '已存储过：无需上传，秒传完成',

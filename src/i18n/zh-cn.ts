@@ -99,7 +99,6 @@ export const zhCN: Messages = {
   itemCounts: (folders, files) => `${count(folders)} 个文件夹，${count(files)} 个文件`,
   fileCount: (files) => `${count(files)} 个文件`,
   selectedCount: (n) => `已选择 ${count(n)} 项`,
-  dropToUpload: (folder) => `放开即可上传到 ${folder}`,
 
   folderActions: '文件夹操作',
   selectionActions: '操作',
@@ -116,7 +115,6 @@ export const zhCN: Messages = {
   selectAll: '全选',
   clearSelection: '取消选择',
   open: '打开',
-  openFolder: '打开文件夹',
   openContainingFolder: '在文件夹中显示',
   goUp: '返回上一级',
 
@@ -158,7 +156,6 @@ export const zhCN: Messages = {
   folderName: '文件夹名称',
   renameTitle: (name) => `重命名“${name}”`,
   newName: '新名称',
-  renaming: '正在重命名…',
   nameProblem: (problem) => {
     switch (problem.kind) {
       case 'empty':

@@ -26,6 +26,12 @@ export function splitIds(items: readonly Pick<ItemFacts, 'type' | 'id'>[]): { re
   return { folders, files };
 }
 
+/** The id-list parameters of some items in one call: `{ dirids: '1,3', fids: '7' }`. */
+export function idParams(items: readonly Pick<ItemFacts, 'type' | 'id'>[]): { readonly dirids: string; readonly fids: string } {
+  const { folders, files } = splitIds(items);
+  return { dirids: folders.join(','), fids: files.join(',') };
+}
+
 /** What a rename selects: a file's name without its extension ("report.final.pdf" → 0..12), else the whole name. */
 export function nameStemLength(item: Pick<ItemFacts, 'type' | 'name'>): number {
   if (item.type === 'folder') return item.name.length;

@@ -1,5 +1,6 @@
 /** Short messages about finished or failed actions; errors stay until dismissed, the rest go after a few seconds. */
 import { useSyncExternalStore } from 'react';
+import { createListeners } from './listeners';
 
 export interface Notice {
   readonly id: number;
@@ -15,12 +16,8 @@ const INFO_MS = 6000;
 export const UNDO_MS = 8000;
 let notices: readonly Notice[] = [];
 let nextId = 1;
-const listeners = new Set<() => void>();
+const { subscribe, emit } = createListeners();
 const timers = new Map<number, ReturnType<typeof setTimeout>>();
-
-function emit() {
-  for (const listener of [...listeners]) listener();
-}
 
 export function dismissNotice(id: number): void {
   clearTimeout(timers.get(id));
@@ -66,11 +63,6 @@ export function notifyUndoable(text: string, undo: () => void): void {
 /** The newest notice that can still be undone (Ctrl+Z). */
 export function latestUndoable(): Notice | undefined {
   return notices.findLast((notice) => notice.undo !== undefined);
-}
-
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  return () => void listeners.delete(listener);
 }
 
 const snapshot = () => notices;

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { LINKS_SORT, LINK_SORT_KEYS, linkQueries } from '../api/links';
 import type { FileItem } from '../api/results';
-import { SortControl } from '../components/file-browser/sort-control';
+import { ListToolbar } from '../components/file-browser/sort-control';
 import { EmptyState } from '../components/file-list/empty-state';
 import { ListingStates } from '../components/file-list/listing-states';
 import { copyLinks } from '../components/links/copy-links';
@@ -41,13 +41,10 @@ export function LinksPage() {
       <PageHeading id="links-title" title={t.linksTitle} hint={t.linksHint} updating={links.isFetching && !links.isPending} headingRef={heading} />
 
       {all.length > 0 && (
-        <div className="flex flex-wrap items-center gap-2">
+        <ListToolbar sort={sort} setSort={setSort} keys={LINK_SORT_KEYS}>
           <FilterField label={t.filterByName} value={filter} onChange={setFilter} />
           <ToolButton icon="reload" label={t.linksRefresh} wide onClick={() => void links.refetch()} disabled={links.isFetching} />
-          <div className="ml-auto">
-            <SortControl sort={sort} onChange={setSort} keys={LINK_SORT_KEYS} />
-          </div>
-        </div>
+        </ListToolbar>
       )}
 
       <ListingStates

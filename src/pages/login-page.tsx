@@ -4,13 +4,12 @@ import { useLogin } from '../api/auth';
 import { isApiError } from '../api/errors';
 import type { LoginState } from '../components/require-auth';
 import { Button } from '../components/ui/button';
-import { inputClass as fieldClass } from '../components/ui/field';
+import { TextField } from '../components/ui/field';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSession } from '../hooks/use-session';
 import { Preferences } from '../components/app-header';
 import { useI18n, type Messages } from '../i18n';
-import { describeError, durationUnits } from '../components/error-text';
-import { formatDuration } from '../lib/format';
+import { describeError, durationText } from '../components/error-text';
 
 /** Where to go after logging in: back where the user came from, never to /login itself. */
 function returnPath(state: LoginState | null): string {
@@ -22,7 +21,7 @@ function returnPath(state: LoginState | null): string {
 function loginErrorText(error: unknown, t: Messages): string {
   if (isApiError(error, 'LoginRefused')) {
     if (error.details.reason === 'throttled') {
-      return error.retryAfter ? t.throttledFor(formatDuration(error.retryAfter, durationUnits(t))) : t.throttled;
+      return error.retryAfter ? t.throttledFor(durationText(error.retryAfter, t)) : t.throttled;
     }
     return t.wrongCredentials;
   }
@@ -81,42 +80,32 @@ export function LoginPage() {
           </p>
         )}
         <form className="mt-6 space-y-4" onSubmit={onSubmit} aria-describedby={error ? errorId : undefined}>
-          <div>
-            <label htmlFor="login-account" className="block text-sm font-medium">
-              {t.accountLabel}
-            </label>
-            <input
-              id="login-account"
-              name="account"
-              className={fieldClass}
-              value={account}
-              onChange={(event) => setAccount(event.target.value)}
-              autoComplete="username"
-              autoCapitalize="none"
-              autoCorrect="off"
-              spellCheck={false}
-              required
-              autoFocus
-              aria-invalid={error ? true : undefined}
-            />
-          </div>
-          <div>
-            <label htmlFor="login-password" className="block text-sm font-medium">
-              {t.passwordLabel}
-            </label>
-            <input
-              id="login-password"
-              name="password"
-              type="password"
-              ref={passwordRef}
-              className={fieldClass}
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-              autoComplete="current-password"
-              required
-              aria-invalid={error ? true : undefined}
-            />
-          </div>
+          <TextField
+            id="login-account"
+            name="account"
+            label={t.accountLabel}
+            value={account}
+            onChange={(event) => setAccount(event.target.value)}
+            autoComplete="username"
+            autoCapitalize="none"
+            autoCorrect="off"
+            spellCheck={false}
+            required
+            autoFocus
+            aria-invalid={error ? true : undefined}
+          />
+          <TextField
+            id="login-password"
+            name="password"
+            type="password"
+            ref={passwordRef}
+            label={t.passwordLabel}
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            autoComplete="current-password"
+            required
+            aria-invalid={error ? true : undefined}
+          />
           <div className="flex items-center gap-2">
             <input
               id="login-remember"

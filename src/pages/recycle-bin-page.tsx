@@ -37,10 +37,7 @@ type Confirm = { readonly kind: 'forever'; readonly items: readonly Item[] } | {
 export function RecycleBinPage() {
   const { t } = useI18n();
   useDocumentTitle(t.recycleBin);
-  const param = useSortParam(BIN_SORT);
-  // An address with ?order=share or link (valid elsewhere) sorts by deletion time here.
-  const sort = BIN_SORT_KEYS.includes(param.sort.order) ? param.sort : BIN_SORT;
-  const { setSort, sortBy } = param;
+  const { sort, setSort, sortBy } = useSortParam(BIN_SORT, BIN_SORT_KEYS);
   const [view, setView] = useViewMode();
   const bin = useQuery({ ...binQueries.list(sort), placeholderData: (previous) => previous });
   const items = itemsOf(bin.data);
@@ -128,17 +125,10 @@ export function RecycleBinPage() {
           description={t.deleteForeverExplain}
           confirmLabel={t.deleteForever}
           busyLabel={t.deleting}
-          busy={deleteForever.isPending}
-          error={deleteForever.error}
+          mutation={deleteForever}
+          variables={confirm.items}
+          done={t.deletedForever(t.itemsPhrase(confirm.items.length, confirm.items[0]?.name))}
           onClose={closeConfirm}
-          onConfirm={() =>
-            deleteForever.mutate(confirm.items, {
-              onSuccess: () => {
-                notify('info', t.deletedForever(t.itemsPhrase(confirm.items.length, confirm.items[0]?.name)));
-                closeConfirm();
-              },
-            })
-          }
         />
       )}
       {confirm?.kind === 'empty' && (
@@ -147,17 +137,10 @@ export function RecycleBinPage() {
           description={t.emptyBinExplain}
           confirmLabel={t.emptyBin}
           busyLabel={t.emptying}
-          busy={empty.isPending}
-          error={empty.error}
+          mutation={empty}
+          variables={undefined}
+          done={t.binEmptied}
           onClose={closeConfirm}
-          onConfirm={() =>
-            empty.mutate(undefined, {
-              onSuccess: () => {
-                notify('info', t.binEmptied);
-                closeConfirm();
-              },
-            })
-          }
         />
       )}
     </section>

@@ -1,7 +1,6 @@
 /** Search folder and file names in the whole account (folders first); the keyword is in the address (?q=), written once typing pauses. */
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import { useSearchParams } from 'react-router';
 import { DEFAULT_SORT, fileQueries, itemsOf } from '../api/files';
 import { FileResults } from '../components/file-browser/file-results';
 import { EmptyState } from '../components/file-list/empty-state';
@@ -11,6 +10,7 @@ import { inputClass } from '../components/ui/field';
 import { Spinner } from '../components/ui/button';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useReplacedParam } from '../hooks/use-filter-param';
 import { useSortParam } from '../hooks/use-sort-param';
 import { useI18n } from '../i18n';
 
@@ -20,8 +20,7 @@ const DEBOUNCE_MS = 300;
 
 export function SearchPage() {
   const { t } = useI18n();
-  const [params, setParams] = useSearchParams();
-  const addressKeyword = params.get('q') ?? '';
+  const [addressKeyword, setAddressKeyword] = useReplacedParam('q');
   const [text, setText] = useState(addressKeyword);
   const settled = useDebouncedValue(text, DEBOUNCE_MS);
   const { sort, setSort, sortBy } = useSortParam(DEFAULT_SORT);
@@ -38,16 +37,8 @@ export function SearchPage() {
   useEffect(() => {
     if (settled === written.current) return;
     written.current = settled;
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        if (settled) next.set('q', settled);
-        else next.delete('q');
-        return next;
-      },
-      { replace: true },
-    );
-  }, [settled, setParams]);
+    setAddressKeyword(settled);
+  }, [settled, setAddressKeyword]);
 
   const keyword = addressKeyword;
   const tooLong = [...keyword].length > MAX_KEYWORD;

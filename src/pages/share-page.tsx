@@ -14,9 +14,9 @@ import { SharedFolder } from '../components/share-page/shared-folder';
 import { useCountdown } from '../components/share-page/use-countdown';
 import { Button, Spinner } from '../components/ui/button';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useReplacedParam } from '../hooks/use-filter-param';
 import { useI18n } from '../i18n';
-import { describeError, durationUnits } from '../components/error-text';
-import { formatDuration } from '../lib/format';
+import { describeError, durationText } from '../components/error-text';
 import { shareCodeStore } from '../lib/share-code-store';
 
 export function SharePage() {
@@ -32,7 +32,8 @@ type View =
   | { readonly kind: 'problem'; readonly problem: ShareProblem };
 
 function ShareView({ code }: { readonly code: string }) {
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const [, setLinkCode] = useReplacedParam('pwd');
   const linkCode = params.get('pwd');
   const [downpwd, setDownpwd] = useState(() => linkCode ?? shareCodeStore.acceptedCode(code) ?? '');
   // Once the share has asked for a code, the form stays while codes are checked or attempts wait.
@@ -45,15 +46,8 @@ function ShareView({ code }: { readonly code: string }) {
   useEffect(() => {
     if (linkCode === null) return;
     setDownpwd(linkCode);
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        next.delete('pwd');
-        return next;
-      },
-      { replace: true },
-    );
-  }, [linkCode, setParams]);
+    setLinkCode('');
+  }, [linkCode, setLinkCode]);
 
   useEffect(() => {
     if (open.data && downpwd !== '') shareCodeStore.rememberCode(code, downpwd);
@@ -195,7 +189,7 @@ function ProblemView({
 
   return (
     <ShareState icon={text.icon} tone={text.tone} title={text.title} actions={retry}>
-      <p>{problem.kind === 'throttled' ? (wait > 0 ? t.sharePageThrottledWait(formatDuration(problem.retryAfter, durationUnits(t))) : t.sharePageThrottledReady) : text.message}</p>
+      <p>{problem.kind === 'throttled' ? (wait > 0 ? t.sharePageThrottledWait(durationText(problem.retryAfter, t)) : t.sharePageThrottledReady) : text.message}</p>
     </ShareState>
   );
 }

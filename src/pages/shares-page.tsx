@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { itemsOf, type SortKey } from '../api/files';
 import type { Item } from '../api/results';
 import { SHARES_SORT, shareQueries } from '../api/shares';
-import { SortControl } from '../components/file-browser/sort-control';
+import { ListToolbar } from '../components/file-browser/sort-control';
 import { EmptyState } from '../components/file-list/empty-state';
 import { ListingStates } from '../components/file-list/listing-states';
 import { ShareDialog } from '../components/sharing/share-dialog';
@@ -25,10 +25,7 @@ const SORT_KEYS: readonly SortKey[] = ['name', 'time', 'size'];
 export function SharesPage() {
   const { t } = useI18n();
   useDocumentTitle(t.sharingPageTitle);
-  const param = useSortParam(SHARES_SORT);
-  // An address with ?order=share or link (valid elsewhere) sorts by name here.
-  const sort = SORT_KEYS.includes(param.sort.order) ? param.sort : SHARES_SORT;
-  const setSort = param.setSort;
+  const { sort, setSort } = useSortParam(SHARES_SORT, SORT_KEYS);
   const shares = useQuery({ ...shareQueries.list(sort), placeholderData: (previous) => previous });
   const all = itemsOf(shares.data);
   const [filter, setFilter] = useFilterParam();
@@ -42,15 +39,12 @@ export function SharesPage() {
       <PageHeading id="shares-title" title={t.sharingPageTitle} hint={t.sharingPageHint} updating={shares.isFetching && !shares.isPending} headingRef={heading} />
 
       {all.length > 0 && (
-        <div className="flex flex-wrap items-center gap-2">
+        <ListToolbar sort={sort} setSort={setSort} keys={SORT_KEYS}>
           <FilterField label={t.filterByName} value={filter} onChange={setFilter} />
           <p className="text-sm text-gray-700 dark:text-gray-300" aria-live="polite">
             {t.sharingPageCount(items.length)}
           </p>
-          <div className="ml-auto">
-            <SortControl sort={sort} onChange={setSort} keys={SORT_KEYS} />
-          </div>
-        </div>
+        </ListToolbar>
       )}
 
       <ListingStates

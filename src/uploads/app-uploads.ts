@@ -9,6 +9,7 @@ import { createTusClient } from '../api/tus';
 import { getLanguage, messagesFor } from '../i18n';
 import { startBrowserDownload } from '../lib/browser-download';
 import { formatSize } from '../lib/format';
+import { idParams } from '../lib/items';
 import { notify } from '../lib/notices';
 import { describeError } from '../components/error-text';
 import { queryClient } from '../api/query-client';
@@ -54,10 +55,7 @@ session.subscribe(() => {
   uploadsFor = token;
 });
 
-const toBin = (items: readonly Item[]) => {
-  const ids = (type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
-  return api.folderAndFileDelete({ dirids: ids('folder'), fids: ids('file'), is_real: 0 });
-};
+const toBin = (items: readonly Item[]) => api.folderAndFileDelete({ ...idParams(items), is_real: 0 });
 
 /** Replace of a file: FileAdd gave the new one a numbered name; now the old one goes to the bin and the new one takes the name. */
 async function replaceWith(file: FileItem, name: string, old: Item) {
@@ -153,8 +151,7 @@ export function uploadDropped(folderId: number, walk: () => Promise<DroppedTree>
 
 /** Folders and files as one ZIP (ZipDownload); encrypted items only while this session has them unlocked, else 423. */
 export async function downloadZip(items: readonly Item[]): Promise<void> {
-  const ids = (type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
-  startBrowserDownload((await api.zipDownload({ dirids: ids('folder'), fids: ids('file') })).url);
+  startBrowserDownload((await api.zipDownload(idParams(items))).url);
 }
 
 /** A locked file (423) asks for its password first; cancelling is the user's choice, not an error. */

@@ -7,10 +7,7 @@ import type { Hasher, ResumeRecord, ResumeStore, UploadTransport } from './types
 
 export function createUploadTransport(api: Api, tus: TusClient): UploadTransport {
   return {
-    createUpload: (length, metadata, signal) => tus.create(length, metadata, signal),
-    headUpload: (url, signal) => tus.head(url, signal),
-    patchUpload: (url, offset, chunk, options) => tus.patch(url, offset, chunk, options),
-    deleteUpload: (url) => tus.remove(url),
+    ...tus,
     fileAdd: (params) => api.fileAdd(params),
     folderAdd: (params) => api.folderAdd(params),
     listFolder: (folderId) => api.getFiles({ dir: String(folderId), order: 'name', desc: '0' }),

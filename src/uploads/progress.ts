@@ -1,4 +1,5 @@
 /** Snapshots of the queue for the components, announced at most every `progressIntervalMs`, and each file's recent speed. */
+import { createListeners } from '../lib/listeners';
 import type { Entry } from './entry';
 import { ACTIVE_STATES, type InterruptedUpload, type UploadItem, type UploadSnapshot, type UploadTotals } from './types';
 
@@ -18,7 +19,7 @@ export function createProgress(options: {
   readonly interrupted: () => readonly InterruptedUpload[];
 }) {
   const { now, progressIntervalMs, entries, interrupted } = options;
-  const listeners = new Set<() => void>();
+  const listeners = createListeners();
   let snapshot: UploadSnapshot = { items: [], totals: totalsOf([]), interrupted: [] };
   let lastEmit = -Infinity;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -49,7 +50,7 @@ export function createProgress(options: {
       return entry.view;
     });
     snapshot = { items, totals: totalsOf(items), interrupted: interrupted() };
-    for (const listener of [...listeners]) listener();
+    listeners.emit();
     // Keep speed and time left current while something transfers, even between progress events.
     if (entries().some((entry) => entry.state === 'uploading')) changed(null, false);
   }
@@ -57,10 +58,7 @@ export function createProgress(options: {
   return {
     changed,
     snapshot: () => snapshot,
-    subscribe(listener: () => void) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: listeners.subscribe,
   };
 }
 

@@ -1,13 +1,16 @@
 /** The upload engine's vocabulary; no React and no DOM beyond Blob and AbortSignal, so it runs in node tests. */
 import type { FileAddParams, FolderAddParams } from '../api/generated/operations';
 import type { FileItem, FolderItem, Listing } from '../api/results';
+import type { TusClient } from '../api/tus';
+import type { HashBlobOptions } from './hash';
+
+export type { PatchOptions } from '../api/tus';
 
 // One file's life (docs/web-uploads.md §1): small files hash, check with FileAdd, then upload and add; bigger ones upload while hashing.
 // Any state may go paused, cancelled or error; a remembered upload resumes from HEAD's offset.
 export type UploadState = 'queued' | 'hashing' | 'checking' | 'uploading' | 'adding' | 'done' | 'error' | 'paused' | 'cancelled';
 
 export const ACTIVE_STATES: ReadonlySet<UploadState> = new Set(['hashing', 'checking', 'uploading', 'adding']);
-export const FINISHED_STATES: ReadonlySet<UploadState> = new Set(['done', 'cancelled']);
 
 /** What is uploaded: a File (or, in tests, anything with the same four members). */
 export interface UploadSource {
@@ -19,39 +22,8 @@ export interface UploadSource {
 
 // ---- What the engine needs ------------------------------------------------------------------------
 
-/** The answer to a tus request that may have completed the upload. */
-export interface TusProgress {
-  /** Upload-Offset: bytes the server has. */
-  readonly offset: number;
-  /** Upload-SHA256, when the upload is complete. */
-  readonly sha256?: string;
-}
-
-export interface TusCreated extends TusProgress {
-  /** The upload's URL (Location). */
-  readonly url: string;
-  /** Upload-Expires as ms since the epoch, when the server said. */
-  readonly expires?: number;
-}
-
-export interface TusStatus extends TusProgress {
-  /** Upload-Length. */
-  readonly length: number;
-}
-
-export interface PatchOptions {
-  readonly signal: AbortSignal;
-  /** Bytes of this chunk sent so far; called as they go (for progress), not necessarily at the end. */
-  readonly onProgress?: (sent: number) => void;
-}
-
-/** The tus endpoint and the operations an upload needs; failures are ApiErrors ('Network' or the HTTP status's code). */
-export interface UploadTransport {
-  createUpload(length: number, metadata: Readonly<Record<string, string>>, signal: AbortSignal): Promise<TusCreated>;
-  headUpload(url: string, signal: AbortSignal): Promise<TusStatus>;
-  patchUpload(url: string, offset: number, chunk: Blob, options: PatchOptions): Promise<TusProgress>;
-  /** Termination: frees the server's quota reservation. Best effort. */
-  deleteUpload(url: string): Promise<void>;
+/** The tus endpoint (api/tus.ts) and the operations an upload needs; failures are ApiErrors ('Network' or the HTTP status's code). */
+export interface UploadTransport extends TusClient {
   /** FileAdd. Never aborted: a FileAdd the server committed must be known (else a retry duplicates the file). */
   fileAdd(params: FileAddParams): Promise<FileItem>;
   folderAdd(params: FolderAddParams): Promise<FolderItem>;
@@ -59,14 +31,9 @@ export interface UploadTransport {
   listFolder(folderId: number): Promise<Listing>;
 }
 
-export interface HashOptions {
-  readonly signal: AbortSignal;
-  readonly onProgress?: (hashedBytes: number) => void;
-}
-
 /** SHA-256 of a file's content, lowercase hex (in the browser: in a Web Worker). */
 export interface Hasher {
-  hash(source: Blob, options: HashOptions): Promise<string>;
+  hash(source: Blob, options: HashBlobOptions & { readonly signal: AbortSignal }): Promise<string>;
 }
 
 /** What is remembered about an unfinished upload, to resume it after a reload (24 h at most). */

@@ -1,6 +1,7 @@
 /** Uploads and downloads for components; the engine is a chunk of its own, fetched just after the first render. */
 import { useSyncExternalStore } from 'react';
 import type { Item } from '../api/results';
+import { createListeners } from '../lib/listeners';
 import { captureDrop } from './dropped-files';
 import type { UploadSnapshot } from './types';
 
@@ -8,10 +9,7 @@ type UploadEngine = typeof import('./app-uploads');
 
 let engine: UploadEngine | undefined;
 let loadingEngine: Promise<UploadEngine> | undefined;
-const listeners = new Set<() => void>();
-const notifyListeners = () => {
-  for (const listener of listeners) listener();
-};
+const { subscribe, emit: notifyListeners } = createListeners();
 
 /** The upload engine, fetched once; its queue's changes reach useUploadSnapshot's subscribers. */
 export function loadUploadEngine(): Promise<UploadEngine> {
@@ -103,9 +101,9 @@ export function useUploadSnapshot(): UploadSnapshot {
 }
 
 function subscribeToUploads(listener: () => void): () => void {
-  listeners.add(listener);
+  const unsubscribe = subscribe(listener);
   void loadUploadEngine();
-  return () => listeners.delete(listener);
+  return unsubscribe;
 }
 
 function uploadSnapshot(): UploadSnapshot {

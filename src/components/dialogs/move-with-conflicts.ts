@@ -4,10 +4,11 @@
  * the moved item is renamed to the first name free in both folders, then moved (renamed back if the move fails).
  */
 import { api } from '../../api/client';
-import { idBatches, invalidateFiles } from '../../api/files';
+import { eachBatch, invalidateFiles, renameItem } from '../../api/files';
 import { queryClient } from '../../api/query-client';
 import { binKeys } from '../../api/recycle-bin';
 import type { Item } from '../../api/results';
+import { idParams } from '../../lib/items';
 import { decideConflicts, freeNumberedName } from './name-conflicts';
 
 export interface MoveOutcome {
@@ -16,9 +17,6 @@ export interface MoveOutcome {
   readonly skipped: number;
 }
 
-const idsOf = (items: readonly Item[], type: Item['type']) => items.filter((item) => item.type === type).map((item) => item.id).join(',');
-const rename = (item: Item, newname: string) =>
-  item.type === 'folder' ? api.folderRename({ dirid: item.id, newname }) : api.fileRename({ fid: item.id, newname });
 
 /** Moves `items` into folder `destination` (0: the root), asking about taken names; null when the user cancelled. */
 export async function moveWithConflicts(items: readonly Item[], destination: number): Promise<MoveOutcome | null> {
@@ -30,16 +28,16 @@ export async function moveWithConflicts(items: readonly Item[], destination: num
   try {
     for (const [index, item] of items.entries()) {
       if (decisions[index]?.choice !== 'keepBoth') continue;
-      await rename(item, await freeNumberedName([destination, item.dir], item.name, item.type === 'file'));
+      await renameItem(item, await freeNumberedName([destination, item.dir], item.name, item.type === 'file'));
       renamed.push(item);
     }
-    if (binned.length > 0) await api.folderAndFileDelete({ dirids: idsOf(binned, 'folder'), fids: idsOf(binned, 'file'), is_real: 0 });
+    if (binned.length > 0) await api.folderAndFileDelete({ ...idParams(binned), is_real: 0 });
     try {
-      for (const batch of idBatches(moving)) await api.move({ ...batch, todir: destination });
+      await eachBatch(moving, (batch) => api.move({ ...batch, todir: destination }));
     } catch (error) {
       // What was done for the move is undone, as far as the service lets it.
-      if (binned.length > 0) await api.folderAndFileRestore({ dirids: idsOf(binned, 'folder'), fids: idsOf(binned, 'file') }).catch(() => {});
-      for (const item of renamed) await rename(item, item.name).catch(() => {});
+      if (binned.length > 0) await api.folderAndFileRestore(idParams(binned)).catch(() => {});
+      for (const item of renamed) await renameItem(item, item.name).catch(() => {});
       throw error;
     }
   } finally {

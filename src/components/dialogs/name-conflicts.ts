@@ -5,6 +5,7 @@
 import { api } from '../../api/client';
 import { extensionOf } from '../../api/generated/name-rule';
 import type { Item } from '../../api/results';
+import { createListeners } from '../../lib/listeners';
 
 export type ConflictChoice = 'replace' | 'keepBoth' | 'skip';
 
@@ -29,15 +30,11 @@ interface Question {
 
 let questions: Question[] = [];
 let nextId = 1;
-const listeners = new Set<() => void>();
-const changed = () => listeners.forEach((listener) => listener());
+const { subscribe, emit: changed } = createListeners();
 
 /** The question on screen (the first asked); for NameConflictHost. */
 export const currentQuestion = (): Question | undefined => questions[0];
-export function subscribeToQuestions(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+export const subscribeToQuestions = subscribe;
 
 /** Asks the user; questions from two batches at once wait their turn. */
 export function askNameConflict(conflict: NameConflict): Promise<ConflictAnswer> {

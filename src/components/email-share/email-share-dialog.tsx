@@ -6,9 +6,8 @@ import { isApiError } from '../../api/errors';
 import type { Item } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
 import { MAX_EMAIL_RECIPIENTS } from '../../lib/email-addresses';
-import { durationUnits } from '../error-text';
-import { formatDuration } from '../../lib/format';
-import { InlineError } from '../error-panel';
+import { durationText } from '../error-text';
+import { DialogAlert, InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { HistoryList } from './history-list';
@@ -22,29 +21,20 @@ function shareExplanation(t: Messages, item: Item, what: string, knowsCode: bool
   return t.emailShareExisting(what);
 }
 
-const ALERT_CLASS =
-  'rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100';
-
 /** The sending limit (429) with when it lifts, and 503 (FSS_PUBLIC_URL not set), in the user's words; other refusals as describeError says. */
 function SendError({ error, subject }: { readonly error: unknown; readonly subject: string }) {
   const { t } = useI18n();
   if (isApiError(error, 'TooManyAttempts')) {
-    const wait = error.retryAfter ? t.tryAgainIn(formatDuration(error.retryAfter, durationUnits(t))) : '';
+    const wait = error.retryAfter ? t.tryAgainIn(durationText(error.retryAfter, t)) : '';
     // Which limit (hourly, daily), by the refusal's reason: the service's English msg is never shown.
     const which = t.refusalText(error.reason, '');
     return (
-      <p role="alert" className={ALERT_CLASS}>
+      <DialogAlert>
         {t.emailLimitReached} {wait} {which && <span className="text-red-800 dark:text-red-200">({which})</span>}
-      </p>
+      </DialogAlert>
     );
   }
-  if (isApiError(error, 'Unavailable')) {
-    return (
-      <p role="alert" className={ALERT_CLASS}>
-        {t.emailSharingOff}
-      </p>
-    );
-  }
+  if (isApiError(error, 'Unavailable')) return <DialogAlert>{t.emailSharingOff}</DialogAlert>;
   return <InlineError error={error} subject={subject} />;
 }
 
@@ -104,15 +94,7 @@ export function EmailShareDialog({ item, onClose }: { readonly item: Item; reado
           </Button>
         </DialogActions>
       </form>
-      <HistoryList
-        emails={info.data?.emails}
-        loading={info.isPending}
-        error={info.error}
-        onRetry={() => void info.refetch()}
-        retrying={info.isFetching}
-        subject={subject}
-        what={what}
-      />
+      <HistoryList info={info} subject={subject} what={what} />
     </Dialog>
   );
 }

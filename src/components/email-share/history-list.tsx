@@ -1,6 +1,7 @@
 /** An item's messages, newest first; the summary above is a polite live region, so "2 sent" is heard when it changes. */
 import { useId, useState } from 'react';
-import type { EmailRecipient } from '../../api/results';
+import type { UseQueryResult } from '@tanstack/react-query';
+import type { EmailRecipient, EmailShareInfo } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
 import { deliveryState, summarizeDeliveries, type DeliveryState } from '../../lib/email-deliveries';
 import { formatTime } from '../../lib/format';
@@ -23,24 +24,17 @@ function stateLabel(t: Messages, state: DeliveryState): string {
 }
 
 export function HistoryList({
-  emails,
-  loading,
-  error,
-  onRetry,
-  retrying,
+  info,
   subject,
   what,
 }: {
-  readonly emails: readonly EmailRecipient[] | undefined;
-  readonly loading: boolean;
-  readonly error: unknown;
-  readonly onRetry: () => void;
-  readonly retrying: boolean;
+  readonly info: UseQueryResult<EmailShareInfo>;
   /** "this folder" / "this file", for error messages. */
   readonly subject: string;
   readonly what: string;
 }) {
   const { t, language } = useI18n();
+  const emails = info.data?.emails;
   const headingId = useId();
   const [showAll, setShowAll] = useState(false);
   const summary = emails ? summarizeDeliveries(emails) : null;
@@ -57,11 +51,11 @@ export function HistoryList({
           {summary && emails && emails.length > 0 ? t.emailHistorySummary(summary.sent, summary.waiting, summary.failed) : ''}
         </p>
       </div>
-      {error && !emails ? (
+      {info.error && !emails ? (
         <div className="mt-2">
-          <ErrorPanel error={error} subject={subject} onRetry={onRetry} retrying={retrying} />
+          <ErrorPanel error={info.error} subject={subject} onRetry={() => void info.refetch()} retrying={info.isFetching} />
         </div>
-      ) : loading && !emails ? (
+      ) : info.isPending && !emails ? (
         <p className="mt-2 flex items-center gap-2 text-sm text-gray-700 dark:text-gray-300">
           <Spinner />
           {t.loading}

@@ -12,8 +12,7 @@ import {
 import { isApiError } from '../../api/errors';
 import { useI18n, type Messages } from '../../i18n';
 import { passwordProblem } from '../../lib/encryption-rules';
-import { describeError, durationUnits } from '../error-text';
-import { formatDuration } from '../../lib/format';
+import { describeError, durationText } from '../error-text';
 import { InlineError } from '../error-panel';
 import { inputClass } from '../ui/field';
 import { Icon } from '../ui/icons';
@@ -97,7 +96,7 @@ function refusalText(error: unknown, t: Messages): Omit<PasswordRefusal, 'blocke
   if (isApiError(error, 'TooManyAttempts')) {
     const seconds = error.retryAfter ?? 60;
     // Too many wrong passwords, or too many being checked at once (server-busy): told by the reason.
-    const message = error.reason === 'server-busy' ? describeError(error, t).message : t.tooManyPasswords(formatDuration(seconds, durationUnits(t)));
+    const message = error.reason === 'server-busy' ? describeError(error, t).message : t.tooManyPasswords(durationText(seconds, t));
     return { message, wrong: false, waitSeconds: seconds };
   }
   return { message: null, wrong: false, waitSeconds: 0 };

@@ -15,8 +15,8 @@ import { lazyNamed } from '../ui/lazy-named';
 import type { MenuAction } from '../ui/menu';
 
 // Each dialog is a chunk of its own, fetched when it is first opened: the first load carries none.
-const NewFolderDialog = lazyNamed(() => import('../dialogs/new-folder-dialog'), 'NewFolderDialog');
-const RenameDialog = lazyNamed(() => import('../dialogs/rename-dialog'), 'RenameDialog');
+const NewFolderDialog = lazyNamed(() => import('../dialogs/name-dialogs'), 'NewFolderDialog');
+const RenameDialog = lazyNamed(() => import('../dialogs/name-dialogs'), 'RenameDialog');
 const MoveDialog = lazyNamed(() => import('../dialogs/move-dialog'), 'MoveDialog');
 const DeleteDialog = lazyNamed(() => import('../dialogs/delete-dialog'), 'DeleteDialog');
 const ShareDialog = lazyNamed(() => import('../sharing/share-dialog'), 'ShareDialog');
@@ -70,18 +70,19 @@ export function useItemActions(
   const { count } = controls;
   const lockItem = useLockItem();
 
-  const rename = () => {
+  // The dialog of an action on one selected item, or on any selected items.
+  const onItem = (kind: 'rename' | 'email-share') => () => {
     const [item] = controls.selectedItems();
-    if (item && count === 1) setRequest({ kind: 'rename', item });
+    if (item && count === 1) setRequest({ kind, item });
   };
-  const move = () => {
-    if (count > 0) setRequest({ kind: 'move', items: controls.selectedItems() });
+  const onItems = (kind: 'move' | 'copy' | 'share') => () => {
+    if (count > 0) setRequest({ kind, items: controls.selectedItems() });
   };
+  const rename = onItem('rename');
+  const move = onItems('move');
+  const share = onItems('share');
   const remove = (permanent: boolean) => {
     if (count > 0) setRequest({ kind: 'delete', items: controls.selectedItems(), permanent });
-  };
-  const share = () => {
-    if (count > 0) setRequest({ kind: 'share', items: controls.selectedItems() });
   };
   // One file as itself; folders, or several items, as one ZIP.
   const download = () => {
@@ -135,24 +136,9 @@ export function useItemActions(
     { id: 'download', label: t.download, icon: 'download', disabled: count === 0, onSelect: download },
     { id: 'rename', label: t.rename, icon: 'pencil', shortcut: 'F2', disabled: count !== 1, onSelect: rename },
     { id: 'move', label: t.moveTo, icon: 'move', disabled: count === 0, onSelect: move },
-    {
-      id: 'copy',
-      label: t.copyTo,
-      icon: 'copyText',
-      disabled: count === 0,
-      onSelect: () => count > 0 && setRequest({ kind: 'copy', items: controls.selectedItems() }),
-    },
+    { id: 'copy', label: t.copyTo, icon: 'copyText', disabled: count === 0, onSelect: onItems('copy') },
     { id: 'share', label: t.sharingMenu, icon: 'share', disabled: count === 0, onSelect: share },
-    {
-      id: 'email-share',
-      label: t.emailShareAction,
-      icon: 'mail',
-      disabled: count !== 1,
-      onSelect: () => {
-        const [item] = controls.selectedItems();
-        if (item && count === 1) setRequest({ kind: 'email-share', item });
-      },
-    },
+    { id: 'email-share', label: t.emailShareAction, icon: 'mail', disabled: count !== 1, onSelect: onItem('email-share') },
     ...linkMenu,
     ...encryptionMenu,
     { id: 'delete', label: t.moveToBin, icon: 'trash', shortcut: 'Del', disabled: count === 0, onSelect: () => remove(false) },

@@ -6,20 +6,8 @@ import { nextSort } from '../../hooks/use-sort-param';
 import { selectClass } from '../ui/field';
 import { Icon } from '../ui/icons';
 
-export function sortLabel(t: Messages, key: SortKey, timeIsDeletion = false): string {
-  switch (key) {
-    case 'name':
-      return t.sortName;
-    case 'time':
-      return timeIsDeletion ? t.sortDeleted : t.sortTime;
-    case 'size':
-      return t.sortSize;
-    case 'share':
-      return t.sortShare;
-    case 'link':
-      return t.sortLink;
-  }
-}
+const sortLabel = (t: Messages, key: SortKey, timeIsDeletion: boolean): string =>
+  ({ name: t.sortName, time: timeIsDeletion ? t.sortDeleted : t.sortTime, size: t.sortSize, share: t.sortShare, link: t.sortLink })[key];
 
 /** Sort key and direction, for the grid (which has no column headers) and for phones. */
 export function SortControl({
@@ -91,7 +79,7 @@ export function ViewToggle({ view, onChange }: { readonly view: ViewMode; readon
   );
 }
 
-/** A listing's toolbar: its actions (the children), then sort and view at the end. */
+/** A listing's toolbar: its actions (the children), then sort and view (where the list has a grid) at the end. */
 export function ListToolbar({
   sort,
   setSort,
@@ -103,8 +91,8 @@ export function ListToolbar({
 }: {
   readonly sort: Sort;
   readonly setSort: (sort: Sort) => void;
-  readonly view: ViewMode;
-  readonly setView: (view: ViewMode) => void;
+  readonly view?: ViewMode;
+  readonly setView?: (view: ViewMode) => void;
   readonly keys?: readonly SortKey[];
   readonly timeIsDeletion?: boolean;
   readonly children: ReactNode;
@@ -114,7 +102,7 @@ export function ListToolbar({
       {children}
       <div className="ml-auto flex items-center gap-2">
         <SortControl sort={sort} onChange={setSort} keys={keys} timeIsDeletion={timeIsDeletion} />
-        <ViewToggle view={view} onChange={setView} />
+        {view && setView && <ViewToggle view={view} onChange={setView} />}
       </div>
     </div>
   );

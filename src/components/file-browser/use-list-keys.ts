@@ -25,20 +25,13 @@ export function useListKeys(
     const list = document.getElementById(listId);
     if (list && document.activeElement !== list) list.focus({ preventScroll: true });
   };
-  const moveBy = (delta: number, keys: KeyInfo) => {
-    if (items.length === 0) return false;
-    const from = controls.cursor;
-    const to = from < 0 ? 0 : from + delta;
-    controls.moveTo(to, { shift: keys.shift, toggle: keys.mod });
-    focusList();
-    return true;
-  };
   const moveToIndex = (index: number, keys: KeyInfo) => {
     if (items.length === 0) return false;
     controls.moveTo(index, { shift: keys.shift, toggle: keys.mod });
     focusList();
     return true;
   };
+  const moveBy = (delta: number, keys: KeyInfo) => moveToIndex(controls.cursor < 0 ? 0 : controls.cursor + delta, keys);
 
   useKeymap(
     {

@@ -388,6 +388,27 @@ function CheckMark({ selected }: { readonly selected: boolean }) {
 
 type DropTone = 'accept' | 'refuse' | null;
 
+/** What list rows and grid cards share: the option's state, and where a drag finds it. */
+const optionAttributes = ({ id, index, setSize, selected, dropTarget, draggable }: RowProps) =>
+  ({
+    id,
+    role: 'option',
+    'aria-selected': selected,
+    'aria-setsize': setSize,
+    'aria-posinset': index + 1,
+    'data-index': index,
+    'data-drop': dropTarget ?? undefined,
+    draggable: draggable || undefined,
+  }) as const;
+
+/** The name, said as a folder's to screen readers. */
+const NameText = ({ item, t }: { readonly item: Item; readonly t: Messages }) => (
+  <>
+    <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : ''}</span>
+    {item.name}
+  </>
+);
+
 function rowTone(selected: boolean, active: boolean, dropTarget: DropTone): string {
   const tone =
     dropTarget === 'accept'
@@ -401,31 +422,12 @@ function rowTone(selected: boolean, active: boolean, dropTarget: DropTone): stri
   return `${tone} ${cursor}`;
 }
 
-const ListRow = memo(function ListRow({
-  item,
-  index,
-  id,
-  top,
-  setSize,
-  selected,
-  active,
-  dropTarget,
-  draggable,
-  columns,
-  t,
-  locale,
-}: RowProps & { readonly top: number; readonly columns: readonly ColumnId[] }) {
+const ListRow = memo(function ListRow(props: RowProps & { readonly top: number; readonly columns: readonly ColumnId[] }) {
+  const { item, top, selected, active, dropTarget, columns, t, locale } = props;
   const summary = underName(item, columns, t, locale);
   return (
     <div
-      id={id}
-      role="option"
-      aria-selected={selected}
-      aria-setsize={setSize}
-      aria-posinset={index + 1}
-      data-index={index}
-      data-drop={dropTarget ?? undefined}
-      draggable={draggable || undefined}
+      {...optionAttributes(props)}
       style={{ top, height: LIST_ROW_HEIGHT, contain: 'strict' }}
       className={`${ROW_CLASS} cursor-default ${rowTone(selected, active, dropTarget)}`}
     >
@@ -436,8 +438,7 @@ const ListRow = memo(function ListRow({
       <span className="min-w-0 flex-1">
         <span className="flex min-w-0 items-center">
           <span className="truncate font-medium" title={item.name}>
-            <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : ''}</span>
-            {item.name}
+            <NameText item={item} t={t} />
           </span>
           <ItemBadges item={item} t={t} />
         </span>
@@ -480,17 +481,11 @@ function PlaceholderCard() {
   return <div role="none" aria-hidden="true" className="rounded-lg border border-gray-200 bg-gray-100 dark:border-gray-800 dark:bg-gray-800" />;
 }
 
-const GridCard = memo(function GridCard({ item, index, id, setSize, selected, active, dropTarget, draggable, t, locale }: RowProps) {
+const GridCard = memo(function GridCard(props: RowProps) {
+  const { item, selected, active, dropTarget, t, locale } = props;
   return (
     <div
-      id={id}
-      role="option"
-      aria-selected={selected}
-      aria-setsize={setSize}
-      aria-posinset={index + 1}
-      data-index={index}
-      data-drop={dropTarget ?? undefined}
-      draggable={draggable || undefined}
+      {...optionAttributes(props)}
       className={`relative flex min-w-0 cursor-default flex-col items-center justify-center gap-1 rounded-lg border border-gray-200 p-2 text-center text-sm dark:border-gray-800 ${rowTone(selected, active, dropTarget)}`}
     >
       <span className="absolute top-2 left-2">
@@ -500,8 +495,7 @@ const GridCard = memo(function GridCard({ item, index, id, setSize, selected, ac
         <ItemIcon item={item} large />
       </Thumbnail>
       <span className="line-clamp-2 w-full font-medium break-words" title={item.name}>
-        <span className="sr-only">{item.type === 'folder' ? `${t.folderWord}: ` : ''}</span>
-        {item.name}
+        <NameText item={item} t={t} />
       </span>
       <span className="text-xs text-gray-600 dark:text-gray-400">{formatSize(item.size, locale)}</span>
     </div>

@@ -174,14 +174,8 @@ function LinkEntryView({
   );
 
   if (entry.state !== 'linked') {
-    let text: string;
-    let tone = 'text-gray-700 dark:text-gray-300';
-    if (entry.state === 'pending') text = t.loading;
-    else if (entry.state === 'failed') {
-      text = linkErrorText(entry.error, t, file.name);
-      tone = 'text-red-800 dark:text-red-200';
-    } else if (entry.state === 'removed') text = t.linksRemovedHere;
-    else text = t.linksGone;
+    const text = entry.state === 'failed' ? linkErrorText(entry.error, t, file.name) : { pending: t.loading, removed: t.linksRemovedHere, none: t.linksGone }[entry.state];
+    const tone = entry.state === 'failed' ? 'text-red-800 dark:text-red-200' : 'text-gray-700 dark:text-gray-300';
     return (
       <li className="min-w-0">
         {name}

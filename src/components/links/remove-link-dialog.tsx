@@ -2,7 +2,6 @@
 import { useRemoveLinks } from '../../api/links';
 import type { FileItem } from '../../api/results';
 import { useI18n } from '../../i18n';
-import { notify } from '../../lib/notices';
 import { ConfirmDialog } from '../dialogs/confirm-dialog';
 
 export function RemoveLinkDialog({
@@ -24,18 +23,11 @@ export function RemoveLinkDialog({
       description={t.linksRemoveExplain}
       confirmLabel={t.linksRemove(files.length)}
       busyLabel={t.linksRemoving}
-      busy={remove.isPending}
-      error={remove.error}
+      mutation={remove}
+      variables={files}
+      done={t.linksRemoved(what)}
+      onDone={onRemoved}
       onClose={onClose}
-      onConfirm={() =>
-        remove.mutate(files, {
-          onSuccess: () => {
-            notify('info', t.linksRemoved(what));
-            onClose();
-            onRemoved?.();
-          },
-        })
-      }
     />
   );
 }

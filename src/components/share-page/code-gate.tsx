@@ -1,7 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useI18n } from '../../i18n';
-import { durationUnits } from '../error-text';
-import { formatDuration } from '../../lib/format';
+import { durationText } from '../error-text';
 import { Button } from '../ui/button';
 import { inputClass } from '../ui/field';
 import { ShareState } from './share-state';
@@ -72,7 +71,7 @@ export function CodeGate({
             ) : (
               <>
                 <p className="font-semibold">{t.sharePageThrottledTitle}</p>
-                <p className="mt-1">{blocked ? t.sharePageThrottledWait(formatDuration(problem.retryAfter, durationUnits(t))) : t.sharePageThrottledReady}</p>
+                <p className="mt-1">{blocked ? t.sharePageThrottledWait(durationText(problem.retryAfter, t)) : t.sharePageThrottledReady}</p>
               </>
             )}
           </div>

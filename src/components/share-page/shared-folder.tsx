@@ -114,7 +114,6 @@ function FolderListing({ code, downpwd, root, dir }: { readonly code: string; re
   const goUp = dir !== 0 ? () => goTo(parent && parent.id > 0 ? parent.id : 0) : undefined;
   const onLayout = useListKeys(items, controls, { open: openItem, goUp }, listId);
 
-
   return (
     <section aria-labelledby={dir === 0 ? 'share-title' : 'share-folder-title'} className="flex min-h-[26rem] flex-1 flex-col gap-3">
       {dir !== 0 && (

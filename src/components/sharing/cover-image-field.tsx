@@ -4,16 +4,8 @@ import { Button } from '../ui/button';
 import { Icon } from '../ui/icons';
 import { COVER_TYPES, coverProblem, type CoverProblem } from './cover-image';
 
-function problemText(t: Messages, problem: CoverProblem): string {
-  switch (problem) {
-    case 'empty':
-      return t.sharingCoverEmpty;
-    case 'too-large':
-      return t.sharingCoverTooLarge;
-    case 'not-an-image':
-      return t.sharingCoverNotImage;
-  }
-}
+const problemText = (t: Messages, problem: CoverProblem): string =>
+  ({ empty: t.sharingCoverEmpty, 'too-large': t.sharingCoverTooLarge, 'not-an-image': t.sharingCoverNotImage })[problem];
 
 /** The object URL of a chosen file while it is shown, revoked afterwards. */
 function useObjectUrl(file: File | null): string | null {

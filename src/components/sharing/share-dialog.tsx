@@ -35,23 +35,18 @@ export function ShareDialog({ items, onClose }: { readonly items: readonly Item[
       <Dialog title={t.sharingTitle(what)} description={<p>{t.sharingExplain}</p>} onClose={onClose} wide>
         {details.items ? (
           <ShareForm items={details.items} onClose={onClose} onStop={setStopping} />
-        ) : details.error ? (
-          <>
-            <ErrorPanel error={details.error} subject={t.sharingPageSubject} onRetry={details.refetch} />
-            <DialogActions>
-              <Button variant="secondary" onClick={onClose}>
-                {t.close}
-              </Button>
-            </DialogActions>
-          </>
         ) : (
           <>
-            <p role="status" className="flex items-center gap-2 text-sm">
-              <Spinner /> {t.sharingLoading}
-            </p>
+            {details.error ? (
+              <ErrorPanel error={details.error} subject={t.sharingPageSubject} onRetry={details.refetch} />
+            ) : (
+              <p role="status" className="flex items-center gap-2 text-sm">
+                <Spinner /> {t.sharingLoading}
+              </p>
+            )}
             <DialogActions>
               <Button variant="secondary" onClick={onClose}>
-                {t.cancel}
+                {details.error ? t.close : t.cancel}
               </Button>
             </DialogActions>
           </>
@@ -96,18 +91,8 @@ function formStart(shares: readonly Item[]): FormStart {
   return { mode: 'generated', typed: '', limit: '', description: '', mixed: shared.length > 0 };
 }
 
-function codeProblemText(t: Messages, problem: ExtractionCodeProblem): string {
-  switch (problem) {
-    case 'empty':
-      return t.sharingCodeEmpty;
-    case 'too-short':
-      return t.sharingCodeTooShort;
-    case 'too-long':
-      return t.sharingCodeTooLong;
-    case 'control':
-      return t.sharingCodeControl;
-  }
-}
+const codeProblemText = (t: Messages, problem: ExtractionCodeProblem): string =>
+  ({ empty: t.sharingCodeEmpty, 'too-short': t.sharingCodeTooShort, 'too-long': t.sharingCodeTooLong, control: t.sharingCodeControl })[problem];
 
 function ShareForm({
   items,

@@ -1,6 +1,7 @@
 import { isApiError } from '../../api/errors';
 import type { Item } from '../../api/results';
 import { useI18n, type Messages } from '../../i18n';
+import { DialogAlert } from '../error-panel';
 import { describeError, type ErrorText } from '../error-text';
 
 /** An encrypted item (423) cannot be shared even unlocked, so "unlock it first" would mislead: name the item or the folder above it. */
@@ -19,12 +20,9 @@ export function ShareError({ error, items, lead }: { readonly error: unknown; re
   const { t } = useI18n();
   const { title, message } = shareErrorText(error, t, items);
   return (
-    <p
-      role="alert"
-      className="rounded-md border border-red-300 bg-red-50 p-3 text-sm break-words text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100"
-    >
+    <DialogAlert>
       {lead && <span className="block font-medium">{lead}</span>}
       {title === t.errRefusedTitle ? message : `${title}. ${message}`}
-    </p>
+    </DialogAlert>
   );
 }

@@ -1,7 +1,6 @@
 import { useUnshareItems } from '../../api/shares';
 import type { Item } from '../../api/results';
 import { useI18n } from '../../i18n';
-import { notify } from '../../lib/notices';
 import { ConfirmDialog } from '../dialogs/confirm-dialog';
 
 /** Unshare, asked first: the links stop working at once, and cannot be brought back. */
@@ -23,18 +22,11 @@ export function StopSharingDialog({
       description={t.sharingStopExplain}
       confirmLabel={t.sharingStop}
       busyLabel={t.sharingStopping}
-      busy={unshare.isPending}
-      error={unshare.error}
+      mutation={unshare}
+      variables={items}
+      done={t.sharingStopped(what)}
+      onDone={onStopped}
       onClose={onClose}
-      onConfirm={() =>
-        unshare.mutate(items, {
-          onSuccess: () => {
-            notify('info', t.sharingStopped(what));
-            onClose();
-            onStopped?.();
-          },
-        })
-      }
     />
   );
 }

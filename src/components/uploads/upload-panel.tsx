@@ -4,14 +4,37 @@ import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type CSS
 import { useUploads, useUploadSnapshot } from '../../uploads/use-uploads';
 import { useUploadText, type UploadMessages } from '../../i18n/uploads';
 import type { Messages } from '../../i18n';
-import { formatDuration, formatSize, type DurationUnits } from '../../lib/format';
+import { formatSize } from '../../lib/format';
 import { uploadQueue } from '../../uploads/app-uploads';
 import { UPLOAD_SPACE, useBottomSpace } from '../notices';
-import { describeError } from '../error-text';
+import { describeError, durationText } from '../error-text';
 import { uploadErrorText } from './upload-error-text';
-import type { UploadItem, UploadSnapshot, UploadTotals } from '../../uploads/types';
+import type { UploadItem, UploadSnapshot, UploadState, UploadTotals } from '../../uploads/types';
 
 const ROW_HEIGHT = 76;
+const CROSS = 'M6 6l12 12M18 6 6 18';
+
+/** A row's buttons after Download: the states each is offered in, its label, the queue's call and the icon. */
+const ROW_ACTIONS: readonly {
+  readonly states: readonly UploadState[];
+  readonly label: 'pause' | 'resume' | 'retry' | 'cancelUpload' | 'dismissUpload';
+  readonly run: 'pause' | 'resume' | 'cancel' | 'dismiss';
+  readonly path: string;
+}[] = [
+  { states: ['queued', 'hashing', 'uploading'], label: 'pause', run: 'pause', path: 'M9 6v12M15 6v12' },
+  { states: ['paused'], label: 'resume', run: 'resume', path: 'M8 5l11 7-11 7z' },
+  { states: ['error'], label: 'retry', run: 'resume', path: 'M4 12a8 8 0 1 0 2.3-5.7M4 4v4h4' },
+  { states: ['queued', 'hashing', 'checking', 'uploading', 'adding', 'paused'], label: 'cancelUpload', run: 'cancel', path: CROSS },
+  { states: ['done', 'cancelled', 'error'], label: 'dismissUpload', run: 'dismiss', path: 'M5 12h14' },
+];
+
+const BAR_COLORS: Partial<Record<UploadState, string>> = {
+  hashing: 'bg-gray-400 dark:bg-gray-500',
+  error: 'bg-red-600 dark:bg-red-500',
+  done: 'bg-green-600 dark:bg-green-500',
+  paused: 'bg-gray-400 dark:bg-gray-600',
+  cancelled: 'bg-gray-400 dark:bg-gray-600',
+};
 const LIST_MAX_HEIGHT = 'max-h-[min(50vh,22rem)]';
 
 interface Formatters {
@@ -23,17 +46,7 @@ interface Formatters {
 
 function useFormatters(): Formatters {
   const { u, t, language } = useUploadText();
-  const units: DurationUnits = durationUnits(t);
-  return {
-    u,
-    t,
-    size: (bytes) => formatSize(bytes, language),
-    duration: (seconds) => formatDuration(seconds, units),
-  };
-}
-
-function durationUnits(t: Messages): DurationUnits {
-  return { hour: t.hours, minute: t.minutes, second: t.seconds, join: t.durationJoin };
+  return { u, t, size: (bytes) => formatSize(bytes, language), duration: (seconds) => durationText(seconds, t) };
 }
 
 const percentOf = (part: number, whole: number) => (whole > 0 ? Math.min(100, Math.floor((part * 100) / whole)) : 100);
@@ -69,13 +82,19 @@ function itemStatus(item: UploadItem, f: Formatters, now: number): string {
     case 'error':
       return uploadErrorText(item.error, u, f.t);
     case 'uploading': {
-      const parts = [`${u.percent(percentOf(item.uploaded, item.size))}`, u.sizeOf(f.size(item.uploaded), f.size(item.size))];
-      if (item.speed > 0) parts.push(u.speed(f.size(item.speed)));
-      if (item.secondsLeft !== undefined) parts.push(u.timeLeft(f.duration(item.secondsLeft)));
+      const parts = transferParts(f, item.uploaded, item.size, item.speed, item.secondsLeft);
       if (item.resumedFrom !== undefined) parts.push(u.resumedAt(percentOf(item.resumedFrom, item.size)));
       return parts.join(' · ');
     }
   }
+}
+
+/** "40% · 4 MB of 10 MB · 1 MB/s · 6 seconds left": a transfer's progress, of one file or of all. */
+function transferParts({ u, size, duration }: Formatters, uploaded: number, bytes: number, speed: number, secondsLeft: number | undefined): string[] {
+  const parts = [u.percent(percentOf(uploaded, bytes)), u.sizeOf(size(uploaded), size(bytes))];
+  if (speed > 0) parts.push(u.speed(size(speed)));
+  if (secondsLeft !== undefined) parts.push(u.timeLeft(duration(secondsLeft)));
+  return parts;
 }
 
 function summary(totals: UploadTotals, u: UploadMessages): string {
@@ -136,10 +155,7 @@ function UploadPanelBox({ snapshot }: { readonly snapshot: UploadSnapshot }) {
   const anyPaused = totals.paused > 0;
   const anyFinished = items.some((item) => item.state === 'done' || item.state === 'cancelled');
   const overall = percentOf(totals.uploaded, totals.bytes);
-  const overallParts = [u.percent(overall), u.sizeOf(f.size(totals.uploaded), f.size(totals.bytes))];
-  if (anyActive && totals.speed > 0) overallParts.push(u.speed(f.size(totals.speed)));
-  if (anyActive && totals.secondsLeft !== undefined) overallParts.push(u.timeLeft(f.duration(totals.secondsLeft)));
-  const overallText = overallParts.join(' · ');
+  const overallText = transferParts(f, totals.uploaded, totals.bytes, anyActive ? totals.speed : 0, anyActive ? totals.secondsLeft : undefined).join(' · ');
 
   return (
     <section
@@ -171,7 +187,7 @@ function UploadPanelBox({ snapshot }: { readonly snapshot: UploadSnapshot }) {
         </IconButton>
         {!anyActive && !anyPaused && (
           <IconButton label={u.closePanel} onClick={clearAll}>
-            <path d="M6 6l12 12M18 6 6 18" />
+            <path d={CROSS} />
           </IconButton>
         )}
       </div>
@@ -207,7 +223,7 @@ function UploadPanelBox({ snapshot }: { readonly snapshot: UploadSnapshot }) {
                   </span>
                   <span className="shrink-0 text-xs text-gray-500">{f.size(record.size)}</span>
                   <IconButton label={u.discardInterrupted(record.name)} onClick={() => uploadQueue.discardInterrupted(record.key)}>
-                    <path d="M6 6l12 12M18 6 6 18" />
+                    <path d={CROSS} />
                   </IconButton>
                 </li>
               ))}
@@ -269,23 +285,7 @@ function UploadRow({
   const [downloadError, setDownloadError] = useState<string>();
   const status = downloadError ?? itemStatus(item, f, now);
   const name = item.relativePath ?? item.name;
-  const percent = itemPercent(item);
-  const canPause = item.state === 'queued' || item.state === 'hashing' || item.state === 'uploading';
-  const canResume = item.state === 'paused';
-  const canRetry = item.state === 'error';
-  const canCancel = !(item.state === 'done' || item.state === 'cancelled' || item.state === 'error');
-  const canDismiss = item.state === 'done' || item.state === 'cancelled' || item.state === 'error';
   const failed = item.state === 'error';
-  const barColor =
-    item.state === 'hashing'
-      ? 'bg-gray-400 dark:bg-gray-500'
-      : failed
-        ? 'bg-red-600 dark:bg-red-500'
-        : item.state === 'done'
-          ? 'bg-green-600 dark:bg-green-500'
-          : item.state === 'paused' || item.state === 'cancelled'
-            ? 'bg-gray-400 dark:bg-gray-600'
-            : 'bg-blue-600 dark:bg-blue-400';
 
   return (
     <li
@@ -312,33 +312,13 @@ function UploadRow({
             <path d="M12 4v12M7 11l5 5 5-5M4 16v3a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-3" />
           </IconButton>
         )}
-        {canPause && (
-          <IconButton label={u.pause(name)} onClick={() => uploadQueue.pause(item.id)}>
-            <path d="M9 6v12M15 6v12" />
+        {ROW_ACTIONS.filter(({ states }) => states.includes(item.state)).map(({ label, run, path }) => (
+          <IconButton key={label} label={u[label](name)} onClick={() => uploadQueue[run](item.id)}>
+            <path d={path} />
           </IconButton>
-        )}
-        {canResume && (
-          <IconButton label={u.resume(name)} onClick={() => uploadQueue.resume(item.id)}>
-            <path d="M8 5l11 7-11 7z" />
-          </IconButton>
-        )}
-        {canRetry && (
-          <IconButton label={u.retry(name)} onClick={() => uploadQueue.resume(item.id)}>
-            <path d="M4 12a8 8 0 1 0 2.3-5.7M4 4v4h4" />
-          </IconButton>
-        )}
-        {canCancel && (
-          <IconButton label={u.cancelUpload(name)} onClick={() => uploadQueue.cancel(item.id)}>
-            <path d="M6 6l12 12M18 6 6 18" />
-          </IconButton>
-        )}
-        {canDismiss && (
-          <IconButton label={u.dismissUpload(name)} onClick={() => uploadQueue.dismiss(item.id)}>
-            <path d="M5 12h14" />
-          </IconButton>
-        )}
+        ))}
       </div>
-      <ProgressBar label={name} value={percent} valueText={status} barClass={barColor} />
+      <ProgressBar label={name} value={itemPercent(item)} valueText={status} barClass={BAR_COLORS[item.state] ?? 'bg-blue-600 dark:bg-blue-400'} />
       <p className={`truncate text-xs ${failed ? 'text-red-700 dark:text-red-400' : 'text-gray-600 dark:text-gray-400'}`} title={status}>
         {status}
       </p>
