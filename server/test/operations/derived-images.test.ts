@@ -91,6 +91,21 @@ describe('making derived images', () => {
     expect(image!.etag).toBe(`"${content.sha256}-large"`);
   });
 
+  test('makings one after another each read their own content whole, a small photo after a larger one too', async () => {
+    const services = await openTestServices();
+    const large = await stored(services, await noisyPhoto(1));
+    const small = await stored(services, await photo(800, 400));
+    await openDerivedImage(services, large, 'small');
+    const { data, info } = await sharp(await bytesOf((await openDerivedImage(services, small, 'large'))!.body))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+
+    expect([info.width, info.height]).toEqual([384, 192]);
+    const pixel = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
+    expect(pixel(20, 96)[0]).toBeGreaterThan(200);
+    expect(pixel(360, 96)[2]).toBeGreaterThan(200);
+  });
+
   test('each variant fits its box: small 96, large 384, view 2048 on the long edge, never enlarged', async () => {
     const services = await openTestServices();
     const content = await stored(services, await photo(3000, 1000));
