@@ -8,7 +8,7 @@
  * /proc/<pid>/stat): a figure whose server used less than 90 % of its CPU did not measure the
  * server, and is marked invalid by the caller.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RawRequest } from './calls';
@@ -55,6 +55,22 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU seconds by thread name (the main thread as "main"; libuv's and V8's threads are all "node"), from /proc. */
+export function cpuByThread(pid: number): Map<string, number> {
+  const seconds = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      seconds.set(name, (seconds.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    }
+  } catch {
+    // the process or a thread ended meanwhile: what was read stands
+  }
+  return seconds;
 }
 
 /** A Lua string literal holding exactly these bytes. */

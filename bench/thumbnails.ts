@@ -25,7 +25,7 @@ import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import sharp from 'sharp';
 import { buildWebApp, LAUNCH, loggedInContext } from './app';
 import { createWithUpload, request } from './content';
-import { cpuSeconds } from './load';
+import { cpuByThread, cpuSeconds } from './load';
 import { attribute, callSigned, login, type Session } from './calls';
 import { PASSWORD, BENCH_ACCOUNT } from './populate';
 import { startService, type ChildServer } from './service';
@@ -251,6 +251,7 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     let position = 0;
     const makeStarted = performance.now();
     const cpuBefore = cpuSeconds(service.pid);
+    const threadsBefore = cpuByThread(service.pid);
     const maker = async () => {
       while (position < todo.length) {
         const fid = todo[position++];
@@ -266,6 +267,8 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     await Promise.all(Array.from({ length: 4 }, maker));
     const seconds = (performance.now() - makeStarted) / 1000;
     const cpu = cpuSeconds(service.pid) - cpuBefore;
+    const threadsAfter = cpuByThread(service.pid);
+    log(`thumbnails: making, CPU ms per photo by thread: ${[...threadsAfter].map(([name, s]) => `${name} ${round(((s - (threadsBefore.get(name) ?? 0)) * 1000) / todo.length, 1)}`).join(', ')}`);
     clearInterval(sampler);
     const making = { photos: todo.length, seconds, perSecond: todo.length / seconds, retries, peakRssBytes: Math.max(peak, service.peak()), cpuShare: cpu / seconds, cpuMsPerPhoto: (cpu * 1000) / todo.length };
     log(`thumbnails: made ${todo.length} large thumbnails in ${round(seconds, 1)} s (${round(making.perSecond, 1)}/s, service CPU ${round(making.cpuShare * 100, 0)} %, ${round(making.cpuMsPerPhoto, 1)} ms CPU per photo, ${retries} retries), peak RSS ${round(making.peakRssBytes / 1e6, 0)} MB`);
