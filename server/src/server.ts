@@ -6,6 +6,7 @@ import type { Config } from './config';
 import { createLogger, logDrained, logFatalErrors, logProcessWarnings } from './log';
 import { ensureDemoAccount } from './operations/accounts/accounts';
 import { beginShutdown } from './operations/admin/shutdown';
+import { closeConnectionsGently } from './protocol/http-common';
 
 export interface RunningServer {
   readonly url: string;
@@ -35,6 +36,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     if (draining) res.setHeader('Connection', 'close');
     app.handle(req, res);
   });
+  closeConnectionsGently(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -1,5 +1,6 @@
 /** What every binding shares: content types, bounded request bodies, answers with ASMX's headers, request facts. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Config } from '../config';
 import { clientAddressOf, requestSchemeOf } from './client-address';
 import { XmlWriter, type XmlSink, type XmlWriterOptions } from './asmx/xml-writer';
@@ -34,6 +35,30 @@ export const BINDING_CACHE = 'private';
 export class BodyTooLargeError extends Error {}
 
 const DISCARD_LIMIT = 16 * 1024 * 1024;
+const LINGER_MS = 2_000;
+
+/**
+ * Every connection of `server` closes after an answer with `Connection: close` as RFC 9112 §9.6 asks: the answer and a
+ * FIN first, then what the client still sends is read and dropped until it closes (at most 2 s or 16 MiB). Node's own
+ * close resets a connection that has unread bytes, and a client's stack that meets the reset throws the answer away.
+ */
+export function closeConnectionsGently(server: Server): void {
+  server.on('connection', (socket: Socket) => (socket.destroySoon = lingerThenClose));
+}
+
+function lingerThenClose(this: Socket): void {
+  this.removeAllListeners('data'); // the HTTP parser's: nothing after this answer is a request
+  let dropped = 0;
+  this.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_LIMIT) this.destroy();
+  });
+  this.once('end', () => this.destroy());
+  const timer = setTimeout(() => this.destroy(), LINGER_MS);
+  this.once('close', () => clearTimeout(timer));
+  this.end();
+  this.resume();
+}
 
 /** Reads a body of at most `limit` bytes; beyond it the rest is discarded (then the connection dropped), so 100 MB costs no memory. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -12,6 +12,7 @@ import { buildApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createAccount, createApiKey } from '../../src/operations/accounts/accounts';
 import { signRequest } from '../../src/operations/accounts/signing';
+import { closeConnectionsGently } from '../../src/protocol/http-common';
 import { findOperation, type OperationSpec } from '../../src/catalog/operations';
 import { testContentEnv } from './content';
 import { createTestDatabase, testEngine } from './postgres';
@@ -36,6 +37,7 @@ export async function startTestApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp
   };
   const app = await buildApp(config);
   const server = http.createServer(app.handle);
+  closeConnectionsGently(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

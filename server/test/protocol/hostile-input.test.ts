@@ -3,6 +3,7 @@
  * docs/protocol.md "Errors"), nothing is resolved or expanded, and the server stays up.
  */
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAccount, element, startTestApp, type TestApp } from '../helpers/app-server';
 import { callInForm, ops, resultXml, send, soapEnvelope } from '../helpers/requests';
@@ -104,6 +105,29 @@ describe('bodies over the limit', () => {
     expect(answer.status).toBe(500);
     expect(answer.body).toContain('Maximum request length exceeded.');
     await expectServerUp();
+  });
+
+  it('a client that goes on sending and reads late still gets the answer, not a reset', async () => {
+    const { port } = new URL(app.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const ended = new Promise<string>((resolve, reject) => {
+      socket.once('close', () => resolve(Buffer.concat(received).toString('latin1')));
+      socket.once('error', reject);
+    });
+    socket.pause(); // the answer waits unread while the body goes on: a busy client's stack
+    socket.write(`POST /FileService.asmx/FileAdd HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${100 * 1024 * 1024}\r\n\r\n`);
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    for (let i = 0; i < 10; i++) {
+      socket.write(chunk);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    socket.resume();
+    socket.end();
+    const text = await ended;
+    expect(text).toMatch(/^HTTP\/1\.1 500 /);
+    expect(text).toContain('Maximum request length exceeded.');
   });
 
   it('a 100 MB HTTP POST form is refused with a plain-text error', async () => {
