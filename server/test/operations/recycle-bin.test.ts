@@ -718,7 +718,7 @@ describe('RecycleEmpty', () => {
     expect((await binListing(services, alice)).count).toBe(0);
     await expectLiveSizesConsistent(services, alice);
     await expectBinConsistent(services);
-  });
+  }, 120_000); // a bin of thousands of rows, emptied in steps: 3 s alone, 10 s and more beside other test files
 });
 
 /**
