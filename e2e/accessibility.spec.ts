@@ -6,8 +6,8 @@ import { addFile, addFolder, call } from './files-api';
 import { expect, expectNoSeriousViolations, folderList, keepScreenshot, test } from './fixtures';
 
 test.describe('accessibility', () => {
-  // Many scans of a second or so each.
-  test.describe.configure({ timeout: 60_000 });
+  // Many scans of a second or so each, and a screenshot after each: 45–60 s for the dialogs' test on a busy machine.
+  test.describe.configure({ timeout: 180_000 });
 
   test('the login page', async ({ page }, testInfo) => {
     await page.goto('/login');
