@@ -68,10 +68,7 @@ export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly
             )
           }
         />
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            {t.cancel}
-          </Button>
+        <DialogActions onCancel={onClose}>
           <Button type="submit" busy={decrypt.isPending} busyLabel={t.decrypting} disabled={refusal.blocked}>
             <Icon name="unlock" className="size-4" />
             {t.decryptAction}

@@ -135,10 +135,7 @@ export function EncryptDialog({ item, onClose }: { readonly item: Item; readonly
           </p>
         </div>
         {encrypt.isError && <InlineError error={encrypt.error} />}
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            {t.cancel}
-          </Button>
+        <DialogActions onCancel={onClose}>
           <Button type="submit" busy={encrypt.isPending} busyLabel={t.encrypting}>
             <Icon name="lock" className="size-4" />
             {t.encryptAction}

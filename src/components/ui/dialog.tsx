@@ -1,6 +1,8 @@
 /** A modal on the native <dialog> (inert page behind, Escape, focus returned); the keymap sees it open (lib/dialogs.ts) and stays quiet. */
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
+import { useI18n } from '../../i18n';
 import { registerOpenDialog } from '../../lib/dialogs';
+import { Button } from './button';
 
 export interface DialogProps {
   readonly title: string;
@@ -85,7 +87,17 @@ export function Dialog({ title, description, onClose, children, wide = false, ro
   );
 }
 
-/** The buttons at the bottom of a dialog, the main action last (and first on phones, on top). */
-export function DialogActions({ children }: { readonly children: ReactNode }) {
-  return <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">{children}</div>;
+/** The buttons at the bottom of a dialog, the main action last (and first on phones, on top); with `onCancel`, Cancel (or `cancelLabel`) before them. */
+export function DialogActions({ onCancel, cancelLabel, children }: { readonly onCancel?: () => void; readonly cancelLabel?: string; readonly children?: ReactNode }) {
+  const { t } = useI18n();
+  return (
+    <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
+      {onCancel && (
+        <Button variant="secondary" onClick={onCancel}>
+          {cancelLabel ?? t.cancel}
+        </Button>
+      )}
+      {children}
+    </div>
+  );
 }
