@@ -7,9 +7,9 @@
 import { useEffect, useId, useRef, useState, type PointerEvent } from 'react';
 import type { FileItem } from '../../api/results';
 import { useI18n } from '../../i18n';
-import { registerOpenDialog } from '../../lib/dialogs';
 import { previewKind } from '../../lib/preview-kinds';
 import { ToolButton } from '../ui/button';
+import { useModal } from '../ui/dialog';
 import { DetailsPanel } from './details-panel';
 import { PreviewBody } from './preview-body';
 
@@ -37,35 +37,13 @@ export function Viewer({
   readonly onClose: () => void;
 }) {
   const { t } = useI18n();
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(onClose);
   const titleId = useId();
   const [index, setIndex] = useState(start);
   const [details, setDetails] = useState(false);
   const swipe = useRef<{ x: number; y: number } | null>(null);
-  const close = useRef(onClose);
-  close.current = onClose;
   const file = files[Math.min(index, files.length - 1)];
   const kind = previewKind(file.ext);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const unregister = registerOpenDialog();
-    if (!dialog.open) dialog.showModal();
-    dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
-    const onCancel = (event: Event) => {
-      event.preventDefault();
-      close.current();
-    };
-    dialog.addEventListener('cancel', onCancel);
-    return () => {
-      dialog.removeEventListener('cancel', onCancel);
-      if (dialog.open) dialog.close();
-      unregister();
-      if (previous?.isConnected) previous.focus();
-    };
-  }, []);
 
   const go = (delta: number) => setIndex((current) => Math.max(0, Math.min(files.length - 1, current + delta)));
 
