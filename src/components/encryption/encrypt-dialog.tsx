@@ -136,8 +136,7 @@ export function EncryptDialog({ item, onClose }: { readonly item: Item; readonly
         </div>
         {encrypt.isError && <InlineError error={encrypt.error} />}
         <DialogActions onCancel={onClose}>
-          <Button type="submit" busy={encrypt.isPending} busyLabel={t.encrypting}>
-            <Icon name="lock" className="size-4" />
+          <Button icon="lock" type="submit" busy={encrypt.isPending} busyLabel={t.encrypting}>
             {t.encryptAction}
           </Button>
         </DialogActions>

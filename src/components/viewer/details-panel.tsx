@@ -2,7 +2,6 @@ import type { FileItem } from '../../api/results';
 import { useI18n } from '../../i18n';
 import { formatSize, formatTime } from '../../lib/format';
 import { Button } from '../ui/button';
-import { Icon } from '../ui/icons';
 
 /** A file's name, size, time and path; with a note and a Download button where there is no preview. */
 export function DetailsPanel({
@@ -36,8 +35,7 @@ export function DetailsPanel({
         ))}
       </dl>
       {onDownload && (
-        <Button onClick={onDownload}>
-          <Icon name="download" className="size-4" />
+        <Button icon="download" onClick={onDownload}>
           {t.download}
         </Button>
       )}
