@@ -552,6 +552,30 @@ export const en = {
   lockMenu: 'Lock',
   lockedAgain: (name: string) => `“${name}” is locked again. Its password is asked for next time.`,
   lockFailed: (name: string) => `Could not lock “${name}”`,
+
+  // File viewer
+  preview: 'Preview',
+  viewerTitle: (name: string, position: number, total: number) => `${name} (${position} of ${total})`,
+  previousFile: 'Previous file',
+  nextFile: 'Next file',
+  closeViewer: 'Close',
+  details: 'Details',
+  detailsName: 'Name',
+  detailsSize: 'Size',
+  detailsTime: 'Modified',
+  detailsPath: 'Path',
+  zoom: 'Zoom',
+  zoomIn: 'Zoom in',
+  zoomOut: 'Zoom out',
+  zoomFit: 'Fit to window',
+  zoomLevel: (percent: number) => `${percent}%`,
+  previousPage: 'Previous page',
+  nextPage: 'Next page',
+  pageOf: (page: number, pages: number) => `Page ${page} of ${pages}`,
+  loadingPreview: 'Loading the preview…',
+  textCut: 'Showing the first 1 MiB.',
+  noPreview: 'There is no preview for this type of file. Download it to open it.',
+  previewFailed: 'This file cannot be previewed. Download it to open it.',
 };
 
 function capitalize(text: string): string {

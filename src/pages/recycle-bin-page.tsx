@@ -16,7 +16,6 @@ import { ItemIcon } from '../components/file-list/item-icon';
 import { ListingStates, StatusLine } from '../components/file-list/listing-states';
 import { PageHeading } from '../components/page-heading';
 import { Button, ToolButton } from '../components/ui/button';
-import { Icon } from '../components/ui/icons';
 import { Menu, type MenuAction, type MenuAnchor } from '../components/ui/menu';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useSelection } from '../hooks/use-selection';
@@ -162,8 +161,7 @@ function RestoredPanel({ restored, onDismiss }: { readonly restored: Items; read
         <h2 id={headingId} className="flex-1 font-semibold">
           {t.restoredHeading(items.length)}
         </h2>
-        <Button variant="ghost" compact onClick={onDismiss}>
-          <Icon name="close" className="size-4" />
+        <Button icon="close" variant="ghost" compact onClick={onDismiss}>
           <span className="sr-only">{t.dismiss}</span>
         </Button>
       </div>

@@ -127,10 +127,7 @@ export function MoveDialog({
 
       <p className="text-sm text-gray-700 dark:text-gray-300">{t.moveDestination(pathText || '…')}</p>
       {move.isError && <InlineError error={move.error} />}
-      <DialogActions>
-        <Button variant="secondary" onClick={onClose}>
-          {t.cancel}
-        </Button>
+      <DialogActions onCancel={onClose}>
         <Button onClick={onMove} disabled={!shown || nowhereToGo} busy={move.isPending} busyLabel={copying ? t.copying : t.moving}>
           {copying ? t.copyHere : t.moveHere}
         </Button>

@@ -67,10 +67,7 @@ function NameDialog({ title, label, initial, selected, submitLabel, busyLabel, b
           aria-invalid={problem !== null || failed || undefined}
         />
         {problem ? <DialogAlert>{t.nameProblem(problem)}</DialogAlert> : failed && <InlineError error={error} />}
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            {t.cancel}
-          </Button>
+        <DialogActions onCancel={onClose}>
           <Button type="submit" busy={busy} busyLabel={busyLabel} disabled={!name.trim()}>
             {submitLabel}
           </Button>

@@ -85,10 +85,7 @@ export function EmailShareDialog({ item, onClose }: { readonly item: Item; reado
         <p role="status" className={queued === null ? 'sr-only' : 'text-sm text-green-900 dark:text-green-200'}>
           {queued === null ? '' : t.emailQueued(queued)}
         </p>
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            {t.close}
-          </Button>
+        <DialogActions onCancel={onClose} cancelLabel={t.close}>
           <Button type="submit" busy={send.isPending} busyLabel={t.emailSending} disabled={encrypted}>
             {t.emailSend}
           </Button>

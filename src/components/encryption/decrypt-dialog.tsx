@@ -6,7 +6,6 @@ import { useI18n } from '../../i18n';
 import { notify } from '../../lib/notices';
 import { Button } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
-import { Icon } from '../ui/icons';
 import { PasswordField, PasswordRefusalNotice, usePasswordEntry } from './password-field';
 
 /** The name of the folder an item sits in, from its path ("/A/B/x.txt" → "B"), when the listing gives paths. */
@@ -68,12 +67,8 @@ export function DecryptDialog({ item, onClose }: { readonly item: Item; readonly
             )
           }
         />
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            {t.cancel}
-          </Button>
-          <Button type="submit" busy={decrypt.isPending} busyLabel={t.decrypting} disabled={refusal.blocked}>
-            <Icon name="unlock" className="size-4" />
+        <DialogActions onCancel={onClose}>
+          <Button icon="unlock" type="submit" busy={decrypt.isPending} busyLabel={t.decrypting} disabled={refusal.blocked}>
             {t.decryptAction}
           </Button>
         </DialogActions>

@@ -135,12 +135,8 @@ export function EncryptDialog({ item, onClose }: { readonly item: Item; readonly
           </p>
         </div>
         {encrypt.isError && <InlineError error={encrypt.error} />}
-        <DialogActions>
-          <Button variant="secondary" onClick={onClose}>
-            {t.cancel}
-          </Button>
-          <Button type="submit" busy={encrypt.isPending} busyLabel={t.encrypting}>
-            <Icon name="lock" className="size-4" />
+        <DialogActions onCancel={onClose}>
+          <Button icon="lock" type="submit" busy={encrypt.isPending} busyLabel={t.encrypting}>
             {t.encryptAction}
           </Button>
         </DialogActions>

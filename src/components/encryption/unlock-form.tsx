@@ -72,8 +72,7 @@ export function UnlockForm({ lock, opened, onUnlocked, onCancel, explain: given 
             {t.cancel}
           </Button>
         )}
-        <Button type="submit" busy={unlock.isPending} busyLabel={t.unlocking} disabled={refusal.blocked}>
-          <Icon name="unlock" className="size-4" />
+        <Button icon="unlock" type="submit" busy={unlock.isPending} busyLabel={t.unlocking} disabled={refusal.blocked}>
           {t.unlockAction}
         </Button>
       </div>

@@ -6,7 +6,6 @@ import type { FileItem, FolderItem, Item } from '../../api/results';
 import type { SelectionControls } from '../../hooks/use-selection';
 import { useUploads } from '../../uploads/use-uploads';
 import { useI18n } from '../../i18n';
-import { useViewerText } from '../../i18n/viewer';
 import { describeError } from '../error-text';
 import { notify } from '../../lib/notices';
 import { UnlockRequests } from '../encryption/unlock-dialog';
@@ -61,7 +60,6 @@ export function useItemActions(
   } = {},
 ): ItemActions {
   const { t } = useI18n();
-  const { v } = useViewerText();
   const uploads = useUploads();
   const [request, setRequest] = useState<DialogRequest | null>(null);
   const renameItem = useRenameItem({
@@ -131,7 +129,7 @@ export function useItemActions(
         ]
       : []),
     ...(preview
-      ? [{ id: 'preview', label: v.preview, icon: 'eye' as const, disabled: single?.type !== 'file', onSelect: () => single?.type === 'file' && preview(single) }]
+      ? [{ id: 'preview', label: t.preview, icon: 'eye' as const, disabled: single?.type !== 'file', onSelect: () => single?.type === 'file' && preview(single) }]
       : []),
     { id: 'download', label: t.download, icon: 'download', disabled: count === 0, onSelect: download },
     { id: 'rename', label: t.rename, icon: 'pencil', shortcut: 'F2', disabled: count !== 1, onSelect: rename },

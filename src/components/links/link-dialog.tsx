@@ -7,7 +7,6 @@ import { useI18n, type Messages } from '../../i18n';
 import { Button, Spinner } from '../ui/button';
 import { Dialog, DialogActions } from '../ui/dialog';
 import { inputClass } from '../ui/field';
-import { Icon } from '../ui/icons';
 import { copyLinks } from './copy-links';
 import { linkErrorText } from './link-error';
 import { LinkOpenAnchor } from './link-open-anchor';
@@ -120,8 +119,7 @@ export function LinkDialog({
       </ul>
       <DialogActions>
         {urls.length > 1 && (
-          <Button variant="secondary" onClick={() => void copyLinks(t, urls)}>
-            <Icon name="copyText" className="size-4" />
+          <Button icon="copyText" variant="secondary" onClick={() => void copyLinks(t, urls)}>
             {t.linksCopyAll}
           </Button>
         )}
@@ -183,8 +181,7 @@ function LinkEntryView({
           {text}
         </p>
         {(entry.state === 'none' || entry.state === 'removed') && (
-          <Button variant="secondary" compact className="mt-1" onClick={onCreate}>
-            <Icon name="directLink" className="size-4" />
+          <Button icon="directLink" variant="secondary" compact className="mt-1" onClick={onCreate}>
             {t.linksCreate}
           </Button>
         )}
@@ -208,18 +205,17 @@ function LinkEntryView({
       />
       <div className="mt-2 flex flex-wrap gap-2">
         <Button
+          icon={copied ? 'check' : 'copyText'}
           data-link-copy=""
           variant={single ? 'primary' : 'secondary'}
           compact
           onClick={() => void copyLinks(t, [entry.url], document.getElementById(fieldId) as HTMLInputElement | null).then(setCopied)}
           aria-label={single ? undefined : t.linksCopyFor(file.name)}
         >
-          <Icon name={copied ? 'check' : 'copyText'} className="size-4" />
           {copied ? t.linksCopiedShort : t.linksCopy(1)}
         </Button>
         <LinkOpenAnchor url={entry.url} label={t.linksOpen} name={single ? undefined : t.linksOpenFor(file.name)} />
-        <Button variant="ghost" compact className="text-red-700 dark:text-red-300" onClick={onRemove} aria-label={single ? undefined : t.linksRemoveFor(file.name)}>
-          <Icon name="directUnlink" className="size-4" />
+        <Button icon="directUnlink" variant="ghost" compact className="text-red-700 dark:text-red-300" onClick={onRemove} aria-label={single ? undefined : t.linksRemoveFor(file.name)}>
           {t.linksRemove(1)}
         </Button>
       </div>

@@ -28,32 +28,18 @@ export function ShareSummary({ item, children }: { readonly item: Item; readonly
     formatSize(item.size, language),
     item.time ? t.sharePageModified(formatTime(item.time, language)) : '',
   ].filter(Boolean);
+  // A file's cover spans the card above its name; a folder's is a thumbnail in place of its icon.
+  const coverImage = (className: string) => <img src={cover} alt={t.sharePageCoverAlt(item.name)} onError={() => setCoverFailed(true)} className={className} />;
 
   return (
     <section
       aria-labelledby="share-title"
       className={file ? 'mx-auto w-full max-w-xl overflow-hidden rounded-lg border border-gray-200 bg-white dark:border-gray-800 dark:bg-gray-900' : 'w-full'}
     >
-      {cover && file && (
-        <img
-          src={cover}
-          alt={t.sharePageCoverAlt(item.name)}
-          onError={() => setCoverFailed(true)}
-          className="max-h-80 w-full bg-gray-100 object-contain dark:bg-gray-800"
-        />
-      )}
+      {cover && file && coverImage('max-h-80 w-full bg-gray-100 object-contain dark:bg-gray-800')}
       <div className={file ? 'space-y-3 p-4 sm:p-6' : 'space-y-2'}>
         <div className="flex items-start gap-3">
-          {cover && !file ? (
-            <img
-              src={cover}
-              alt={t.sharePageCoverAlt(item.name)}
-              onError={() => setCoverFailed(true)}
-              className="size-16 shrink-0 rounded-md bg-gray-100 object-cover dark:bg-gray-800"
-            />
-          ) : (
-            <ItemIcon item={item} large />
-          )}
+          {cover && !file ? coverImage('size-16 shrink-0 rounded-md bg-gray-100 object-cover dark:bg-gray-800') : <ItemIcon item={item} large />}
           <div className="min-w-0 flex-1">
             <h1 id="share-title" tabIndex={-1} className="text-xl font-semibold break-words outline-none sm:text-2xl">
               {item.name}

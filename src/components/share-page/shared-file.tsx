@@ -6,7 +6,6 @@ import { notify } from '../../lib/notices';
 import { InlineError } from '../error-panel';
 import { Button } from '../ui/button';
 import { Icon } from '../ui/icons';
-import { useViewerText } from '../../i18n/viewer';
 import { useSharePreviewSource } from '../viewer/preview-sources';
 import { useViewer } from '../viewer/use-viewer';
 
@@ -20,7 +19,6 @@ export function SharedFileDownload({ code, downpwd, file }: { readonly code: str
     download.mutate(file, {
       onSuccess: () => notify('info', t.sharePageDownloadStarted(file.name)),
     });
-  const { v } = useViewerText();
   const viewer = useViewer([file], useSharePreviewSource(code, downpwd, start));
 
   return (
@@ -31,7 +29,7 @@ export function SharedFileDownload({ code, downpwd, file }: { readonly code: str
       </Button>
       <Button variant="secondary" className="min-h-12 w-full text-base!" onClick={() => viewer.open(file)}>
         <Icon name="eye" className="size-5" />
-        {v.preview}
+        {t.preview}
       </Button>
       {viewer.element}
       {problem && problem.kind !== 'download-limit' && <InlineError error={download.error} subject={t.sharePageSubjectFile} />}

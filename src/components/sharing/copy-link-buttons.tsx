@@ -49,19 +49,18 @@ export function CopyLinkButtons({
   const label = (text: string) => <span className={compactOnPhone ? 'sr-only md:not-sr-only' : ''}>{text}</span>;
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <Button variant="secondary" compact onClick={() => void copy(url)} aria-describedby={describedBy} title={compactOnPhone ? t.sharingCopyLink : undefined}>
-        <Icon name="copyText" className="size-4" />
+      <Button icon="copyText" variant="secondary" compact onClick={() => void copy(url)} aria-describedby={describedBy} title={compactOnPhone ? t.sharingCopyLink : undefined}>
         {label(t.sharingCopyLink)}
       </Button>
       {code && (
         <Button
+          icon="shareCopyCode"
           variant="secondary"
           compact
           onClick={() => void copy(linkWithCode(url, code))}
           aria-describedby={describedBy}
           title={compactOnPhone ? t.sharingCopyLinkWithCode : undefined}
         >
-          <Icon name="shareCopyCode" className="size-4" />
           {label(t.sharingCopyLinkWithCode)}
         </Button>
       )}

@@ -44,11 +44,7 @@ export function ShareDialog({ items, onClose }: { readonly items: readonly Item[
                 <Spinner /> {t.sharingLoading}
               </p>
             )}
-            <DialogActions>
-              <Button variant="secondary" onClick={onClose}>
-                {details.error ? t.close : t.cancel}
-              </Button>
-            </DialogActions>
+            <DialogActions onCancel={onClose} cancelLabel={details.error ? t.close : undefined} />
           </>
         )}
       </Dialog>

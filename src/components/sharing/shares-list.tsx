@@ -8,7 +8,6 @@ import { itemKey, parentPath } from '../../lib/items';
 import { folderPath } from '../file-browser/breadcrumbs';
 import { ItemIcon } from '../file-list/item-icon';
 import { Button } from '../ui/button';
-import { Icon } from '../ui/icons';
 import { CopyLinkButtons } from './copy-link-buttons';
 import { ShareFacts } from './share-facts';
 
@@ -116,12 +115,10 @@ const ShareCard = memo(function ShareCard({
         {item.description && <p className="line-clamp-2 text-sm break-words whitespace-pre-line text-gray-800 dark:text-gray-200">{item.description}</p>}
         <div className="flex flex-wrap items-center gap-2 pt-0.5">
           <CopyLinkButtons url={item.url ?? ''} code={item.downpwd ?? ''} announce="notice" describedBy={nameId} compactOnPhone />
-          <Button variant="secondary" compact onClick={() => onEdit(item)} aria-describedby={nameId} title={t.sharingEdit}>
-            <Icon name="pencil" className="size-4" />
+          <Button icon="pencil" variant="secondary" compact onClick={() => onEdit(item)} aria-describedby={nameId} title={t.sharingEdit}>
             <span className="sr-only md:not-sr-only">{t.sharingEdit}</span>
           </Button>
-          <Button variant="secondary" compact onClick={() => onStop(item)} aria-describedby={nameId} title={t.sharingStop}>
-            <Icon name="shareStop" className="size-4" />
+          <Button icon="shareStop" variant="secondary" compact onClick={() => onStop(item)} aria-describedby={nameId} title={t.sharingStop}>
             <span className="sr-only md:not-sr-only">{t.sharingStop}</span>
           </Button>
         </div>

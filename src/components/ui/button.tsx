@@ -23,6 +23,8 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   readonly busy?: boolean;
   readonly busyLabel?: string;
   readonly compact?: boolean;
+  /** Drawn before the label (and, as the label is, replaced by `busyLabel`). */
+  readonly icon?: IconName;
 }
 
 export function Button({
@@ -30,12 +32,14 @@ export function Button({
   busy = false,
   busyLabel,
   compact = false,
+  icon,
   className = '',
   disabled,
   children,
   type = 'button',
   ...rest
 }: ButtonProps) {
+  const showsBusyLabel = busy && busyLabel;
   return (
     <button
       type={type}
@@ -45,7 +49,8 @@ export function Button({
       {...rest}
     >
       {busy && <Spinner />}
-      {busy && busyLabel ? busyLabel : children}
+      {icon && !showsBusyLabel && <Icon name={icon} className="size-4" />}
+      {showsBusyLabel ? busyLabel : children}
     </button>
   );
 }
@@ -61,8 +66,7 @@ export function ToolButton({
 }: { readonly icon: IconName; readonly label: ReactNode; readonly wide?: boolean; readonly iconOnly?: boolean } & Omit<ButtonProps, 'children'>) {
   const labelClass = wide ? '' : iconOnly ? 'sr-only' : 'sr-only lg:not-sr-only';
   return (
-    <Button variant={variant} compact title={!wide && typeof label === 'string' ? label : undefined} {...rest}>
-      <Icon name={icon} className="size-4" />
+    <Button icon={icon} variant={variant} compact title={!wide && typeof label === 'string' ? label : undefined} {...rest}>
       <span className={labelClass}>{label}</span>
     </Button>
   );

@@ -1,6 +1,8 @@
 /** A modal on the native <dialog> (inert page behind, Escape, focus returned); the keymap sees it open (lib/dialogs.ts) and stays quiet. */
-import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
+import { useI18n } from '../../i18n';
 import { registerOpenDialog } from '../../lib/dialogs';
+import { Button } from './button';
 
 export interface DialogProps {
   readonly title: string;
@@ -16,10 +18,12 @@ export interface DialogProps {
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-export function Dialog({ title, description, onClose, children, wide = false, role }: DialogProps) {
+/**
+ * Shows a <dialog> as a modal while mounted: the page behind inert, the keymap quiet (lib/dialogs.ts), the focus on its
+ * data-autofocus element (else its first control) and back where it was after; Escape calls the latest `onClose`.
+ */
+export function useModal(onClose: () => void): RefObject<HTMLDialogElement | null> {
   const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  const descriptionId = useId();
   const close = useRef(onClose);
   close.current = onClose;
 
@@ -44,6 +48,13 @@ export function Dialog({ title, description, onClose, children, wide = false, ro
       if (previous?.isConnected) previous.focus();
     };
   }, []);
+  return ref;
+}
+
+export function Dialog({ title, description, onClose, children, wide = false, role }: DialogProps) {
+  const ref = useModal(onClose);
+  const titleId = useId();
+  const descriptionId = useId();
 
   const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
     if (event.key !== 'Tab') return;
@@ -85,7 +96,17 @@ export function Dialog({ title, description, onClose, children, wide = false, ro
   );
 }
 
-/** The buttons at the bottom of a dialog, the main action last (and first on phones, on top). */
-export function DialogActions({ children }: { readonly children: ReactNode }) {
-  return <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">{children}</div>;
+/** The buttons at the bottom of a dialog, the main action last (and first on phones, on top); with `onCancel`, Cancel (or `cancelLabel`) before them. */
+export function DialogActions({ onCancel, cancelLabel, children }: { readonly onCancel?: () => void; readonly cancelLabel?: string; readonly children?: ReactNode }) {
+  const { t } = useI18n();
+  return (
+    <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
+      {onCancel && (
+        <Button variant="secondary" onClick={onCancel}>
+          {cancelLabel ?? t.cancel}
+        </Button>
+      )}
+      {children}
+    </div>
+  );
 }

@@ -1,8 +1,7 @@
 import type { FileItem } from '../../api/results';
-import { useViewerText } from '../../i18n/viewer';
+import { useI18n } from '../../i18n';
 import { formatSize, formatTime } from '../../lib/format';
 import { Button } from '../ui/button';
-import { Icon } from '../ui/icons';
 
 /** A file's name, size, time and path; with a note and a Download button where there is no preview. */
 export function DetailsPanel({
@@ -16,16 +15,16 @@ export function DetailsPanel({
   readonly note?: string;
   readonly onDownload?: () => void;
 }) {
-  const { v, t, language } = useViewerText();
+  const { t, language } = useI18n();
   const path = file.path ?? (folder === undefined ? undefined : `${folder.replace(/\/$/, '')}/${file.name}`);
   const rows: [string, string][] = [
-    [v.detailsName, file.name],
-    [v.detailsSize, formatSize(file.size, language)],
-    [v.detailsTime, formatTime(file.time, language)],
-    ...(path ? [[v.detailsPath, path] as [string, string]] : []),
+    [t.detailsName, file.name],
+    [t.detailsSize, formatSize(file.size, language)],
+    [t.detailsTime, formatTime(file.time, language)],
+    ...(path ? [[t.detailsPath, path] as [string, string]] : []),
   ];
   return (
-    <section aria-label={v.details} className="m-auto w-full max-w-md space-y-4 p-4">
+    <section aria-label={t.details} className="m-auto w-full max-w-md space-y-4 p-4">
       {note && <p role="status">{note}</p>}
       <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
         {rows.map(([term, value]) => (
@@ -36,8 +35,7 @@ export function DetailsPanel({
         ))}
       </dl>
       {onDownload && (
-        <Button onClick={onDownload}>
-          <Icon name="download" className="size-4" />
+        <Button icon="download" onClick={onDownload}>
           {t.download}
         </Button>
       )}

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type PointerEvent } from 'react';
-import { useViewerText } from '../../i18n/viewer';
+import { useI18n } from '../../i18n';
 import { ToolButton } from '../ui/button';
 
 const MIN_SCALE = 0.05;
@@ -11,7 +11,7 @@ const STEP = 1.25;
  * with Ctrl), a two-finger pinch, and + / − / 0 on the keyboard. A zoomed image scrolls.
  */
 export function ImageView({ url, name, onFail }: { readonly url: string; readonly name: string; readonly onFail: () => void }) {
-  const { v } = useViewerText();
+  const { t } = useI18n();
   const image = useRef<HTMLImageElement>(null);
   const stage = useRef<HTMLDivElement>(null);
   const [scale, setScale] = useState<number | null>(null); // null: fit
@@ -94,13 +94,13 @@ export function ImageView({ url, name, onFail }: { readonly url: string; readonl
           className="m-auto max-h-full max-w-full object-contain"
         />
       </div>
-      <div role="group" aria-label={v.zoom} className="flex items-center justify-center gap-2 border-t border-gray-800 p-2">
-        <ToolButton icon="zoomOut" label={v.zoomOut} iconOnly onClick={() => zoomBy(1 / STEP)} />
+      <div role="group" aria-label={t.zoom} className="flex items-center justify-center gap-2 border-t border-gray-800 p-2">
+        <ToolButton icon="zoomOut" label={t.zoomOut} iconOnly onClick={() => zoomBy(1 / STEP)} />
         <output aria-live="polite" className="min-w-14 text-center text-sm tabular-nums">
-          {v.zoomLevel(Math.round(shown() * 100))}
+          {t.zoomLevel(Math.round(shown() * 100))}
         </output>
-        <ToolButton icon="zoomIn" label={v.zoomIn} iconOnly onClick={() => zoomBy(STEP)} />
-        <ToolButton icon="monitor" label={v.zoomFit} iconOnly aria-pressed={scale === null} onClick={() => setScale(null)} />
+        <ToolButton icon="zoomIn" label={t.zoomIn} iconOnly onClick={() => zoomBy(STEP)} />
+        <ToolButton icon="monitor" label={t.zoomFit} iconOnly aria-pressed={scale === null} onClick={() => setScale(null)} />
       </div>
     </>
   );

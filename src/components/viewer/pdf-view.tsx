@@ -1,14 +1,14 @@
 import { getDocument, GlobalWorkerOptions, type PDFDocumentProxy } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { useViewerText } from '../../i18n/viewer';
+import { useI18n } from '../../i18n';
 import { Spinner, ToolButton } from '../ui/button';
 
 GlobalWorkerOptions.workerSrc = workerUrl;
 
 /** A PDF with pdf.js, one page at a time fitted to the width; previous / next page and Page Up / Down. */
 export function PdfView({ url, onFail }: { readonly url: string; readonly onFail: (error?: unknown) => void }) {
-  const { v } = useViewerText();
+  const { t } = useI18n();
   const canvas = useRef<HTMLCanvasElement>(null);
   const stage = useRef<HTMLDivElement>(null);
   const [pdf, setPdf] = useState<PDFDocumentProxy | null>(null);
@@ -53,15 +53,15 @@ export function PdfView({ url, onFail }: { readonly url: string; readonly onFail
     <>
       <div ref={stage} tabIndex={0} className="flex min-h-0 flex-1 overflow-auto p-4" onKeyDown={onKeyDown}>
         {!pdf && <Spinner className="m-auto" />}
-        <canvas ref={canvas} aria-label={pages ? v.pageOf(page, pages) : undefined} role="img" className="mx-auto bg-white shadow" hidden={!pdf} />
+        <canvas ref={canvas} aria-label={pages ? t.pageOf(page, pages) : undefined} role="img" className="mx-auto bg-white shadow" hidden={!pdf} />
       </div>
       {pdf && (
         <div className="flex items-center justify-center gap-2 border-t border-gray-800 p-2">
-          <ToolButton icon="arrowUp" label={v.previousPage} iconOnly disabled={page <= 1} onClick={() => setPage(page - 1)} />
+          <ToolButton icon="arrowUp" label={t.previousPage} iconOnly disabled={page <= 1} onClick={() => setPage(page - 1)} />
           <output aria-live="polite" className="text-sm tabular-nums">
-            {v.pageOf(page, pages)}
+            {t.pageOf(page, pages)}
           </output>
-          <ToolButton icon="arrowDown" label={v.nextPage} iconOnly disabled={page >= pages} onClick={() => setPage(page + 1)} />
+          <ToolButton icon="arrowDown" label={t.nextPage} iconOnly disabled={page >= pages} onClick={() => setPage(page + 1)} />
         </div>
       )}
     </>

@@ -1,6 +1,6 @@
 import { Suspense, useEffect, useRef, useState } from 'react';
 import type { FileItem } from '../../api/results';
-import { useViewerText } from '../../i18n/viewer';
+import { useI18n } from '../../i18n';
 import type { PreviewKind } from '../../lib/preview-kinds';
 import { describeError } from '../error-text';
 import { Spinner } from '../ui/button';
@@ -17,7 +17,7 @@ type State = { readonly url?: string; readonly failed?: string };
 
 /** One file's preview: its URL first, then the view of its kind; any failure shows the details. */
 export function PreviewBody({ file, kind, source }: { readonly file: FileItem; readonly kind: Exclude<PreviewKind, 'none'>; readonly source: PreviewSource }) {
-  const { v, t } = useViewerText();
+  const { t } = useI18n();
   const [state, setState] = useState<State>({});
   // One URL per file shown (the viewer keys this by file id): a visitor's may count a download.
   const asked = useRef({ file, source });
@@ -25,21 +25,21 @@ export function PreviewBody({ file, kind, source }: { readonly file: FileItem; r
   useEffect(() => {
     let live = true;
     asked.current.source.url(asked.current.file).then(
-      (url) => live && setState(url ? { url } : { failed: v.previewFailed }),
+      (url) => live && setState(url ? { url } : { failed: t.previewFailed }),
       (error: unknown) => live && setState({ failed: describeError(error, t).message }),
     );
     return () => {
       live = false;
     };
-  }, [v, t]);
+  }, [t]);
 
   // No error: the service would not serve the bytes inline (415) or the browser could not show them.
-  const fail = (error?: unknown) => setState({ failed: error === undefined ? v.previewFailed : describeError(error, t).message });
+  const fail = (error?: unknown) => setState({ failed: error === undefined ? t.previewFailed : describeError(error, t).message });
 
   if (state.failed) return <DetailsPanel file={file} folder={source.folder} note={state.failed} onDownload={() => source.download(file)} />;
   const loading = (
     <p role="status" className="m-auto flex items-center gap-2">
-      <Spinner /> {v.loadingPreview}
+      <Spinner /> {t.loadingPreview}
     </p>
   );
   if (!state.url) return loading;

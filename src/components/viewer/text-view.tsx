@@ -1,6 +1,6 @@
 import MarkdownIt from 'markdown-it';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { useViewerText } from '../../i18n/viewer';
+import { useI18n } from '../../i18n';
 import { decodeText, TEXT_PREVIEW_BYTES } from '../../lib/text-decoding';
 import { Spinner } from '../ui/button';
 
@@ -15,7 +15,7 @@ markdown.renderer.rules.link_open = (tokens, index, options, _env, self) => {
 
 /** The first MiB of a text file, in its encoding (lib/text-decoding.ts), as text or rendered Markdown. */
 export function TextView({ url, markdown: isMarkdown, onFail }: { readonly url: string; readonly markdown: boolean; readonly onFail: (error?: unknown) => void }) {
-  const { v } = useViewerText();
+  const { t } = useI18n();
   const [text, setText] = useState<{ readonly text: string; readonly cut: boolean } | null>(null);
   const fail = useRef(onFail);
   fail.current = onFail;
@@ -43,7 +43,7 @@ export function TextView({ url, markdown: isMarkdown, onFail }: { readonly url: 
     <div tabIndex={0} className="min-h-0 flex-1 overflow-auto bg-white p-4 text-gray-900 dark:bg-gray-900 dark:text-gray-100">
       {text.cut && (
         <p role="note" className="mb-3 rounded bg-amber-100 px-3 py-2 text-sm text-amber-950">
-          {v.textCut}
+          {t.textCut}
         </p>
       )}
       {html !== null ? (

@@ -6,10 +6,10 @@
  */
 import { useEffect, useId, useRef, useState, type PointerEvent } from 'react';
 import type { FileItem } from '../../api/results';
-import { useViewerText } from '../../i18n/viewer';
-import { registerOpenDialog } from '../../lib/dialogs';
+import { useI18n } from '../../i18n';
 import { previewKind } from '../../lib/preview-kinds';
 import { ToolButton } from '../ui/button';
+import { useModal } from '../ui/dialog';
 import { DetailsPanel } from './details-panel';
 import { PreviewBody } from './preview-body';
 
@@ -36,36 +36,14 @@ export function Viewer({
   readonly source: PreviewSource;
   readonly onClose: () => void;
 }) {
-  const { v, t } = useViewerText();
-  const ref = useRef<HTMLDialogElement>(null);
+  const { t } = useI18n();
+  const ref = useModal(onClose);
   const titleId = useId();
   const [index, setIndex] = useState(start);
   const [details, setDetails] = useState(false);
   const swipe = useRef<{ x: number; y: number } | null>(null);
-  const close = useRef(onClose);
-  close.current = onClose;
   const file = files[Math.min(index, files.length - 1)];
   const kind = previewKind(file.ext);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const unregister = registerOpenDialog();
-    if (!dialog.open) dialog.showModal();
-    dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
-    const onCancel = (event: Event) => {
-      event.preventDefault();
-      close.current();
-    };
-    dialog.addEventListener('cancel', onCancel);
-    return () => {
-      dialog.removeEventListener('cancel', onCancel);
-      if (dialog.open) dialog.close();
-      unregister();
-      if (previous?.isConnected) previous.focus();
-    };
-  }, []);
 
   const go = (delta: number) => setIndex((current) => Math.max(0, Math.min(files.length - 1, current + delta)));
 
@@ -104,23 +82,23 @@ export function Viewer({
     >
       <header className="flex items-center gap-2 border-b border-gray-800 px-3 py-2">
         <h2 id={titleId} className="min-w-0 flex-1 truncate font-semibold">
-          {v.viewerTitle(file.name, index + 1, files.length)}
+          {t.viewerTitle(file.name, index + 1, files.length)}
         </h2>
-        <ToolButton icon="info" label={v.details} aria-pressed={details} onClick={() => setDetails(!details)} />
+        <ToolButton icon="info" label={t.details} aria-pressed={details} onClick={() => setDetails(!details)} />
         <ToolButton icon="download" label={t.download} onClick={() => source.download(file)} />
-        <ToolButton icon="close" label={v.closeViewer} data-autofocus onClick={onClose} />
+        <ToolButton icon="close" label={t.closeViewer} data-autofocus onClick={onClose} />
       </header>
       <div className="flex min-h-0 flex-1">
         <div className="relative flex min-w-0 flex-1 flex-col touch-pan-y" onPointerDown={onPointerDown} onPointerUp={onPointerUp} onPointerCancel={() => (swipe.current = null)}>
           {kind === 'none' ? (
-            <DetailsPanel file={file} folder={source.folder} note={v.noPreview} onDownload={() => source.download(file)} />
+            <DetailsPanel file={file} folder={source.folder} note={t.noPreview} onDownload={() => source.download(file)} />
           ) : (
             <PreviewBody key={file.id} file={file} kind={kind} source={source} />
           )}
           {files.length > 1 && (
             <div className="pointer-events-none absolute inset-x-2 top-1/2 flex -translate-y-1/2 justify-between">
-              <ToolButton className="pointer-events-auto" icon="chevronLeft" label={v.previousFile} iconOnly disabled={index === 0} onClick={() => go(-1)} />
-              <ToolButton className="pointer-events-auto" icon="chevronRight" label={v.nextFile} iconOnly disabled={index === files.length - 1} onClick={() => go(1)} />
+              <ToolButton className="pointer-events-auto" icon="chevronLeft" label={t.previousFile} iconOnly disabled={index === 0} onClick={() => go(-1)} />
+              <ToolButton className="pointer-events-auto" icon="chevronRight" label={t.nextFile} iconOnly disabled={index === files.length - 1} onClick={() => go(1)} />
             </div>
           )}
         </div>
