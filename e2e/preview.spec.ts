@@ -105,7 +105,7 @@ test.describe('the viewer of the owner', () => {
     await addFile(api, workspace.id, 'notes.md', text);
     await page.goto(workspace.url);
     const dialog = await openByDoubleClick(page, workspace.name, 'notes.md');
-    await expect(dialog.getByRole('heading', { name: 'Notes' })).toBeVisible();
+    await expect(dialog.getByRole('heading', { name: 'Notes', exact: true })).toBeVisible();
     await expect(dialog.getByText('<script>window.pwned = true</script>')).toBeVisible();
     await expect(dialog.locator('script, img')).toHaveCount(0);
     await expect(dialog.getByRole('link', { name: 'site' })).toHaveAttribute('rel', 'noopener noreferrer');
