@@ -1,6 +1,6 @@
 /** Calls made while the database or the store cannot be reached: refused with 503 and Retry-After (storage/outages.ts), not incidents. */
 import type { Config } from '../config';
-import { OUTAGE_RETRY_AFTER_SECONDS, outagesOf, type Outage } from '../storage/outages';
+import { OUTAGE_RETRY_AFTER_SECONDS, outagesOf } from '../storage/outages';
 import { OpError, ResultCode } from './errors';
 
 export { OUTAGE_RETRY_AFTER_SECONDS };
@@ -16,9 +16,4 @@ export function outageRefusal(config: Config, error: unknown): OpError | null {
 /** Whether a background round's `error` is part of a dependency outage: the tracker logs that once, so the round need not. */
 export function partOfOutage(config: Config, error: unknown): boolean {
   return outagesOf(config).failed(error) !== null;
-}
-
-/** The outages under way in the app running `config` (for readiness checks): empty when the database and the store answer. */
-export function currentOutages(config: Config): readonly Outage[] {
-  return outagesOf(config).current();
 }

@@ -187,35 +187,29 @@ export class Metrics {
   private queueGauges(): void {
     const sources = this.sources;
     // One query for the three gauges, read when the first of them is collected in a scrape.
-    let reading: Promise<Awaited<ReturnType<MetricSources['queueDepths']>> | null> | null = null;
+    type Depths = Awaited<ReturnType<MetricSources['queueDepths']>>;
+    let reading: Promise<Depths | null> | null = null;
     const read = () =>
       (reading ??= withTimeout(sources.queueDepths(), QUEUE_QUERY_TIMEOUT_MS).finally(() => setImmediate(() => (reading = null))));
-    const ageOf = (oldestAt: number | null) => (oldestAt === null ? 0 : Math.max(0, (Date.now() - oldestAt) / 1000));
     const registers = [this.registry];
-    new Gauge({
-      name: 'fss_queue_waiting',
-      help: 'Entries waiting in a queue of the database (every instance).',
-      labelNames: ['queue'],
-      registers,
-      async collect() {
-        const depths = await read();
-        if (!depths) return;
-        this.set({ queue: 'email' }, depths.emails.waiting);
-        this.set({ queue: 'encryption' }, depths.encryptionJobs.waiting);
-      },
-    });
-    new Gauge({
-      name: 'fss_queue_oldest_age_seconds',
-      help: 'Age of the oldest waiting entry of a queue (0 when none waits).',
-      labelNames: ['queue'],
-      registers,
-      async collect() {
-        const depths = await read();
-        if (!depths) return;
-        this.set({ queue: 'email' }, ageOf(depths.emails.oldestAt));
-        this.set({ queue: 'encryption' }, ageOf(depths.encryptionJobs.oldestAt));
-      },
-    });
+    // A figure of the email queue and of the encryption jobs' queue, labelled by queue.
+    const queueGauge = (name: string, help: string, valueOf: (queue: Depths['emails']) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['queue'],
+        registers,
+        async collect() {
+          const depths = await read();
+          if (!depths) return;
+          this.set({ queue: 'email' }, valueOf(depths.emails));
+          this.set({ queue: 'encryption' }, valueOf(depths.encryptionJobs));
+        },
+      });
+    queueGauge('fss_queue_waiting', 'Entries waiting in a queue of the database (every instance).', (queue) => queue.waiting);
+    queueGauge('fss_queue_oldest_age_seconds', 'Age of the oldest waiting entry of a queue (0 when none waits).', (queue) =>
+      queue.oldestAt === null ? 0 : Math.max(0, (Date.now() - queue.oldestAt) / 1000),
+    );
     new Gauge({
       name: 'fss_uploads_unfinished',
       help: 'Uploads begun, neither completed nor expired (every instance).',
