@@ -98,6 +98,8 @@ export interface Config {
    */
   readonly imageMakers: number;
   readonly imageQueue: number;
+  /** FSS_IMAGES_AHEAD: uploaded images whose thumbnails may wait to be made ahead of their first look (0: only on first look). */
+  readonly imagesAhead: number;
   readonly limits: Limits;
   /** FSS_METRICS: no /metrics (off), /metrics on the public port (on), or a listener of its own (host:port). */
   readonly metrics: MetricsSetting;
@@ -296,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     passwordHashSlots: intSetting(env, 'FSS_PASSWORD_HASH_SLOTS', 2, 1, Math.max(1, threadPoolSize(env) - THREADS_KEPT_FOR_FILES)),
     imageMakers: intSetting(env, 'FSS_IMAGE_MAKERS', 1, 1, 64),
     imageQueue: intSetting(env, 'FSS_IMAGE_QUEUE', 16, 0, 10_000),
+    imagesAhead: intSetting(env, 'FSS_IMAGES_AHEAD', 10_000, 0, 1_000_000),
     metrics: metricsSetting(env),
     limits: {
       maxBodyBytes: intSetting(env, 'FSS_MAX_BODY_BYTES', defaultLimits.maxBodyBytes, 1024),

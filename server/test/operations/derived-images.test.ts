@@ -7,15 +7,17 @@
 import { deflateSync, crc32 } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { describe, expect, test } from 'vitest';
-import { auditDerivedImages, MakingQueueFull, openDerivedImage, type ContentRef } from '../../src/operations/previews/derived-images';
+import { describe, expect, test, vi } from 'vitest';
+import { auditDerivedImages, makeThumbnailsAhead, MakingQueueFull, openDerivedImage, type ContentRef } from '../../src/operations/previews/derived-images';
+import { MakingQueue } from '../../src/operations/previews/image-making';
+import { completeUpload } from '../../src/operations/content/uploads';
 import { removeUnreferencedContent } from '../../src/operations/content/content-removal';
 import { checkIntegrity, describeReport } from '../../src/operations/admin/integrity';
 import { derivedKeyFor } from '../../src/storage/content/content-store';
 import { contentStoreFor } from '../../src/storage/content/stores';
 import { openTestServices, type TestServices } from '../helpers/database';
 import { pagePdf } from '../helpers/pdfs';
-import { insertTestAccount, insertTestFile, storeTestContent } from '../helpers/stored-files';
+import { insertTestAccount, insertTestFile, stageTestUpload, storeTestContent } from '../helpers/stored-files';
 
 async function bytesOf(stream: Readable): Promise<Buffer> {
   return Buffer.concat(await stream.toArray());
@@ -144,6 +146,70 @@ describe('making derived images', () => {
     const results = await Promise.allSettled(contents.map((content) => openDerivedImage(services, content, 'view')));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect(results.filter((r) => r.status === 'rejected' && r.reason instanceof MakingQueueFull)).toHaveLength(2);
+  });
+});
+
+describe('thumbnails made ahead of their first look', () => {
+  test('an uploaded photo gets its large and small thumbnails once its upload completes, with no request', async () => {
+    const services = await openTestServices();
+    const alice = await insertTestAccount(services, 'alice');
+    const bytes = await photo(1200, 800);
+    const { sha256 } = await completeUpload(services, alice, await stageTestUpload(services, alice, bytes));
+    const keys = [derivedKeyFor(sha256, bytes.length, 'large.webp'), derivedKeyFor(sha256, bytes.length, 'small.webp')];
+    await vi.waitFor(async () => expect(await derivedKeys(services)).toEqual(keys), { timeout: 20_000, interval: 50 });
+    const store = contentStoreFor(services.config);
+    expect(await sharp(await bytesOf(await store.read(keys[0]))).metadata()).toMatchObject({ format: 'webp', width: 384, height: 256 });
+    expect(await sharp(await bytesOf(await store.read(keys[1]))).metadata()).toMatchObject({ format: 'webp', width: 96, height: 64 });
+  });
+
+  // One making slot: a request's making runs only after whatever ran ahead in it has finished, so what is stored then is all that was made.
+  const afterARequest = async (services: TestServices) => {
+    const asked = await stored(services, await photo(60, 40));
+    await openDerivedImage(services, asked, 'small');
+    return derivedKeys(services).then((keys) => keys.filter((key) => key !== derivedKeyFor(asked.sha256, asked.size, 'small.webp')));
+  };
+
+  test('text, encrypted content and FSS_IMAGES_AHEAD=0 get nothing made ahead, not even a marker', async () => {
+    const services = await openTestServices({ config: { imageMakers: 1 } });
+    await makeThumbnailsAhead(services, await stored(services, Buffer.from('just some words\n')));
+    await makeThumbnailsAhead(services, { ...(await stored(services, await photo(200, 100))), encrypted: true });
+    expect(await afterARequest(services)).toEqual([]);
+
+    const off = await openTestServices({ config: { imageMakers: 1, imagesAhead: 0 } });
+    await makeThumbnailsAhead(off, await stored(off, await photo(100, 200)));
+    expect(await afterARequest(off)).toEqual([]);
+  });
+
+  test('a damaged image gets its marker ahead, and no second warn line when it is asked for', async () => {
+    const { services: opened, lines } = withLog();
+    const services = await opened;
+    const content = await stored(services, (await photo(800, 600)).subarray(0, 3000));
+    await makeThumbnailsAhead(services, content);
+    expect(await afterARequest(services)).toEqual([derivedKeyFor(content.sha256, content.size, 'unreadable')]);
+    expect(await openDerivedImage(services, content, 'large')).toBeUndefined();
+    expect(lines.filter((line) => line.includes('"level":"warn"'))).toHaveLength(1);
+  });
+
+  test('a request waiting for a slot goes before every making ahead', async () => {
+    const queue = new MakingQueue(1, 16, 16);
+    const order: string[] = [];
+    let finishFirst = () => {};
+    const first = queue.run(() => new Promise<void>((resolve) => (finishFirst = resolve)));
+    for (const name of ['ahead 1', 'ahead 2']) expect(queue.runWhenIdle(async () => void order.push(name))).toBe(true);
+    const asked = queue.run(async () => void order.push('request'));
+    finishFirst();
+    await Promise.all([first, asked]);
+    await vi.waitFor(() => expect(order).toEqual(['request', 'ahead 1', 'ahead 2']));
+  });
+
+  test('the line ahead is bounded: beyond it a making is declined, to be made on first use', async () => {
+    const queue = new MakingQueue(1, 16, 1);
+    let finish = () => {};
+    const busy = queue.run(() => new Promise<void>((resolve) => (finish = resolve)));
+    expect(queue.runWhenIdle(async () => {})).toBe(true);
+    expect(queue.runWhenIdle(async () => {})).toBe(false);
+    finish();
+    await busy;
   });
 });
 

@@ -37,6 +37,7 @@ import { isUploadId as isUploadIdForm } from '../../storage/content/upload-area'
 import type { Services } from '../context';
 import { BLOB_ID_BYTES, encryptedSize } from '../crypto/content-cipher';
 import { uploadCipherOf } from '../encryption/encrypted-content';
+import { makeThumbnailsAhead } from '../previews/derived-images';
 import { invalidArgument, notFound, tooLarge } from '../errors';
 import { WRITE_INTENT_GRACE_MS } from './content-removal';
 import { withUploadLock } from './upload-locks';
@@ -208,6 +209,8 @@ async function completeOnce(services: Services, accountId: number, id: string): 
       if (outcome.discardOurs && storedKey !== null) {
         // Our copy lost a race with identical bytes: removed now rather than when its intent falls due.
         await expediteRemoval(db, storedKey, services.now());
+      } else if (storedKey !== null && !upload.encryption) {
+        void makeThumbnailsAhead(services, { sha256, size: upload.length, storageKey: storedKey, encrypted: false });
       }
       await area.remove(id);
       return outcome.completion;

@@ -2,8 +2,10 @@
  * Derived images (docs/uploads-and-downloads.md §9): the WebP thumbnails (small, large) and view
  * renditions of plaintext image content (and of a PDF's first page, pdf-rendering.ts), kept in the content store under derived keys by the
  * content's SHA-256 and size (content-store.ts derivedKeyFor), so made once however many files share
- * the content. Made on first use, in bounded concurrency (image-making.ts MakingQueue, per
- * configuration), one making per content and variant however many requests ask at once.
+ * the content. The thumbnails of new content are made ahead, when an upload completes, whenever no
+ * request waits for a making (makeThumbnailsAhead); anything else on first use. Both in bounded
+ * concurrency (image-making.ts MakingQueue, per configuration), one making per content and variant
+ * however many ask at once.
  *
  * A content that gives no image (not an image, damaged, too many pixels, an unsafe SVG) gets one
  * warn line and a marker object, `…-unreadable` holding the reason, so that it is never read again;
@@ -53,7 +55,7 @@ const makingsByConfig = new WeakMap<Config, Makings>();
 function makingsFor(config: Config): Makings {
   let makings = makingsByConfig.get(config);
   if (!makings) {
-    makings = { queue: new MakingQueue(config.imageMakers, config.imageQueue), inFlight: new Map(), spareInputs: [] };
+    makings = { queue: new MakingQueue(config.imageMakers, config.imageQueue, config.imagesAhead), inFlight: new Map(), spareInputs: [] };
     makingsByConfig.set(config, makings);
   }
   return makings;
@@ -79,17 +81,28 @@ export async function openDerivedImage(services: Services, content: ContentRef, 
         if (!(error instanceof ContentMissingError) && (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
     }
-    making = makings.inFlight.get(key);
-    if (!making) {
-      making = make(services, content, variant, key).finally(() => makings.inFlight.delete(key));
-      makings.inFlight.set(key, making);
-    }
+    making = makeOnce(services, content, variant, (task) => makings.queue.run(task));
   }
   const bytes = await making;
   return bytes && { body: Readable.from([bytes]), size: bytes.length, etag };
 }
 
-async function make(services: Services, content: ContentRef, variant: ImageVariant, key: string): Promise<Buffer | undefined> {
+/** Runs a making in a slot of the queue (a request), or at once (a making ahead already holds one). */
+type InSlot = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** The making of `variant`, joined when one is in flight; made from `from` (a larger rendition) when given, else from the content. */
+function makeOnce(services: Services, content: ContentRef, variant: ImageVariant, inSlot: InSlot, from?: Buffer): Promise<Buffer | undefined> {
+  const { inFlight } = makingsFor(services.config);
+  const key = derivedKeyFor(content.sha256, content.size, `${variant}.webp`);
+  let making = inFlight.get(key);
+  if (!making) {
+    making = make(services, content, variant, key, inSlot, from).finally(() => inFlight.delete(key));
+    inFlight.set(key, making);
+  }
+  return making;
+}
+
+async function make(services: Services, content: ContentRef, variant: ImageVariant, key: string, inSlot: InSlot, from?: Buffer): Promise<Buffer | undefined> {
   const store = contentStoreFor(services.config);
   const marker = derivedKeyFor(content.sha256, content.size, UNREADABLE);
   if (await store.stat(marker)) return undefined;
@@ -101,22 +114,67 @@ async function make(services: Services, content: ContentRef, variant: ImageVaria
   if (content.size > MAX_INPUT_BYTES) return refuse(`larger than ${MAX_INPUT_BYTES} bytes`);
   // The slot bounds the reading and the making (CPU and the input's memory); the small result is stored after it,
   // so that the next making does not wait for this one's sync.
-  const { queue, spareInputs } = makingsFor(services.config);
-  const made = await queue.run(async (): Promise<{ bytes: Buffer } | { unreadable: string }> => {
-    const buffer = content.size <= SPARE_INPUT_BYTES ? (spareInputs.pop() ?? Buffer.allocUnsafe(SPARE_INPUT_BYTES)) : Buffer.allocUnsafe(content.size);
-    try {
-      const input = await readWhole(await store.read(content.storageKey), buffer.subarray(0, content.size));
-      return { bytes: sniff(input)?.kind === 'pdf' ? await makePdfRendition(input, variant) : await makeRendition(input, variant) };
-    } catch (error) {
-      if (error instanceof UnreadableImage) return { unreadable: error.message };
-      throw error;
-    } finally {
-      if (buffer.length === SPARE_INPUT_BYTES) spareInputs.push(buffer);
-    }
-  });
+  const render = (input: Buffer) => (sniff(input)?.kind === 'pdf' ? makePdfRendition(input, variant) : makeRendition(input, variant));
+  const made = await inSlot(() => unlessUnreadable(from ? render(from) : withContentBytes(services, content, render)));
   if ('unreadable' in made) return refuse(made.unreadable);
   await store.putDerived(key, made.bytes);
   return made.bytes;
+}
+
+async function unlessUnreadable(making: Promise<Buffer>): Promise<{ bytes: Buffer } | { unreadable: string }> {
+  try {
+    return { bytes: await making };
+  } catch (error) {
+    if (error instanceof UnreadableImage) return { unreadable: error.message };
+    throw error;
+  }
+}
+
+/** `use` given the content's bytes, read into one of the slots' spare buffers when they fit. */
+async function withContentBytes<T>(services: Services, content: ContentRef, use: (input: Buffer) => Promise<T>): Promise<T> {
+  const { spareInputs } = makingsFor(services.config);
+  const buffer = content.size <= SPARE_INPUT_BYTES ? (spareInputs.pop() ?? Buffer.allocUnsafe(SPARE_INPUT_BYTES)) : Buffer.allocUnsafe(content.size);
+  try {
+    return await use(await readWhole(await contentStoreFor(services.config).read(content.storageKey), buffer.subarray(0, content.size)));
+  } finally {
+    if (buffer.length === SPARE_INPUT_BYTES) spareInputs.push(buffer);
+  }
+}
+
+/** Leading bytes read to tell an image or a PDF (content-sniffing.ts sniff needs no more). */
+const HEAD_BYTES = 4096;
+
+/**
+ * Queues the making of new content's thumbnails, large (the grid's) then small from it, to run when
+ * no request waits for a making (FSS_IMAGES_AHEAD: how many may wait; when full, first use makes
+ * them). Only for plaintext content whose first bytes are an image or a PDF; never throws.
+ */
+export async function makeThumbnailsAhead(services: Services, content: ContentRef): Promise<void> {
+  if (content.encrypted || content.size === 0 || content.size > MAX_INPUT_BYTES || services.config.imagesAhead === 0) return;
+  const store = contentStoreFor(services.config);
+  const failed = (error: unknown) =>
+    createLogger(services.config.log).warn('thumbnails not made ahead', { sha256: content.sha256, size: content.size, error: error instanceof Error ? error.message : String(error) });
+  try {
+    const headBytes = Math.min(content.size, HEAD_BYTES);
+    const kind = sniff(await readWhole(await store.read(content.storageKey, { start: 0, end: headBytes - 1 }), Buffer.allocUnsafe(headBytes)))?.kind;
+    if (kind !== 'image' && kind !== 'pdf') return;
+  } catch (error) {
+    return failed(error);
+  }
+  const { queue, inFlight } = makingsFor(services.config);
+  queue.runWhenIdle(async () => {
+    try {
+      let large: Buffer | undefined;
+      for (const variant of ['large', 'small'] as const) {
+        const key = derivedKeyFor(content.sha256, content.size, `${variant}.webp`);
+        if (inFlight.has(key) || (await store.stat(key))) continue;
+        large = await makeOnce(services, content, variant, (task) => task(), large);
+        if (!large) return; // no image of this content: the marker says so
+      }
+    } catch (error) {
+      failed(error);
+    }
+  });
 }
 
 /** `blob` read into `target`, whose length is the blob's size (a local file straight into it, no Buffer per read). */

@@ -88,14 +88,20 @@ export class MakingQueueFull extends Error {
   }
 }
 
-/** At most `slots` makings at once, up to `maxWaiting` more in line, first come first served. */
+/**
+ * At most `slots` makings at once, up to `maxWaiting` more in line, first come first served; and a
+ * line of up to `maxAhead` makings nobody waits for (made ahead of their first use), each started
+ * only when a slot is free and no request waits.
+ */
 export class MakingQueue {
   #running = 0;
   readonly #waiting: Array<() => void> = [];
+  readonly #ahead: Array<() => Promise<void>> = [];
 
   constructor(
     readonly slots: number,
     readonly maxWaiting: number,
+    readonly maxAhead = 0,
   ) {}
 
   /** Runs `task` in a slot; throws MakingQueueFull at once when every slot is taken and the line is full. */
@@ -106,9 +112,28 @@ export class MakingQueue {
     try {
       return await task();
     } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
+      this.#release();
     }
+  }
+
+  /** Runs `task` in a slot when nothing else wants it; false when the line ahead is full (then it is not run). `task` must not throw. */
+  runWhenIdle(task: () => Promise<void>): boolean {
+    if (this.#ahead.length >= this.maxAhead) return false;
+    this.#ahead.push(task);
+    if (this.#running < this.slots) {
+      this.#running++;
+      this.#release();
+    }
+    return true;
+  }
+
+  /** Hands the slot just freed to a request in line, else to a making ahead, else frees it. */
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) return next();
+    const ahead = this.#ahead.shift();
+    // A making ahead logs its own failure; nobody waits for its result.
+    if (ahead) return void ahead().catch(() => undefined).finally(() => this.#release());
+    this.#running--;
   }
 }
