@@ -5,7 +5,9 @@
  * Debian's headless Chromium (both CPUs, as section 5) with the service on CPU 0:
  * - first screen of thumbnails: a fresh context opens the folder in the grid; the time from
  *   navigation start until every tile on screen shows its thumbnail (its <img> complete, with
- *   pixels), the service making them on the way (first visit);
+ *   pixels), twice: with nothing made, the service making them as they are asked for (a service
+ *   with FSS_IMAGES_AHEAD=0), and right after the upload of another 1,000 photos to a service on its
+ *   defaults, which makes thumbnails in the background as uploads complete (first visit);
  * - the same in a new page of the same context (next visit: the browser's cache);
  * - making rate: the large thumbnails of `makeCount` photos the browser did not ask for, requested
  *   in order from Node (4 in flight, a 503 tried again after its Retry-After), photos per second
@@ -62,7 +64,20 @@ export interface ThumbnailsResult {
   readonly photos: number;
   readonly photoBytes: number;
   readonly uploadSeconds: number;
+  /** Nothing made: the service makes each thumbnail when the page asks for it. */
   readonly firstVisit: ScreenFigure;
+  /** A folder opened right after its upload, thumbnails made ahead in the background (the default). */
+  readonly afterUpload: {
+    readonly screen: ScreenFigure;
+    readonly uploadSeconds: number;
+    /** Photos with both thumbnails stored when the upload ended, and when the screen was opened. */
+    readonly madeAtUploadEnd: number;
+    readonly madeAtScreen: number;
+    /** From the upload's end until every photo had both (null: not within two minutes). */
+    readonly allMadeSeconds: number | null;
+    /** The service's peak RSS over the upload and the making ahead. */
+    readonly peakRssBytes: number;
+  };
   readonly nextVisit: ScreenFigure;
   /** Enter to the viewer's image shown, per photo; the width of the image shown (a scaled rendition or the original). */
   readonly preview: { readonly ms: number[]; readonly medianMs: number; readonly worstMs: number; readonly widths: number[] };
@@ -115,13 +130,55 @@ export async function ensurePhotos(): Promise<string[]> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-/** tus creation with upload (the whole photo in the POST), then FileAdd; answers the file id. */
-async function uploadPhoto(service: ChildServer, session: Session, folder: number, name: string, bytes: Buffer): Promise<number> {
+interface UploadedPhoto {
+  readonly id: number;
+  readonly sha256: string;
+  readonly size: number;
+}
+
+/** tus creation with upload (the whole photo in the POST), then FileAdd. */
+async function uploadPhoto(service: ChildServer, session: Session, folder: number, name: string, bytes: Buffer): Promise<UploadedPhoto> {
   const hash = await createWithUpload(service, session, folder, name, bytes, agent);
   const xml = await callSigned(service.url, session, 'FileService', 'FileAdd', { name, ext: 'jpg', size: bytes.length, dirid: folder, hash });
   const id = Number(attribute(xml.slice(xml.indexOf('<file')), 'id'));
   if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`FileAdd answered ${xml}`);
-  return id;
+  return { id, sha256: hash, size: bytes.length };
+}
+
+/** `jpeg` with its comment segment (right after SOI, see ensurePhotos) saying `text`: other content, the same picture. */
+function withComment(jpeg: Buffer, text: string): Buffer {
+  const comment = Buffer.from(text);
+  const segment = Buffer.concat([Buffer.from([0xff, 0xfe, 0, comment.length + 2]), comment]);
+  return Buffer.concat([jpeg.subarray(0, 2), segment, jpeg.subarray(4 + jpeg.readUInt16BE(4))]);
+}
+
+/** The photos uploaded into a new folder, two at a time; `tag` makes their contents differ from other folders'. */
+async function uploadFolder(service: ChildServer, session: Session, photos: readonly string[], tag: string) {
+  const folderXml = await callSigned(service.url, session, 'FileService', 'FolderAdd', { dirid: 0, name: `Photos ${tag} ${Date.now()}` });
+  const folder = Number(attribute(folderXml.slice(folderXml.indexOf('<folder')), 'id'));
+  const started = performance.now();
+  const uploaded: UploadedPhoto[] = new Array(photos.length);
+  let bytes = 0;
+  let next = 0;
+  const uploader = async () => {
+    while (next < photos.length) {
+      const index = next++;
+      const photo = withComment(await readFile(photos[index]), `fss bench photo ${index} ${tag}`);
+      bytes += photo.length;
+      uploaded[index] = await uploadPhoto(service, session, folder, photoName(index), photo);
+    }
+  };
+  await Promise.all([uploader(), uploader()]);
+  const seconds = (performance.now() - started) / 1000;
+  log(`thumbnails: ${photos.length} photos (${round(bytes / 1e9, 2)} GB) uploaded in ${round(seconds, 1)} s (${tag})`);
+  return { folder, uploaded, bytes, seconds };
+}
+
+/** How many of the photos have both thumbnails stored (the local disk store: content/derived/…). */
+function madeCount(dataDir: string, photos: readonly UploadedPhoto[]): number {
+  const stored = (photo: UploadedPhoto, variant: string) =>
+    existsSync(path.join(dataDir, 'content', 'derived', photo.sha256.slice(0, 2), photo.sha256.slice(2, 4), `${photo.sha256}-${photo.size}-${variant}.webp`));
+  return photos.filter((photo) => stored(photo, 'large') && stored(photo, 'small')).length;
 }
 
 /**
@@ -200,29 +257,21 @@ async function timePreviews(context: BrowserContext, folder: number, count: numb
 export async function measureThumbnails(options: ThumbnailsOptions): Promise<ThumbnailsResult> {
   const photos = await ensurePhotos();
   const webRoot = await buildWebApp(options.runDir);
-  const service = await startService({ dataDir: options.dataDir, webRoot, logFile: path.join(options.runDir, 'logs', 'thumbnails-service.log'), profileDir: options.profileDir });
+  const nothingMade = await measureNothingMade(options, photos, webRoot);
+  const afterUpload = await measureAfterUpload(options, photos, webRoot);
+  return { ...nothingMade, afterUpload };
+}
+
+/** A service that makes thumbnails only when asked (FSS_IMAGES_AHEAD=0): first and next visit, previews, the making rate. */
+async function measureNothingMade(options: ThumbnailsOptions, photos: readonly string[], webRoot: string): Promise<Omit<ThumbnailsResult, 'afterUpload'>> {
+  const logFile = path.join(options.runDir, 'logs', 'thumbnails-service.log');
+  const service = await startService({ dataDir: options.dataDir, webRoot, logFile, profileDir: options.profileDir, env: { FSS_IMAGES_AHEAD: '0' } });
   let browser: Browser | undefined = await chromium.launch(LAUNCH);
   try {
     const chromiumVersion = browser.version();
     const session = await login(service.url, BENCH_ACCOUNT, PASSWORD);
-    const folderXml = await callSigned(service.url, session, 'FileService', 'FolderAdd', { dirid: 0, name: `Photos ${Date.now()}` });
-    const folder = Number(attribute(folderXml.slice(folderXml.indexOf('<folder')), 'id'));
-
-    const started = performance.now();
-    const ids: number[] = new Array(photos.length);
-    let photoBytes = 0;
-    let next = 0;
-    const uploader = async () => {
-      while (next < photos.length) {
-        const index = next++;
-        const bytes = await readFile(photos[index]);
-        photoBytes += bytes.length;
-        ids[index] = await uploadPhoto(service, session, folder, photoName(index), bytes);
-      }
-    };
-    await Promise.all([uploader(), uploader()]);
-    const uploadSeconds = (performance.now() - started) / 1000;
-    log(`thumbnails: ${photos.length} photos (${round(photoBytes / 1e9, 2)} GB) uploaded in ${round(uploadSeconds, 1)} s`);
+    const { folder, uploaded, bytes: photoBytes, seconds: uploadSeconds } = await uploadFolder(service, session, photos, 'asked');
+    const ids = uploaded.map((photo) => photo.id);
 
     const context = await loggedInContext(browser, service.url, session);
     await context.addInitScript(`localStorage.setItem('fss.view', 'grid');`);
@@ -233,7 +282,7 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
     await browser.close();
     browser = undefined;
     log(`thumbnails: preview of a photo shown ${preview.ms.map((v) => round(v, 0)).join(', ')} ms after Enter (images ${[...new Set(preview.widths)].join(', ')} px wide)`);
-    log(`thumbnails: first screen (${firstVisit.tiles} tiles) ${round(firstVisit.ms, 0)} ms on the first visit, ${round(nextVisit.ms, 0)} ms on the next`);
+    log(`thumbnails: first screen (${firstVisit.tiles} tiles) ${round(firstVisit.ms, 0)} ms on the first visit with nothing made, ${round(nextVisit.ms, 0)} ms on the next`);
     for (const [visit, { steps }] of [['first', firstVisit], ['next', nextVisit]] as const) {
       log(`thumbnails: ${visit} visit: scripts run ${steps.scriptsRun} ms, GetFilesWhitPath ${steps.listing?.join('–')} ms, ThumbnailBase ${steps.prefix?.join('–')} ms, tiles in the page ${steps.tilesAt} ms`);
     }
@@ -280,3 +329,32 @@ export async function measureThumbnails(options: ThumbnailsOptions): Promise<Thu
   }
 }
 
+/** A service on its defaults: another 1,000 photos uploaded, then their folder opened at once, as a user who just uploaded them does. */
+async function measureAfterUpload(options: ThumbnailsOptions, photos: readonly string[], webRoot: string): Promise<ThumbnailsResult['afterUpload']> {
+  const service = await startService({ dataDir: options.dataDir, webRoot, logFile: path.join(options.runDir, 'logs', 'thumbnails-ahead-service.log') });
+  const browser = await chromium.launch(LAUNCH);
+  try {
+    const session = await login(service.url, BENCH_ACCOUNT, PASSWORD);
+    service.resetPeak();
+    const { folder, uploaded, seconds: uploadSeconds } = await uploadFolder(service, session, photos, 'ahead');
+    const madeAtUploadEnd = madeCount(options.dataDir, uploaded);
+    const uploadEnded = performance.now();
+    const context = await loggedInContext(browser, service.url, session);
+    await context.addInitScript(`localStorage.setItem('fss.view', 'grid');`);
+    const madeAtScreen = madeCount(options.dataDir, uploaded);
+    const screen = await timeScreen(context, folder);
+    await context.close();
+    let allMadeSeconds: number | null = null;
+    while (allMadeSeconds === null && performance.now() - uploadEnded < 120_000) {
+      if (madeCount(options.dataDir, uploaded) === uploaded.length) allMadeSeconds = (performance.now() - uploadEnded) / 1000;
+      else await sleep(250);
+    }
+    const peakRssBytes = service.peak();
+    log(`thumbnails: first screen (${screen.tiles} tiles) ${round(screen.ms, 0)} ms right after the upload (${madeAtScreen} of ${uploaded.length} photos made ahead by then, ${madeAtUploadEnd} when the upload ended; all ${allMadeSeconds === null ? 'not within 120 s' : `${round(allMadeSeconds, 1)} s after it`}), peak RSS ${round(peakRssBytes / 1e6, 0)} MB`);
+    log(`thumbnails: after the upload: scripts run ${screen.steps.scriptsRun} ms, GetFilesWhitPath ${screen.steps.listing?.join('–')} ms, ThumbnailBase ${screen.steps.prefix?.join('–')} ms, tiles in the page ${screen.steps.tilesAt} ms`);
+    return { screen, uploadSeconds, madeAtUploadEnd, madeAtScreen, allMadeSeconds, peakRssBytes };
+  } finally {
+    await browser.close();
+    await service.stop();
+  }
+}

@@ -4,6 +4,8 @@
  * stored in the content store (local disk, or S3 in the "s3" project), once per content, with a
  * marker for content that gives no image.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { deflateSync, crc32 } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
@@ -188,6 +190,16 @@ describe('thumbnails made ahead of their first look', () => {
     expect(await afterARequest(services)).toEqual([derivedKeyFor(content.sha256, content.size, 'unreadable')]);
     expect(await openDerivedImage(services, content, 'large')).toBeUndefined();
     expect(lines.filter((line) => line.includes('"level":"warn"'))).toHaveLength(1);
+  });
+
+  test.runIf(existsSync('/proc/self/task'))("libvips' threads, which decode and encode, run at nice 10 after a making, below calls and transfers", async () => {
+    const services = await openTestServices();
+    const ownNice = getPriority(process.pid);
+    await openDerivedImage(services, await stored(services, await photo(800, 600)), 'large');
+    const makers = readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'latin1').startsWith('libvips worker'));
+    expect(makers.length).toBeGreaterThan(0);
+    expect(makers.filter((tid) => getPriority(Number(tid)) < 10)).toEqual([]);
+    expect(getPriority(process.pid)).toBe(ownNice);
   });
 
   test('a request waiting for a slot goes before every making ahead', async () => {

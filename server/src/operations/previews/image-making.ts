@@ -4,6 +4,8 @@
  * libuv's pool; how many run at once is bounded by MakingQueue, so the pool keeps threads for files
  * and password hashes, and the event loop only ever waits on a promise.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import type { Sharp, SharpOptions } from 'sharp';
 
 type SharpOf = (input: Buffer, options?: SharpOptions) => Sharp;
@@ -77,6 +79,35 @@ export async function webpOf(image: Sharp, variant: ImageVariant): Promise<Buffe
       .toBuffer();
   } catch (error) {
     throw new UnreadableImage(error instanceof Error ? error.message : String(error));
+  } finally {
+    lowerMakersPriority();
+  }
+}
+
+/** The nice value of libvips' threads, which decode and encode: on a busy CPU, making yields to calls and transfers. */
+const MAKERS_NICE = 10;
+const threadsSeen = new Set<string>();
+
+/**
+ * Lowers the priority of libvips' worker threads not seen before. Linux keeps a nice value per thread
+ * and libvips keeps its threads, so from the second making on every decode runs at MAKERS_NICE. A
+ * no-op without /proc.
+ */
+function lowerMakersPriority(): void {
+  let threads: string[];
+  try {
+    threads = readdirSync('/proc/self/task');
+  } catch {
+    return;
+  }
+  for (const tid of threads) {
+    if (threadsSeen.has(tid)) continue;
+    threadsSeen.add(tid);
+    try {
+      if (readFileSync(`/proc/self/task/${tid}/comm`, 'latin1').startsWith('libvips worker')) setPriority(Number(tid), MAKERS_NICE);
+    } catch {
+      // The thread ended meanwhile.
+    }
   }
 }
 
