@@ -16,7 +16,7 @@ import { HeaderBar, HeaderCell, ListFrame, ROW_CLASS } from './header-cell';
 import { useElementSize } from './use-element-size';
 import { ItemBadges, ItemIcon } from './item-icon';
 import { draggedRows, endRowDrag, onRowDragEnd, startRowDrag } from './row-drag';
-import { Thumbnail } from './thumbnail';
+import { Thumbnail, useThumbnailPrefix, wantsThumbnail } from './thumbnail';
 
 const LIST_ROW_HEIGHT = 52;
 const GRID_ROW_HEIGHT = 160;
@@ -128,6 +128,8 @@ export function FileList({
   const cursorRow = cursor >= 0 ? Math.floor(cursor / perRow) : -1;
   const cursorRendered = cursorRow >= 0 && virtualRows.some((row) => row.index === cursorRow);
   const selected = controls.selection.selected;
+  // Asked once a row on screen wants a thumbnail.
+  const thumbnailPrefix = useThumbnailPrefix(virtualRows.some((row) => items.slice(row.index * perRow, (row.index + 1) * perRow).some(wantsThumbnail)));
 
   const onPointerDown = (event: PointerEvent) => {
     pointerType.current = event.pointerType;
@@ -289,6 +291,7 @@ export function FileList({
                           active={index === cursor}
                           dropTarget={dropTone(index)}
                           draggable={rowDrops !== undefined}
+                          thumbnailPrefix={thumbnailPrefix}
                           t={t}
                           locale={language}
                         />
@@ -313,6 +316,7 @@ export function FileList({
                     active={row.index === cursor}
                     dropTarget={dropTone(row.index)}
                     draggable={rowDrops !== undefined}
+                    thumbnailPrefix={thumbnailPrefix}
                     columns={columns}
                     t={t}
                     locale={language}
@@ -368,6 +372,7 @@ interface RowProps {
   readonly active: boolean;
   readonly dropTarget: DropTone;
   readonly draggable: boolean;
+  readonly thumbnailPrefix: string | undefined;
   readonly t: Messages;
   readonly locale: string;
 }
@@ -423,7 +428,7 @@ function rowTone(selected: boolean, active: boolean, dropTarget: DropTone): stri
 }
 
 const ListRow = memo(function ListRow(props: RowProps & { readonly top: number; readonly columns: readonly ColumnId[] }) {
-  const { item, top, selected, active, dropTarget, columns, t, locale } = props;
+  const { item, top, selected, active, dropTarget, thumbnailPrefix, columns, t, locale } = props;
   const summary = underName(item, columns, t, locale);
   return (
     <div
@@ -432,7 +437,7 @@ const ListRow = memo(function ListRow(props: RowProps & { readonly top: number; 
       className={`${ROW_CLASS} cursor-default ${rowTone(selected, active, dropTarget)}`}
     >
       <CheckMark selected={selected} />
-      <Thumbnail item={item}>
+      <Thumbnail item={item} prefix={thumbnailPrefix}>
         <ItemIcon item={item} />
       </Thumbnail>
       <span className="min-w-0 flex-1">
@@ -482,7 +487,7 @@ function PlaceholderCard() {
 }
 
 const GridCard = memo(function GridCard(props: RowProps) {
-  const { item, selected, active, dropTarget, t, locale } = props;
+  const { item, selected, active, dropTarget, thumbnailPrefix, t, locale } = props;
   return (
     <div
       {...optionAttributes(props)}
@@ -491,7 +496,7 @@ const GridCard = memo(function GridCard(props: RowProps) {
       <span className="absolute top-2 left-2">
         <CheckMark selected={selected} />
       </span>
-      <Thumbnail item={item} large>
+      <Thumbnail item={item} prefix={thumbnailPrefix} large>
         <ItemIcon item={item} large />
       </Thumbnail>
       <span className="line-clamp-2 w-full font-medium break-words" title={item.name}>

@@ -25,11 +25,26 @@ export const prefixQuery = (source: ThumbnailSource) =>
     staleTime: 3_600_000,
   });
 
-export function Thumbnail({ item, large = false, children }: { readonly item: Item; readonly large?: boolean; readonly children: ReactNode }) {
-  const source = useContext(ThumbnailSourceContext);
-  const wanted = item.type === 'file' && !item.encrypted && THUMBNAIL_EXTENSIONS.has(item.ext.toLowerCase());
-  const prefix = useQuery({ ...prefixQuery(source), enabled: wanted }).data;
-  if (!wanted || !prefix) return children;
+export const wantsThumbnail = (item: Item) => item.type === 'file' && !item.encrypted && THUMBNAIL_EXTENSIONS.has(item.ext.toLowerCase());
+
+/** The prefix for a whole list: one query, not one per row (each an observer to make in the first render), asked once `wanted`. */
+export function useThumbnailPrefix(wanted: boolean): string | undefined {
+  return useQuery({ ...prefixQuery(useContext(ThumbnailSourceContext)), enabled: wanted }).data;
+}
+
+export function Thumbnail({
+  item,
+  prefix,
+  large = false,
+  children,
+}: {
+  readonly item: Item;
+  /** From useThumbnailPrefix; none yet: the icon. */
+  readonly prefix: string | undefined;
+  readonly large?: boolean;
+  readonly children: ReactNode;
+}) {
+  if (!prefix || !wantsThumbnail(item)) return children;
   const src = `${prefix}${item.id}/${large ? 'large' : 'small'}`;
   return (
     <ThumbnailImage key={src} src={src} large={large}>
