@@ -122,28 +122,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailSender = new MailSender(services, log, options.mailSender);
     mailSender.start();
   }
-  const router = new ServiceRouter(env);
+  // Asked in this order; a route that takes the request answers it. The web app answers the rest.
+  const routes: ReadonlyArray<{ route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<boolean> }> = [
+    new ServiceRouter(env),
+    new UploadEndpoint(services, log),
+    new DownloadRoute(services, log),
+    new ShareImageRoute(services, log),
+    new ThumbnailRoute(services, log),
+    new LinkRoute(services, log),
+    new ZipRoute(services, log),
+    new PreviewRoute(services, log),
+  ];
   const web = new WebApp(config.webRoot, new SharePreviews(services, log));
-  const uploads = new UploadEndpoint(services, log);
-  const downloads = new DownloadRoute(services, log);
-  const shareImages = new ShareImageRoute(services, log);
-  const thumbnails = new ThumbnailRoute(services, log);
-  const links = new LinkRoute(services, log);
-  const zips = new ZipRoute(services, log);
-  const previews = new PreviewRoute(services, log);
 
   async function route(req: IncomingMessage, res: ServerResponse, url: RequestTarget): Promise<void> {
     // Before everything else: no route of the app may shadow the probes and the scrape.
     if (await health.route(req, res, url)) return;
     if (url.pathname === '/metrics' && config.metrics.kind === 'on' && metrics) return metrics.serve(req, res);
-    if (await router.route(req, res, url)) return;
-    if (await uploads.route(req, res, url)) return;
-    if (await downloads.route(req, res, url)) return;
-    if (await shareImages.route(req, res, url)) return;
-    if (await thumbnails.route(req, res, url)) return;
-    if (await links.route(req, res, url)) return;
-    if (await zips.route(req, res, url)) return;
-    if (await previews.route(req, res, url)) return;
+    for (const candidate of routes) if (await candidate.route(req, res, url)) return;
     await web.serve(req, res, url.pathname);
   }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, loadConfig, type Config } from './config';
+import { loadConfig, type Config } from './config';
 import {
   createAccount,
   createApiKey,
@@ -22,7 +22,6 @@ import {
 import type { Services } from './operations/context';
 import { passwordHashQueue } from './operations/crypto/hash-queue';
 import { callCaches } from './operations/caches';
-import { OpError } from './operations/errors';
 import { checkIntegrity, describeReport, problemCount, unrepairable } from './operations/admin/integrity';
 import { prepareContentStores } from './storage/content/stores';
 import { closeDatabase, openDatabase } from './storage/db/engine/database';
@@ -86,10 +85,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       io.stderr.write(`fss: ${error.message}\nRun "fss help" for usage.\n`);
       return EXIT_USAGE;
     }
-    if (error instanceof OpError || error instanceof ConfigError) {
-      io.stderr.write(`fss: ${error.message}\n`);
-      return EXIT_FAILED;
-    }
+    // A refusal (OpError, ConfigError) or any other failure: its message, exit 1.
     io.stderr.write(`fss: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILED;
   }
@@ -125,87 +121,81 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<n
   }
 }
 
-async function userCommand([sub, ...rest]: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
-  switch (sub) {
-    case 'add': {
-      const { positionals, values } = parse(rest, { password: { type: 'string' }, quota: { type: 'string' } }, 1, 'NAME');
-      const quotaBytes = values.quota === undefined ? undefined : parseBytes(values.quota);
-      const password = values.password ?? (await readPassword(io, `Password for ${positionals[0]}: `));
-      return withServices(env, async (services) => {
-        const account = await createAccount(services, { name: positionals[0], password, quotaBytes });
-        io.stdout.write(`created account ${account.name} (id ${account.id}, quota ${account.quotaBytes} bytes)\n`);
-        return EXIT_OK;
-      });
-    }
-    case 'passwd': {
-      const { positionals, values } = parse(rest, { password: { type: 'string' } }, 1, 'NAME');
-      const password = values.password ?? (await readPassword(io, `New password for ${positionals[0]}: `));
-      return withServices(env, async (services) => {
-        const account = await setPassword(services, positionals[0], password);
-        io.stdout.write(`password of ${account.name} changed; its sessions have ended\n`);
-        return EXIT_OK;
-      });
-    }
-    case 'quota': {
-      const { positionals } = parse(rest, {}, 2, 'NAME BYTES');
-      const quotaBytes = parseBytes(positionals[1]);
-      return withServices(env, async (services) => {
-        const account = await setQuota(services, positionals[0], quotaBytes);
-        io.stdout.write(`quota of ${account.name} set to ${account.quotaBytes} bytes\n`);
-        return EXIT_OK;
-      });
-    }
-    case 'list': {
-      parse(rest, {}, 0);
-      return withServices(env, async (services) => {
-        const accounts = await listAccounts(services);
-        const rows = accounts.map((a) => [String(a.id), a.name, String(a.quotaBytes), String(a.usedBytes), a.createdAt.toISOString()]);
-        io.stdout.write(table(['ID', 'NAME', 'QUOTA', 'USED', 'CREATED'], rows));
-        return EXIT_OK;
-      });
-    }
-    case undefined:
-      throw new UsageError('missing user command: add, passwd, quota or list');
-    default:
-      throw new UsageError(`unknown user command "${sub}": use add, passwd, quota or list`);
-  }
+type Command = (args: string[], env: NodeJS.ProcessEnv, io: CliIo) => Promise<number>;
+
+/** Runs the sub-command of `command` named by the first argument (`fss user add …`). */
+function subCommand(command: string, subs: Record<string, Command>): Command {
+  const names = Object.keys(subs);
+  const choices = `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+  return ([sub, ...rest], env, io) => {
+    if (sub === undefined) throw new UsageError(`missing ${command} command: ${choices}`);
+    if (!Object.hasOwn(subs, sub)) throw new UsageError(`unknown ${command} command "${sub}": use ${choices}`);
+    return subs[sub](rest, env, io);
+  };
 }
 
-async function apiKeyCommand([sub, ...rest]: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
-  switch (sub) {
-    case 'create': {
-      const { positionals, values } = parse(rest, { label: { type: 'string' } }, 1, 'NAME');
-      return withServices(env, async (services) => {
-        const { key, apiKey } = await createApiKey(services, positionals[0], values.label ?? '');
-        io.stdout.write(`${key}\n`);
-        io.stderr.write(`API key ${apiKey.id} created for ${positionals[0]}. It is shown only this once: store it now.\n`);
-        return EXIT_OK;
-      });
-    }
-    case 'list': {
-      const { positionals } = parse(rest, {}, 1, 'NAME');
-      return withServices(env, async (services) => {
-        const keys = await listApiKeys(services, positionals[0]);
-        const rows = keys.map((k) => [String(k.id), k.label, k.createdAt.toISOString(), k.lastUsedAt?.toISOString() ?? '-']);
-        io.stdout.write(table(['ID', 'LABEL', 'CREATED', 'LAST USED'], rows));
-        return EXIT_OK;
-      });
-    }
-    case 'revoke': {
-      const { positionals } = parse(rest, {}, 2, 'NAME ID');
-      if (!/^\d{1,15}$/.test(positionals[1])) throw new UsageError(`invalid API key id "${positionals[1]}"`);
-      return withServices(env, async (services) => {
-        await revokeApiKey(services, positionals[0], Number(positionals[1]));
-        io.stdout.write(`API key ${positionals[1]} revoked\n`);
-        return EXIT_OK;
-      });
-    }
-    case undefined:
-      throw new UsageError('missing apikey command: create, list or revoke');
-    default:
-      throw new UsageError(`unknown apikey command "${sub}": use create, list or revoke`);
-  }
-}
+const userCommand = subCommand('user', {
+  add: async (args, env, io) => {
+    const { positionals, values } = parse(args, { password: { type: 'string' }, quota: { type: 'string' } }, 1, 'NAME');
+    const quotaBytes = values.quota === undefined ? undefined : parseBytes(values.quota);
+    const password = values.password ?? (await readPassword(io, `Password for ${positionals[0]}: `));
+    return withServices(env, async (services) => {
+      const account = await createAccount(services, { name: positionals[0], password, quotaBytes });
+      io.stdout.write(`created account ${account.name} (id ${account.id}, quota ${account.quotaBytes} bytes)\n`);
+    });
+  },
+  passwd: async (args, env, io) => {
+    const { positionals, values } = parse(args, { password: { type: 'string' } }, 1, 'NAME');
+    const password = values.password ?? (await readPassword(io, `New password for ${positionals[0]}: `));
+    return withServices(env, async (services) => {
+      const account = await setPassword(services, positionals[0], password);
+      io.stdout.write(`password of ${account.name} changed; its sessions have ended\n`);
+    });
+  },
+  quota: async (args, env, io) => {
+    const { positionals } = parse(args, {}, 2, 'NAME BYTES');
+    const quotaBytes = parseBytes(positionals[1]);
+    return withServices(env, async (services) => {
+      const account = await setQuota(services, positionals[0], quotaBytes);
+      io.stdout.write(`quota of ${account.name} set to ${account.quotaBytes} bytes\n`);
+    });
+  },
+  list: async (args, env, io) => {
+    parse(args, {}, 0);
+    return withServices(env, async (services) => {
+      const accounts = await listAccounts(services);
+      const rows = accounts.map((a) => [String(a.id), a.name, String(a.quotaBytes), String(a.usedBytes), a.createdAt.toISOString()]);
+      io.stdout.write(table(['ID', 'NAME', 'QUOTA', 'USED', 'CREATED'], rows));
+    });
+  },
+});
+
+const apiKeyCommand = subCommand('apikey', {
+  create: async (args, env, io) => {
+    const { positionals, values } = parse(args, { label: { type: 'string' } }, 1, 'NAME');
+    return withServices(env, async (services) => {
+      const { key, apiKey } = await createApiKey(services, positionals[0], values.label ?? '');
+      io.stdout.write(`${key}\n`);
+      io.stderr.write(`API key ${apiKey.id} created for ${positionals[0]}. It is shown only this once: store it now.\n`);
+    });
+  },
+  list: async (args, env, io) => {
+    const { positionals } = parse(args, {}, 1, 'NAME');
+    return withServices(env, async (services) => {
+      const keys = await listApiKeys(services, positionals[0]);
+      const rows = keys.map((k) => [String(k.id), k.label, k.createdAt.toISOString(), k.lastUsedAt?.toISOString() ?? '-']);
+      io.stdout.write(table(['ID', 'LABEL', 'CREATED', 'LAST USED'], rows));
+    });
+  },
+  revoke: async (args, env, io) => {
+    const { positionals } = parse(args, {}, 2, 'NAME ID');
+    if (!/^\d{1,15}$/.test(positionals[1])) throw new UsageError(`invalid API key id "${positionals[1]}"`);
+    return withServices(env, async (services) => {
+      await revokeApiKey(services, positionals[0], Number(positionals[1]));
+      io.stdout.write(`API key ${positionals[1]} revoked\n`);
+    });
+  },
+});
 
 /** Exit 0 when nothing is wrong (after repair, when asked), 1 when problems remain. */
 async function fsck(args: string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
@@ -297,12 +287,13 @@ export function parseBytes(text: string): number {
   return bytes;
 }
 
-async function withServices(env: NodeJS.ProcessEnv, work: (services: Services) => Promise<number>): Promise<number> {
+/** Runs `work` on the services of the environment's installation; exit 0 unless it says otherwise (or throws). */
+async function withServices(env: NodeJS.ProcessEnv, work: (services: Services) => Promise<number | void>): Promise<number> {
   const config = loadConfig(env);
   await prepareContentStores(config); // loads the S3 modules only when content is in S3
   const db = await openDatabase(config);
   try {
-    return await work({ db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config), caches: callCaches(config) });
+    return (await work({ db, config, now: () => new Date(), secret: await loadServerSecret(config), passwordHashes: passwordHashQueue(config), caches: callCaches(config) })) ?? EXIT_OK;
   } finally {
     await closeDatabase(db);
   }

@@ -16,9 +16,9 @@ import { syncDirectory, syncFile } from '../../storage/content/file-sync';
 import { LocalDiskStore } from '../../storage/content/local-disk-store';
 import { contentStoreFor } from '../../storage/content/stores';
 import { closeDatabase, openSqliteReadOnly, SQLITE_FILE_NAME } from '../../storage/db/engine/database';
-import { blobPages, type NamedBlob } from '../../storage/db/engine/installation-copy';
+import type { NamedBlob } from '../../storage/db/engine/installation-copy';
 import { snapshotSqlite } from '../../storage/db/engine/sqlite-snapshot';
-import { describeBlob, forEachConcurrently, formatBytes, knownSha256, progressPrinter } from './migrate-installation';
+import { blobsOf, describeBlob, forEachConcurrently, formatBytes, knownSha256, progressPrinter } from './migrate-installation';
 
 /** A refusal before anything was written; the message says why and what to do. */
 export class BackupRefused extends Error {}
@@ -28,7 +28,6 @@ const SECRET_FILE = 'secret.key';
 const WORK_DIR = '.tmp';
 const MAX_ROUNDS = 5;
 const JOBS = 4;
-const PAGE = 500;
 
 export interface BackupSummary {
   readonly files: number;
@@ -74,7 +73,7 @@ export async function backupInstallation(config: Config, dir: string, print: (li
     let copied = 0;
     const progress = progressPrinter(print, () => `content: ${copied} blob(s) copied`);
     try {
-      await forEachConcurrently(blobsNamedBy(db), JOBS, async (blob) => {
+      await forEachConcurrently(blobsOf(db), JOBS, async (blob) => {
         named.add(blob.key);
         if (await copies.stat(blob.key)) return; // copied in an earlier round: a key is written once, whole
         const problem = await copyBlob(source, copies, blob, work);
@@ -124,11 +123,6 @@ export async function backupInstallation(config: Config, dir: string, print: (li
       : 'secret: the service runs with FSS_SECRET, which is not in the backup: keep it with the backup, a restore needs it. The backup holds every file: keep it private.',
   );
   return { files, blobs, bytes, seconds, problems };
-}
-
-/** Every blob the database names: content, then cover images of shares. */
-async function* blobsNamedBy(db: ReturnType<typeof openSqliteReadOnly>): AsyncGenerator<NamedBlob> {
-  for await (const page of blobPages(db, PAGE)) yield* page;
 }
 
 /** Copies one blob, checking its size and hash; 'missing' when the store no longer has it, a problem's text, or null. */

@@ -356,7 +356,7 @@ async function samePath(a: string, b: string): Promise<boolean> {
 type MovedBlob = NamedBlob & { readonly inTarget?: 'as-moved' | 'gone' | 'replaced' };
 
 /** The installation's blobs (content rows, then cover images), each with what the target's rows say of it now. */
-async function* blobsOf(source: Kysely<Database>, target?: Kysely<Database>): AsyncGenerator<MovedBlob> {
+export async function* blobsOf(source: Kysely<Database>, target?: Kysely<Database>): AsyncGenerator<MovedBlob> {
   for await (const page of blobPages(source, PAGE)) {
     const now = target && (await blobKeysNow(target, page));
     for (const blob of page) {

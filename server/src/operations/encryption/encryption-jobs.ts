@@ -49,12 +49,19 @@ function openJobKey(secret: Buffer, job: JobRecord): Buffer | null {
   return job.sealedKey === null ? null : unseal(secret, JOB_KEY_PURPOSE, job.sealedKey, `key:${job.keyId}`);
 }
 
+/** A job to make: the key it works with (its data key sealed into the job), and the folder it is about. */
+interface KeyJob {
+  readonly accountId: number;
+  readonly keyId: number;
+  readonly folderId: number;
+  readonly dataKey: Buffer;
+}
+
+/** How many files a job has to do, and their bytes. */
+type Work = { readonly files: number; readonly bytes: number };
+
 /** Makes sure an open encrypt job of the key exists, adding `work` to it; in the work's transaction, under the account's row lock. */
-export async function ensureEncryptJob(
-  tx: Kysely<Database>,
-  services: Services,
-  job: { readonly accountId: number; readonly keyId: number; readonly folderId: number; readonly dataKey: Buffer; readonly files: number; readonly bytes: number },
-): Promise<number> {
+export async function ensureEncryptJob(tx: Kysely<Database>, services: Services, job: KeyJob & Work): Promise<number> {
   const open = await findOpenJob(tx, 'encrypt', job.keyId);
   if (open) {
     await addToJobTotals(tx, open.id, job.files, job.bytes);
@@ -64,28 +71,18 @@ export async function ensureEncryptJob(
 }
 
 /** A decrypt job for the region of `keyId` at `folderId` (already unmarked), in the caller's transaction. */
-export async function createDecryptJob(
-  tx: Kysely<Database>,
-  services: Services,
-  job: { readonly accountId: number; readonly keyId: number; readonly folderId: number; readonly dataKey: Buffer },
-): Promise<{ id: number; files: number; bytes: number }> {
+export async function createDecryptJob(tx: Kysely<Database>, services: Services, job: KeyJob): Promise<{ id: number; files: number; bytes: number }> {
   const work = await countDecryptableFilesOfRegion(tx, job.accountId, job.folderId, job.keyId);
   return { id: await insertKeyJob(tx, services, 'decrypt', job, work), ...work };
 }
 
-function insertKeyJob(
-  tx: Kysely<Database>,
-  services: Services,
-  kind: EncryptionJobKind,
-  job: { readonly accountId: number; readonly keyId: number; readonly folderId: number; readonly dataKey: Buffer },
-  work: { readonly files: number; readonly bytes: number },
-): Promise<number> {
+function insertKeyJob(tx: Kysely<Database>, services: Services, kind: EncryptionJobKind, job: KeyJob, work: Work): Promise<number> {
   const { accountId, keyId, folderId } = job;
   const sealedKey = sealJobKey(services.secret, keyId, job.dataKey);
   return insertJob(tx, { accountId, kind, keyId, folderId, sealedKey, totalFiles: work.files, totalBytes: work.bytes, createdAt: services.now() });
 }
 
-export function isSmallJob(work: { readonly files: number; readonly bytes: number }): boolean {
+export function isSmallJob(work: Work): boolean {
   return work.files <= INLINE_JOB_LIMITS.files && work.bytes <= INLINE_JOB_LIMITS.bytes;
 }
 

@@ -19,6 +19,7 @@ import {
   upsertShares,
   type ShareRecord,
 } from '../../storage/db/repositories/shares-repository';
+import type { PublicUrls } from '../../storage/db/repositories/listings-repository';
 import type { Database, ShareItemType } from '../../storage/db/schema';
 import type { AuthenticatedContext, CallContext, Empty, FileItem, FolderItem, Listing, ParamsOf, ShareAttributes, Services } from '../context';
 import { sameSecret } from '../crypto/constant-time';
@@ -72,7 +73,7 @@ export function openExtractionCode(secret: Buffer, sealed: string): string | nul
 }
 
 /** The share's extraction code for its owner ("" when open); a value that cannot be opened (another secret) throws. */
-export function downpwdOf(secret: Buffer, share: { readonly id: number; readonly downpwdSealed: string | null }): string {
+export function downpwdOf(secret: Buffer, share: Pick<ShareRecord, 'id' | 'downpwdSealed'>): string {
   if (share.downpwdSealed === null) return '';
   const code = openExtractionCode(secret, share.downpwdSealed);
   if (code === null) throw new Error(`share ${share.id}: its extraction code cannot be opened with this server secret`);
@@ -107,24 +108,20 @@ function validDownpwd(raw: string | null): string {
   return code;
 }
 
+/** What a cover's URL is made from: the share, its image and its extraction code (a new one of either, a new URL). */
+type CoveredShare = Pick<ShareRecord, 'id' | 'imageKey' | 'downpwdSealed'>;
+
 /**
  * A cover's public URL, `{base}/s/image/{share id}/{HMAC tag}`: no share code, since a token alone may
  * upload one, yet unforgeable, so a protected share's cover shows only to those who gave its code; a
  * new image or code gives a new URL.
  */
-export function shareImageUrl(
-  baseUrl: string,
-  secret: Buffer,
-  share: { readonly id: number; readonly imageKey: string | null; readonly downpwdSealed: string | null },
-): string {
+export function shareImageUrl(baseUrl: string, secret: Buffer, share: CoveredShare): string {
   if (share.imageKey === null) return '';
   return `${baseUrl}/s/image/${share.id}/${shareImageTag(secret, share)}`;
 }
 
-export function shareImageTag(
-  secret: Buffer,
-  share: { readonly id: number; readonly imageKey: string | null; readonly downpwdSealed: string | null },
-): string {
+export function shareImageTag(secret: Buffer, share: CoveredShare): string {
   return createHmac('sha256', Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), IMAGE_URL_PURPOSE, 32)))
     .update(`${share.id}\n${share.imageKey ?? ''}\n${share.downpwdSealed ?? ''}`)
     .digest()
@@ -148,10 +145,7 @@ export function shareAttributes(secret: Buffer, baseUrl: string, share: ShareRec
 }
 
 /** What GetShareFiles (listings-repository shareAttributes) needs from this layer: the code unsealed, the cover's URL. */
-export function shareRendering(ctx: CallContext): {
-  shareDownpwd(share: { readonly id: number; readonly downpwdSealed: string | null }): string;
-  shareImage(share: { readonly id: number; readonly imageKey: string | null; readonly downpwdSealed: string | null }): string;
-} {
+export function shareRendering(ctx: CallContext): Pick<PublicUrls, 'shareDownpwd' | 'shareImage'> {
   const { secret } = ctx.services;
   return {
     shareDownpwd: (share) => downpwdOf(secret, share),

@@ -10,11 +10,8 @@ export interface ApiKey {
   readonly lastUsedAt: Date | null;
 }
 
-export interface NewApiKey {
-  readonly accountId: number;
+export interface NewApiKey extends Omit<ApiKey, 'id' | 'lastUsedAt'> {
   readonly keyHash: string;
-  readonly label: string;
-  readonly createdAt: Date;
 }
 
 const apiKeyColumns = ['id', 'account_id', 'label', 'created_at', 'last_used_at'] as const;

@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../engine/dialect';
 import type { Database } from '../schema';
-import { idList, type ItemName } from './items-repository';
+import { idList, newFileRow, type ItemName, type NewFile } from './items-repository';
 
 /** A live folder beneath (or being) a copied root; `level` 0 is the root itself. */
 export interface SubtreeFolder {
@@ -160,14 +160,8 @@ export async function insertFolderCopies(db: Kysely<Database>, accountId: number
   return folders.map((folder) => idOf.get(slot(folder.parentId, folder.name.key))!);
 }
 
-export interface FileCopy {
-  readonly folderId: number;
-  readonly name: ItemName;
-  readonly ext: string;
-  readonly size: number;
-  readonly sha256: string;
-  readonly contentId: number;
-}
+/** A plaintext file record that refers to existing content. */
+export type FileCopy = Omit<NewFile, 'accountId' | 'keyId' | 'at'>;
 
 /** Inserts plaintext file records that refer to existing content (no bytes are copied), batched. */
 export async function insertFileCopies(db: Kysely<Database>, accountId: number, files: readonly FileCopy[], at: Date): Promise<void> {
@@ -175,22 +169,7 @@ export async function insertFileCopies(db: Kysely<Database>, accountId: number, 
     await db
       .insertInto('files')
       .values(
-        files.slice(start, start + ROWS_PER_INSERT).map((file) => ({
-          account_id: accountId,
-          folder_id: file.folderId,
-          name: file.name.name,
-          name_key: file.name.key,
-          sort_key: file.name.sortKey,
-          ext: file.ext,
-          size: file.size,
-          sha256: file.sha256,
-          content_id: file.contentId,
-          key_id: null,
-          encrypted: 0,
-          created_at: at.getTime(),
-          updated_at: at.getTime(),
-          search_indexed: copiedSearchIndexed(db),
-        })),
+        files.slice(start, start + ROWS_PER_INSERT).map((file) => ({ ...newFileRow(accountId, { ...file, keyId: null }, at.getTime()), search_indexed: copiedSearchIndexed(db) })),
       )
       .execute();
   }

@@ -106,13 +106,8 @@ export async function emailsOfShare(db: Kysely<Database>, shareId: number, after
 // ---- The sender -------------------------------------------------------------------------------------
 
 /** A message the sender holds the lease of. */
-export interface ClaimedEmail {
+export interface ClaimedEmail extends NewEmail {
   readonly id: number;
-  readonly shareId: number;
-  readonly recipient: string;
-  readonly baseUrl: string;
-  readonly extractionCodeSealed: string | null;
-  readonly language: string;
   /** Attempts made before this one. */
   readonly attempts: number;
   readonly createdAt: Date;

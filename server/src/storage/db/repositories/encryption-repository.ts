@@ -457,19 +457,24 @@ export async function deleteExpiredUnlocks(db: Kysely<Database>, now: Date): Pro
 
 // ---- Jobs ----------------------------------------------------------------------------------------
 
-export interface JobRecord {
-  readonly id: number;
+export interface NewJob {
   readonly accountId: number;
   readonly kind: EncryptionJobKind;
   readonly keyId: number;
   readonly folderId: number;
-  readonly sealedKey: string | null;
+  readonly sealedKey: string;
   readonly totalFiles: number;
   readonly totalBytes: number;
+  readonly createdAt: Date;
+}
+
+export interface JobRecord extends Omit<NewJob, 'sealedKey'> {
+  readonly id: number;
+  /** Null once the job has finished (finishJob). */
+  readonly sealedKey: string | null;
   readonly doneFiles: number;
   readonly doneBytes: number;
   readonly failedFiles: number;
-  readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
   readonly leaseOwner: string | null;
@@ -498,17 +503,6 @@ const toJob = (row: JobRow): JobRecord => ({
   leaseUntil: new Date(row.lease_until),
   lastError: row.last_error,
 });
-
-export interface NewJob {
-  readonly accountId: number;
-  readonly kind: EncryptionJobKind;
-  readonly keyId: number;
-  readonly folderId: number;
-  readonly sealedKey: string;
-  readonly totalFiles: number;
-  readonly totalBytes: number;
-  readonly createdAt: Date;
-}
 
 export async function insertJob(db: Kysely<Database>, job: NewJob): Promise<number> {
   const row = await db

@@ -3,7 +3,7 @@
  * another account's and a binned one look alike), ids are checked as sets, and walks up are one recursive CTE.
  * Names arrive as ItemName (operations/tree/names.ts storedName), so no insert or rename can forget a key.
  */
-import { sql, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import type { FileItem, FolderItem } from '../../../catalog/results';
 import type { Database, FilesTable } from '../schema';
 import { toFileItem, toFolderItem } from './item-rows';
@@ -135,27 +135,27 @@ export async function insertFolder(db: Kysely<Database>, folder: NewFolder): Pro
 }
 
 export async function insertFile(db: Kysely<Database>, file: NewFile): Promise<FileRecord> {
-  const at = file.at.getTime();
-  const row = await db
-    .insertInto('files')
-    .values({
-      account_id: file.accountId,
-      folder_id: file.folderId,
-      name: file.name.name,
-      name_key: file.name.key,
-      sort_key: file.name.sortKey,
-      ext: file.ext,
-      size: file.size,
-      sha256: file.sha256,
-      content_id: file.contentId,
-      key_id: file.keyId,
-      encrypted: file.keyId === null ? 0 : 1,
-      created_at: at,
-      updated_at: at,
-    })
-    .returning(fileColumns)
-    .executeTakeFirstOrThrow();
+  const row = await db.insertInto('files').values(newFileRow(file.accountId, file, file.at.getTime())).returning(fileColumns).executeTakeFirstOrThrow();
   return toFile(row);
+}
+
+/** The columns of a new file row (an added file, or Copy's): `encrypted` follows its key. */
+export function newFileRow(accountId: number, file: Omit<NewFile, 'accountId' | 'at'>, at: number): Insertable<FilesTable> {
+  return {
+    account_id: accountId,
+    folder_id: file.folderId,
+    name: file.name.name,
+    name_key: file.name.key,
+    sort_key: file.name.sortKey,
+    ext: file.ext,
+    size: file.size,
+    sha256: file.sha256,
+    content_id: file.contentId,
+    key_id: file.keyId,
+    encrypted: file.keyId === null ? 0 : 1,
+    created_at: at,
+    updated_at: at,
+  };
 }
 
 /** Renames a live folder of the account; undefined when there is none with that id. */

@@ -14,14 +14,9 @@ export interface StoredToken {
   readonly expiresAt: Date;
 }
 
-export interface NewToken {
-  readonly accountId: number;
-  readonly apiKeyId: number | null;
+/** A token to store: found later by the hash of its value; last seen when created. */
+export interface NewToken extends Omit<StoredToken, 'id' | 'lastSeenAt'> {
   readonly tokenHash: string;
-  readonly sealedSigningKey: string;
-  readonly createdAt: Date;
-  readonly idleExpiresAt: Date;
-  readonly expiresAt: Date;
 }
 
 export async function insertToken(db: Kysely<Database>, token: NewToken): Promise<number> {

@@ -53,17 +53,8 @@ const toUpload = (row: Selectable<UploadsTable>): Upload => ({
       : null,
 });
 
-export async function insertUpload(
-  db: Kysely<Database>,
-  upload: {
-    readonly id: string;
-    readonly accountId: number;
-    readonly length: number;
-    readonly createdAt: Date;
-    readonly expiresAt: Date;
-    readonly encryption: UploadEncryption | null;
-  },
-): Promise<void> {
+/** A new upload: nothing staged or completed yet. */
+export async function insertUpload(db: Kysely<Database>, upload: Omit<Upload, 'staging' | 'completion'>): Promise<void> {
   await db
     .insertInto('uploads')
     .values({
