@@ -165,8 +165,10 @@ describe('thumbnails made ahead of their first look', () => {
   });
 
   // One making slot: a request's making runs only after whatever ran ahead in it has finished, so what is stored then is all that was made.
+  let asks = 0;
   const afterARequest = async (services: TestServices) => {
-    const asked = await stored(services, await photo(60, 40));
+    // Content of its own each time: two services of one test share a PostgreSQL database.
+    const asked = await stored(services, await photo(60, 40 + asks++));
     await openDerivedImage(services, asked, 'small');
     return derivedKeys(services).then((keys) => keys.filter((key) => key !== derivedKeyFor(asked.sha256, asked.size, 'small.webp')));
   };
